@@ -1,0 +1,361 @@
+"""Reading case files: one case, a list of cases or JSON Lines; validation with one-line errors."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+import orjson
+
+from .dtypes import DType, dtype_names, lookup_dtype
+from .errors import InputError, did_you_mean
+from .model import ApiModel
+from .params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, Arg, BoolType, EnumType, MaskArg
+from .products import POSITIONS, lookup_product, product_names
+from .registry import get_api
+from .rules import POSITION_NAMES
+from .case import Case
+
+#: Files larger than this are refused (a case file is text; a multi-GiB file is a mistake).
+MAX_FILE_BYTES = 1 << 30
+#: A bitwise mask longer than this is not a mask.
+MAX_MASK_LIST = 64
+#: Inline data longer than this belongs in a .npy/.bin file.
+MAX_INLINE_DATA = 1 << 22
+
+CASE_KEYS = ("api", "product", "dtype", "args", "tensors", "name", "comment", "expect")
+TENSOR_KEYS = ("position", "addr", "size", "dtype", "data")
+
+
+@dataclass
+class Entry:
+    """One item of a case file: its index and either a parsed case or the input error it raised."""
+
+    index: int
+    case: Case | None
+    error: InputError | None
+    raw: Any = None
+
+
+def read_bytes(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The file's bytes ('-' is standard input); InputError when missing, a folder or too large."""
+    if path == "-":
+        data = sys.stdin.buffer.read(max_bytes + 1)
+    else:
+        p = Path(path)
+        if not p.exists():
+            raise InputError("no such file", where=path)
+        if p.is_dir():
+            raise InputError("is a directory, not a case file", where=path)
+        try:
+            size = p.stat().st_size
+            if size > max_bytes:
+                raise InputError(f"file is {size} bytes; the limit is {max_bytes}", where=path)
+            data = p.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", where=path) from None
+    if len(data) > max_bytes:
+        raise InputError(f"input is larger than the limit of {max_bytes} bytes", where=path)
+    return data
+
+
+def _decode_error(exc: Exception) -> str:
+    msg = str(exc)
+    return msg[:200]
+
+
+def iter_documents(data: bytes, where: str) -> Iterator[tuple[int, Any, InputError | None]]:
+    """(index, JSON value, error) for every case in a file: one object, a list, or JSON Lines."""
+    if b"\x00" in data[:65536]:
+        raise InputError("binary content, not a JSON case file", where=where)
+    stripped = data.strip()
+    if not stripped:
+        raise InputError("empty file: expected a case, a list of cases or JSON Lines", where=where)
+    try:
+        doc = orjson.loads(stripped)
+    except orjson.JSONDecodeError as exc:
+        if stripped[:1] == b"{" and b"\n" in stripped:
+            yield from _iter_lines(stripped, where)
+            return
+        raise InputError(f"invalid JSON: {_decode_error(exc)}", where=where) from None
+    if isinstance(doc, list):
+        for i, item in enumerate(doc):
+            yield i, item, None
+    else:
+        yield 0, doc, None
+
+
+def _iter_lines(data: bytes, where: str) -> Iterator[tuple[int, Any, InputError | None]]:
+    index = 0
+    for lineno, line in enumerate(data.split(b"\n"), 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            yield index, orjson.loads(line), None
+        except orjson.JSONDecodeError as exc:
+            yield index, None, InputError(f"line {lineno}: invalid JSON: {_decode_error(exc)}")
+        index += 1
+
+
+def read_cases(path: str, max_bytes: int = MAX_FILE_BYTES) -> Iterator[Entry]:
+    """Every case of a file, parsed; an entry carries its InputError instead when it cannot be read.
+
+    File-level problems (missing, binary, not JSON at all) raise InputError.
+    """
+    data = read_bytes(path, max_bytes)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}): binary content, not a JSON case file", where=path) from None
+    base = Path(path).resolve().parent if path != "-" else Path.cwd()
+    for index, doc, err in iter_documents(data, path):
+        if err is not None:
+            yield Entry(index, None, err)
+            continue
+        try:
+            yield Entry(index, parse_case(doc, base_dir=base, origin=f"{path}:case {index}"), None, doc)
+        except InputError as exc:
+            yield Entry(index, None, exc, doc)
+
+
+# -- one case ---------------------------------------------------------------------------------------------------
+
+def _type_name(x: Any) -> str:
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return "a boolean"
+    if isinstance(x, int):
+        return "an integer"
+    if isinstance(x, float):
+        return "a number"
+    if isinstance(x, str):
+        return "a string"
+    if isinstance(x, list):
+        return "a list"
+    if isinstance(x, dict):
+        return "an object"
+    return type(x).__name__
+
+
+def _int(x: Any, field: str) -> int:
+    if type(x) is int:
+        if ABS_MIN <= x <= ABS_MAX:
+            return x
+        raise InputError(f"{x} is outside any representable integer range", field=field)
+    if isinstance(x, float) and x == x and abs(x) >= 2**63:
+        raise InputError(f"{x:g} is outside any representable integer range", field=field)
+    raise InputError(f"expected an integer, got {_type_name(x)} ({_short(x)})", field=field)
+
+
+def _short(x: Any) -> str:
+    s = repr(x)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def _check_keys(obj: Mapping[str, Any], allowed: tuple[str, ...], field: str, what: str) -> None:
+    for k in obj:
+        if k not in allowed:
+            raise InputError(f"unknown {what} {k!r}{did_you_mean(k, allowed)}", field=f"{field}.{k}" if field else k)
+
+
+def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> Case:
+    """A Case from one JSON object; InputError naming the field on anything malformed."""
+    if not isinstance(obj, dict):
+        raise InputError(f"a case must be a JSON object, got {_type_name(obj)}")
+    for k in obj:
+        if k not in CASE_KEYS:
+            raise InputError(f"unknown key {k!r}{did_you_mean(k, CASE_KEYS)}", field=k)
+    api = obj.get("api")
+    if api is None:
+        raise InputError("missing", field="api")
+    if not isinstance(api, str):
+        raise InputError(f"expected an API name, got {_type_name(api)}", field="api")
+    model = get_api(api)
+    pname = obj.get("product")
+    if pname is None:
+        raise InputError("missing", field="product")
+    product = lookup_product(pname)
+    if product is None:
+        raise InputError(f"unknown product {_short(pname)}{did_you_mean(pname, product_names())}", field="product")
+    dtype = _dtype(obj.get("dtype", model.default_dtype), "dtype")
+    args = obj.get("args", {})
+    if not isinstance(args, dict):
+        raise InputError(f"expected an object, got {_type_name(args)}", field="args")
+    tensors = obj.get("tensors")
+    if tensors is None:
+        raise InputError("missing", field="tensors")
+    if not isinstance(tensors, dict):
+        raise InputError(f"expected an object, got {_type_name(tensors)}", field="tensors")
+
+    env = model.default_env()
+    plan = _plan(model)
+    for k, value in args.items():
+        decl = plan.args.get(k)
+        if decl is None:
+            raise InputError(f"unknown argument {k!r} of {model.name}{did_you_mean(k, plan.args)}", field=f"args.{k}")
+        _set_arg(env, decl, value, f"args.{k}")
+    for name in plan.required_args:
+        if name not in args:
+            raise InputError(f"missing argument of {model.name}", field=f"args.{name}")
+
+    data_sources: dict[str, Any] = {}
+    tensor_dtypes: dict[str, str] = {}
+    for k, t in tensors.items():
+        decl = plan.tensors.get(k)
+        if decl is None:
+            raise InputError(f"unknown tensor {k!r} of {model.name}{did_you_mean(k, plan.tensors)}", field=f"tensors.{k}")
+        f = f"tensors.{k}"
+        if not isinstance(t, dict):
+            raise InputError(f"expected an object with position, addr, size; got {_type_name(t)}", field=f)
+        _check_keys(t, TENSOR_KEYS, f, "tensor key")
+        pos = t.get("position", decl.positions[0])
+        if not isinstance(pos, str) or pos not in POSITIONS:
+            raise InputError(f"unknown TPosition {_short(pos)}{did_you_mean(pos, POSITIONS)}", field=f"{f}.position")
+        env[f"{k}.position"] = POSITION_NAMES.index(pos)
+        for key in ("addr", "size"):
+            if key not in t:
+                raise InputError("missing", field=f"{f}.{key}")
+            env[f"{k}.{key}"] = _int(t[key], f"{f}.{key}")
+        if "dtype" in t:
+            tensor_dtypes[k] = _dtype(t["dtype"], f"{f}.dtype").name
+        if decl.optional:
+            env[f"{k}.present"] = True
+        if "data" in t:
+            d = t["data"]
+            if isinstance(d, list):
+                if len(d) > MAX_INLINE_DATA:
+                    raise InputError(f"inline data of {len(d)} values; use a .npy or .bin file", field=f"{f}.data")
+            elif not isinstance(d, str):
+                raise InputError(f"expected a list of numbers or a file path, got {_type_name(d)}", field=f"{f}.data")
+            data_sources[k] = d
+    for decl in model.tensors:
+        if decl.name not in tensors:
+            if decl.optional:
+                env[f"{decl.name}.present"] = False
+            else:
+                raise InputError(f"missing tensor of {model.name}", field=f"tensors.{decl.name}")
+    ctx = model.context(product, dtype.name, tensor_dtypes)
+    case = Case(model, ctx, env, data_sources, origin, base_dir)
+    return case
+
+
+def _dtype(name: Any, field: str) -> DType:
+    t = lookup_dtype(name)
+    if t is None:
+        if not isinstance(name, str):
+            raise InputError(f"expected an element type name, got {_type_name(name)}", field=field)
+        raise InputError(f"unknown element type {_short(name)}{did_you_mean(name, dtype_names())}", field=field)
+    return t
+
+
+def _set_arg(env: dict[str, Any], decl: Arg | MaskArg, value: Any, field: str) -> None:
+    if isinstance(decl, MaskArg):
+        n = decl.name
+        if isinstance(value, list):
+            if len(value) > MAX_MASK_LIST:
+                raise InputError(f"a bitwise mask of {len(value)} words", field=field)
+            words = [_int(w, f"{field}[{i}]") for i, w in enumerate(value)]
+            env[f"{n}.bitwise"] = True
+            env[f"{n}.count"] = 0
+            env[f"{n}.nwords"] = len(words)
+            for i in range(MASK_WORDS_SLOTS):
+                env[f"{n}.w{i}"] = words[i] if i < len(words) else 0
+            return
+        env[f"{n}.bitwise"] = False
+        env[f"{n}.count"] = _int(value, field) if not isinstance(value, bool) else _reject_bool(value, field)
+        env[f"{n}.nwords"] = 0
+        for i in range(MASK_WORDS_SLOTS):
+            env[f"{n}.w{i}"] = 0
+        return
+    t = decl.type
+    if isinstance(t, BoolType):
+        if not isinstance(value, bool):
+            raise InputError(f"expected true or false, got {_type_name(value)} ({_short(value)})", field=field)
+        env[decl.name] = value
+    elif isinstance(t, EnumType):
+        if not isinstance(value, str) or value not in t.choices:
+            raise InputError(f"expected one of {', '.join(t.choices)}; got {_short(value)}{did_you_mean(value, t.choices)}",
+                             field=field)
+        env[decl.name] = t.choices.index(value)
+    else:
+        env[decl.name] = _int(value, field)
+
+
+def _reject_bool(value: Any, field: str) -> int:
+    raise InputError(f"expected an integer count or a list of words, got {_type_name(value)}", field=field)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    args: Mapping[str, Arg | MaskArg]
+    tensors: Mapping[str, Any]
+    required_args: tuple[str, ...]
+
+
+_PLANS: dict[str, _Plan] = {}
+
+
+def _plan(model: ApiModel) -> _Plan:
+    plan = _PLANS.get(model.name)
+    if plan is None:
+        required = tuple(a.name for a in model.args if getattr(a, "default", None) is None)
+        plan = _Plan({a.name: a for a in model.args}, {t.name: t for t in model.tensors}, required)
+        _PLANS[model.name] = plan
+    return plan
+
+
+# -- tensor contents --------------------------------------------------------------------------------------------
+
+def load_tensor_data(src: Any, dtype: DType, base_dir: Path | None, field: str, size: int) -> np.ndarray:
+    """A tensor's contents from an inline list or a .npy / raw little-endian .bin file."""
+    if isinstance(src, list):
+        arr = _from_list(src, dtype, field)
+    else:
+        path = Path(src)
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        if not path.is_file():
+            raise InputError(f"data file {src!r} not found", field=field)
+        try:
+            if path.suffix == ".npy":
+                arr = np.load(path, allow_pickle=False)
+                if arr.dtype.kind not in "biuf" and arr.dtype != dtype.numpy:
+                    raise InputError(f"data file {src!r} holds {arr.dtype}, not numbers", field=field)
+                arr = arr.reshape(-1)
+                if arr.dtype != dtype.numpy:
+                    conv = arr.astype(dtype.numpy)
+                    if dtype.kind in ("int", "uint", "bits") and not np.array_equal(conv.astype(np.float64), arr.astype(np.float64)):
+                        raise InputError(f"data file {src!r} has values that do not fit {dtype.name}", field=field)
+                    arr = conv
+            else:
+                raw = path.read_bytes()
+                if len(raw) % dtype.numpy.itemsize:
+                    raise InputError(f"data file {src!r} has {len(raw)} bytes, not a whole number of {dtype.name}",
+                                     field=field)
+                arr = np.frombuffer(raw, dtype=dtype.numpy.newbyteorder("<")).astype(dtype.numpy)
+        except InputError:
+            raise
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read data file {src!r}: {str(exc)[:120]}", field=field) from None
+    if arr.size > size:
+        raise InputError(f"{arr.size} data values for a tensor of size {size}", field=field)
+    return arr
+
+
+def _from_list(values: list, dtype: DType, field: str) -> np.ndarray:
+    for i, x in enumerate(values):
+        if type(x) not in (int, float) or (isinstance(x, float) and x != x):
+            raise InputError(f"expected a number, got {_type_name(x)} ({_short(x)})", field=f"{field}[{i}]")
+    if dtype.kind in ("int", "uint", "bits"):
+        info = np.iinfo(dtype.numpy) if dtype.numpy.kind in "iu" else None
+        for i, x in enumerate(values):
+            if not isinstance(x, int) or (info is not None and not (info.min <= x <= info.max)):
+                raise InputError(f"{_short(x)} is not a {dtype.name} value", field=f"{field}[{i}]")
+        return np.array(values, dtype=dtype.numpy)
+    with np.errstate(over="ignore"):
+        return np.array(values, dtype=np.float64).astype(dtype.numpy)

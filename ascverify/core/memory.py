@@ -1,0 +1,493 @@
+"""Simulated byte-addressed on-chip memory and a per-call access recorder that detects faults.
+
+``Memory`` holds one uint8 array per physical buffer plus a shadow state per byte
+(uninitialized / initialized / poison).  ``Trace`` records the reads and writes one API call
+makes, checks each access (alignment, bounds, initialization, poison, write-after-read hazards
+across iterations, overlapping exclusive writes) and applies the writes to the memory.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+__all__ = [
+    "UNINITIALIZED", "INITIALIZED", "POISON", "FAULT_KINDS",
+    "Fault", "Memory", "AccessRecord", "Trace",
+]
+
+#: Shadow state of a byte.
+UNINITIALIZED, INITIALIZED, POISON = 0, 1, 2
+
+#: Every ``Fault.kind``, in the order a single access is checked.
+FAULT_KINDS: tuple[str, ...] = (
+    "no_buffer", "misaligned", "out_of_bounds", "uninitialized", "poison", "hazard", "overlap",
+)
+
+_ITER_MIN = np.iinfo(np.int64).min
+_ITER_MAX = np.iinfo(np.int64).max
+
+
+def _address(buffer: str, addr: int) -> str:
+    return f"{buffer}+0x{addr:x}" if addr >= 0 else f"{buffer}-0x{-addr:x}"
+
+
+class Fault(Exception):
+    """A constraint violation found in one memory access; ``str()`` is one line."""
+
+    def __init__(self, kind: str, buffer: str, start: int, stop: int, iteration: int | None = None,
+                 what: str = "", *, access: str = "access", detail: str = "") -> None:
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {kind!r}")
+        self.kind = kind
+        self.buffer = buffer
+        self.start = int(start)
+        self.stop = int(stop)
+        self.iteration = None if iteration is None else int(iteration)
+        self.what = what
+        self.access = access
+        self.detail = detail
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        """The one-line description."""
+        parts = [f"{self.kind}: {self.access}"]
+        if self.what:
+            parts.append(f" of {self.what}")
+        parts.append(f" at {_address(self.buffer, self.start)}")
+        if self.iteration is not None:
+            parts.append(f" (iteration {self.iteration})")
+        if self.detail:
+            parts.append(f" {self.detail}")
+        return " ".join("".join(parts).split())
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return (f"Fault({self.kind!r}, {self.buffer!r}, {self.start}, {self.stop}, "
+                f"{self.iteration!r}, {self.what!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore_fault, (self.kind, self.buffer, self.start, self.stop, self.iteration,
+                                 self.what, self.access, self.detail))
+
+
+def _restore_fault(kind: str, buffer: str, start: int, stop: int, iteration: int | None,
+                   what: str, access: str, detail: str) -> Fault:
+    return Fault(kind, buffer, start, stop, iteration, what, access=access, detail=detail)
+
+
+def _little_endian(arr: np.ndarray) -> np.ndarray:
+    """``arr`` with a little-endian (or byte-order-free) dtype."""
+    order = arr.dtype.byteorder
+    if order == ">" or (order == "=" and sys.byteorder == "big"):
+        return arr.astype(arr.dtype.newbyteorder("<"))
+    return arr
+
+
+def _raw_bytes(data: Any) -> np.ndarray:
+    """The raw little-endian bytes of ``data`` as a flat uint8 array."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return np.frombuffer(data, dtype=np.uint8)
+    arr = _little_endian(np.asarray(data))
+    return np.ascontiguousarray(arr.reshape(-1)).view(np.uint8)
+
+
+def _decode(raw: np.ndarray, dtype: DTypeLike) -> np.ndarray:
+    """A fresh array decoding the little-endian bytes ``raw`` as ``dtype``."""
+    dt = np.dtype(dtype)
+    order = dt.byteorder
+    if order == ">" or (order == "=" and sys.byteorder == "big"):
+        return raw.view(dt.newbyteorder("<")).astype(dt)
+    return np.ascontiguousarray(raw).view(dt).copy()
+
+
+class Memory:
+    """Byte-addressed on-chip buffers with a per-byte initialization/poison shadow."""
+
+    def __init__(self, sizes: Mapping[str, int]) -> None:
+        self.sizes: dict[str, int] = {}
+        for name, size in sizes.items():
+            size = int(size)
+            if size < 0:
+                raise ValueError(f"buffer {name!r} has negative size {size}")
+            self.sizes[name] = size
+        self.buffers: dict[str, np.ndarray] = {n: np.zeros(s, np.uint8) for n, s in self.sizes.items()}
+        self.state: dict[str, np.ndarray] = {n: np.zeros(s, np.uint8) for n, s in self.sizes.items()}
+
+    @classmethod
+    def for_product(cls, product: Any) -> "Memory":
+        """Memory with the buffers (and sizes) of ``product``."""
+        return cls(product.buffers)
+
+    def size(self, buffer: str) -> int:
+        """Bytes of ``buffer`` (0 when the product has none); KeyError for an unknown name."""
+        try:
+            return self.sizes[buffer]
+        except KeyError:
+            raise KeyError(f"unknown buffer {buffer!r} (known: {', '.join(self.sizes)})") from None
+
+    def _span(self, buffer: str, addr: int, nbytes: int, access: str) -> slice:
+        size = self.size(buffer)
+        addr, nbytes = int(addr), int(nbytes)
+        if nbytes < 0:
+            raise ValueError(f"negative byte count {nbytes}")
+        if size == 0:
+            raise Fault("no_buffer", buffer, addr, addr + nbytes, None, access=access,
+                        detail=f"{buffer} does not exist on this product")
+        stop = addr + nbytes
+        if addr < 0 or stop > size:
+            first = addr if addr < 0 else max(addr, size)
+            last = stop if stop > size else min(stop, 0)
+            raise Fault("out_of_bounds", buffer, first, last, None, access=access,
+                        detail=f"[0x{addr:x}, 0x{stop:x}) leaves the {size}-byte buffer")
+        return slice(addr, stop)
+
+    def fill(self, buffer: str, addr: int, data: Any) -> None:
+        """Store the raw little-endian bytes of ``data`` at ``addr`` and mark them initialized."""
+        raw = _raw_bytes(data)
+        span = self._span(buffer, addr, raw.size, "fill")
+        self.buffers[buffer][span] = raw
+        self.state[buffer][span] = INITIALIZED
+
+    def view(self, buffer: str, addr: int, nbytes: int) -> np.ndarray:
+        """A copy of ``nbytes`` raw bytes at ``addr``."""
+        return self.buffers[buffer][self._span(buffer, addr, nbytes, "view")].copy()
+
+    def typed(self, buffer: str, addr: int, count: int, dtype: DTypeLike) -> np.ndarray:
+        """A copy of ``count`` elements of ``dtype`` (little-endian) at ``addr``."""
+        nbytes = int(count) * np.dtype(dtype).itemsize
+        return _decode(self.view(buffer, addr, nbytes), dtype)
+
+    def initialized(self, buffer: str, addr: int, nbytes: int) -> np.ndarray:
+        """Per byte: holds a defined value (initialized and not poison)."""
+        return self.state[buffer][self._span(buffer, addr, nbytes, "view")] == INITIALIZED
+
+    def poisoned(self, buffer: str, addr: int, nbytes: int) -> np.ndarray:
+        """Per byte: written with an unspecified value."""
+        return self.state[buffer][self._span(buffer, addr, nbytes, "view")] == POISON
+
+    def snapshot(self) -> "Memory":
+        """A deep copy."""
+        copy = Memory.__new__(Memory)
+        copy.sizes = dict(self.sizes)
+        copy.buffers = {n: a.copy() for n, a in self.buffers.items()}
+        copy.state = {n: a.copy() for n, a in self.state.items()}
+        return copy
+
+
+@dataclass(frozen=True, eq=False)
+class AccessRecord:
+    """One recorded read or write: ``starts.size`` intervals of ``length`` bytes."""
+
+    kind: str
+    buffer: str
+    starts: np.ndarray
+    length: int
+    iterations: np.ndarray
+    what: str = ""
+    align: int = 1
+    byte_mask: np.ndarray | None = None
+    exclusive: bool = False
+
+
+@dataclass
+class _Access:
+    """A normalized access: intervals expanded to per-byte addresses."""
+
+    buffer: str
+    size: int
+    starts: np.ndarray        # (n,) int64
+    its: np.ndarray           # (n,) int64
+    length: int
+    idx: np.ndarray           # (n, length) int64 byte addresses
+    idxc: np.ndarray          # idx clipped into the buffer (usable as an index)
+    valid: np.ndarray         # (n, length) bool: byte inside the buffer
+    any_oob: bool
+
+    def its_bytes(self) -> np.ndarray:
+        return np.broadcast_to(self.its[:, None], self.idx.shape)
+
+    def in_buffer(self, arr: np.ndarray) -> np.ndarray:
+        """The elements of an (n, length) array at in-buffer bytes, flattened."""
+        return arr[self.valid] if self.any_oob else arr.reshape(-1)
+
+
+class Trace:
+    """Records one call's accesses; checks them; applies writes."""
+
+    def __init__(self, memory: Memory, strict: bool = True, *, max_faults: int | None = 16) -> None:
+        """``max_faults``: in non-strict mode, faults kept per kind per access call (None: all)."""
+        self.memory = memory
+        self.strict = strict
+        self.max_faults = max_faults
+        self.faults: list[Fault] = []
+        self.records: list[AccessRecord] = []
+        #: Faults found but not kept because of ``max_faults``.
+        self.suppressed = 0
+        self._last_read: dict[str, np.ndarray] = {}
+        self._foot: dict[tuple[str, str], np.ndarray] = {}
+        self._stored: dict[str, np.ndarray] = {}
+        self._wlo: dict[str, np.ndarray] = {}
+        self._whi: dict[str, np.ndarray] = {}
+        self._xlo: dict[str, np.ndarray] = {}
+        self._xhi: dict[str, np.ndarray] = {}
+        self._overlap: dict[str, bool] = {}
+
+    # ----------------------------------------------------------------- per-byte bookkeeping
+    def _per_byte(self, table: dict, key: Any, buffer: str, fill: Any, dtype: Any) -> np.ndarray:
+        arr = table.get(key)
+        if arr is None:
+            arr = table[key] = np.full(self.memory.size(buffer), fill, dtype=dtype)
+        return arr
+
+    def footprint(self, kind: str, buffer: str) -> np.ndarray:
+        """Per byte of ``buffer``: touched by a recorded access of ``kind`` ("read"/"write"), whole intervals."""
+        if kind not in ("read", "write"):
+            raise ValueError(f"kind must be 'read' or 'write', not {kind!r}")
+        return self._per_byte(self._foot, (kind, buffer), buffer, False, bool).copy()
+
+    def stored(self, buffer: str) -> np.ndarray:
+        """Per byte of ``buffer``: actually stored by a recorded write (byte mask applied)."""
+        return self._per_byte(self._stored, buffer, buffer, False, bool).copy()
+
+    def write_overlap(self, buffer: str) -> bool:
+        """Whether write footprints of two different iterations shared a byte of ``buffer``."""
+        self.memory.size(buffer)
+        return self._overlap.get(buffer, False)
+
+    def regions(self, kind: str, buffer: str) -> list[tuple[int, int]]:
+        """Merged ``[start, stop)`` byte intervals of ``buffer`` touched by accesses of ``kind``."""
+        foot = self.footprint(kind, buffer).view(np.int8)
+        edges = np.diff(np.concatenate(([0], foot, [0])))
+        starts = np.flatnonzero(edges == 1)
+        stops = np.flatnonzero(edges == -1)
+        return [(int(a), int(b)) for a, b in zip(starts, stops)]
+
+    # ----------------------------------------------------------------------------- checks
+    def _emit(self, found: list[Fault], faults: list[Fault], total: int) -> None:
+        """Keep ``faults`` (``total`` were found); in strict mode raise the first."""
+        if not total:
+            return
+        if self.strict:
+            self.faults.append(faults[0])
+            raise faults[0]
+        found.extend(faults)
+        self.suppressed += total - len(faults)
+
+    def _limit(self, rows: np.ndarray) -> np.ndarray:
+        if self.strict:
+            return rows[:1]
+        return rows if self.max_faults is None else rows[: self.max_faults]
+
+    def _prepare(self, buffer: str, starts: ArrayLike, length: int, iteration: ArrayLike,
+                 align: int) -> _Access:
+        size = self.memory.size(buffer)
+        raw = np.asarray(starts)
+        if raw.size and raw.dtype.kind not in "iu":
+            raise TypeError(f"starts must be integers, not {raw.dtype}")
+        flat = raw.astype(np.int64, copy=False).reshape(-1)
+        try:
+            its = np.broadcast_to(np.asarray(iteration, dtype=np.int64), raw.shape).reshape(-1)
+        except ValueError:
+            raise ValueError(f"iteration of shape {np.shape(iteration)} does not broadcast to "
+                             f"starts of shape {raw.shape}") from None
+        length, align = int(length), int(align)
+        if length < 0:
+            raise ValueError(f"negative access length {length}")
+        if align < 1:
+            raise ValueError(f"alignment must be >= 1, not {align}")
+        idx = flat[:, None] + np.arange(length, dtype=np.int64)
+        any_oob = bool(flat.size) and (size == 0 or bool(flat.min() < 0)
+                                       or bool(flat.max() + length > size))
+        if any_oob:
+            valid = (idx >= 0) & (idx < size)
+            idxc = np.clip(idx, 0, max(size - 1, 0))
+        else:
+            valid = np.ones(idx.shape, dtype=bool)
+            idxc = idx
+        return _Access(buffer, size, flat, its, length, idx, idxc, valid, any_oob)
+
+    def _check_placement(self, acc: _Access, align: int, access: str, what: str,
+                         found: list[Fault]) -> None:
+        """no_buffer, misaligned and out_of_bounds, per access."""
+        starts, its, length, size, buffer = acc.starts, acc.its, acc.length, acc.size, acc.buffer
+        if not starts.size:
+            return
+        if size == 0:
+            rows = self._limit(np.arange(starts.size))
+            self._emit(found, [Fault("no_buffer", buffer, starts[r], starts[r] + length, its[r], what,
+                                     access=access, detail=f"{buffer} does not exist on this product")
+                               for r in rows], starts.size)
+            return
+        if align > 1:
+            bad = np.flatnonzero(starts % align)
+            self._emit(found, [Fault("misaligned", buffer, starts[r], starts[r] + length, its[r], what,
+                                     access=access, detail=f"needs {align}-byte alignment")
+                               for r in self._limit(bad)], bad.size)
+        if acc.any_oob:
+            lo, hi = starts, starts + length
+            bad = np.flatnonzero((lo < 0) | (hi > size))
+            faults = []
+            for r in self._limit(bad):
+                first = lo[r] if lo[r] < 0 else max(lo[r], size)
+                last = hi[r] if hi[r] > size else min(hi[r], 0)
+                faults.append(Fault("out_of_bounds", buffer, first, last, its[r], what, access=access,
+                                    detail=f"[0x{lo[r]:x}, 0x{hi[r]:x}) leaves the {size}-byte buffer"))
+            self._emit(found, faults, bad.size)
+
+    def _check_bytes(self, acc: _Access, bad: np.ndarray, kind: str, access: str, what: str,
+                     found: list[Fault], detail: Any) -> None:
+        """One fault per access with an offending byte; ``detail(row, bad_columns)`` words it."""
+        rows = np.flatnonzero(bad.any(axis=1))
+        if not rows.size:
+            return
+        faults = []
+        for r in self._limit(rows):
+            cols = np.flatnonzero(bad[r])
+            faults.append(Fault(kind, acc.buffer, acc.idx[r, cols[0]], acc.idx[r, cols[-1]] + 1,
+                                acc.its[r], what, access=access, detail=detail(r, cols)))
+        self._emit(found, faults, rows.size)
+
+    # ---------------------------------------------------------------------------- accesses
+    def read(self, buffer: str, starts: ArrayLike, length: int, iteration: ArrayLike = 0, *,
+             align: int = 1, what: str = "") -> np.ndarray:
+        """Check and record reads of ``length`` bytes at each of ``starts``; the bytes, shape (n, length)."""
+        acc = self._prepare(buffer, starts, length, iteration, align)
+        found: list[Fault] = []
+        self._check_placement(acc, align, "read", what, found)
+        n, length = acc.idx.shape
+        if acc.size == 0:
+            out = np.zeros((n, length), dtype=np.uint8)
+        else:
+            state = self.memory.state[buffer][acc.idxc]
+            self._check_bytes(acc, acc.valid & (state == UNINITIALIZED), "uninitialized", "read", what,
+                              found, lambda r, cols: f"reads {cols.size} uninitialized byte(s)")
+            self._check_bytes(acc, acc.valid & (state == POISON), "poison", "read", what, found,
+                              lambda r, cols: f"reads {cols.size} poisoned byte(s)")
+            out = self.memory.buffers[buffer][acc.idxc]
+            if acc.any_oob:
+                out[~acc.valid] = 0
+            addrs = acc.in_buffer(acc.idx)
+            last = self._per_byte(self._last_read, buffer, buffer, _ITER_MIN, np.int64)
+            np.maximum.at(last, addrs, acc.in_buffer(acc.its_bytes()))
+            self._per_byte(self._foot, ("read", buffer), buffer, False, bool)[addrs] = True
+        self.faults.extend(found)
+        self.records.append(AccessRecord("read", buffer, acc.starts, length, acc.its, what, align))
+        return out
+
+    def write(self, buffer: str, starts: ArrayLike, length: int, data: Any, iteration: ArrayLike = 0, *,
+              align: int = 1, byte_mask: ArrayLike | None = None, exclusive: bool = False,
+              poison: ArrayLike | None = None, what: str = "") -> None:
+        """Check, record and apply writes of ``length`` bytes of ``data`` rows at each of ``starts``."""
+        acc = self._prepare(buffer, starts, length, iteration, align)
+        n, length = acc.idx.shape
+        rows = _data_rows(data, n, length)
+        mask = None if byte_mask is None else np.broadcast_to(np.asarray(byte_mask, dtype=bool), (n, length))
+        pz = _poison_rows(poison, n, length)
+        found: list[Fault] = []
+        self._check_placement(acc, align, "write", what, found)
+        record = AccessRecord("write", buffer, acc.starts, length, acc.its, what, align,
+                              None if mask is None else mask.copy(), exclusive)
+        if acc.size == 0:
+            self.faults.extend(found)
+            self.records.append(record)
+            return
+        sel = acc.valid if mask is None else acc.valid & mask
+        its_col = acc.its[:, None]
+        last = self._per_byte(self._last_read, buffer, buffer, _ITER_MIN, np.int64)
+        read_at = last[acc.idxc]
+        self._check_bytes(acc, sel & (read_at > its_col), "hazard", "write", what, found,
+                          lambda r, cols: f"overwrites {cols.size} byte(s) read at iteration "
+                                          f"{int(read_at[r, cols].max())}")
+        addrs = acc.in_buffer(acc.idx)
+        addr_its = acc.in_buffer(acc.its_bytes())
+        if exclusive:
+            xlo = self._per_byte(self._xlo, buffer, buffer, _ITER_MAX, np.int64).copy()
+            xhi = self._per_byte(self._xhi, buffer, buffer, _ITER_MIN, np.int64).copy()
+            np.minimum.at(xlo, addrs, addr_its)
+            np.maximum.at(xhi, addrs, addr_its)
+            lo_at, hi_at = xlo[acc.idxc], xhi[acc.idxc]
+
+            def other(r: int, cols: np.ndarray) -> str:
+                c = cols[0]
+                j = lo_at[r, c] if lo_at[r, c] != acc.its[r] else hi_at[r, c]
+                return f"shares {cols.size} byte(s) with the exclusive footprint of iteration {int(j)}"
+
+            self._check_bytes(acc, acc.valid & ((lo_at != its_col) | (hi_at != its_col)), "overlap",
+                              "write", what, found, other)
+            self._xlo[buffer], self._xhi[buffer] = xlo, xhi
+        # Commit: bookkeeping, then the bytes themselves.
+        wlo = self._per_byte(self._wlo, buffer, buffer, _ITER_MAX, np.int64)
+        whi = self._per_byte(self._whi, buffer, buffer, _ITER_MIN, np.int64)
+        np.minimum.at(wlo, addrs, addr_its)
+        np.maximum.at(whi, addrs, addr_its)
+        if addrs.size and not self._overlap.get(buffer, False):
+            self._overlap[buffer] = bool(np.any(wlo[addrs] != whi[addrs]))
+        self._per_byte(self._foot, ("write", buffer), buffer, False, bool)[addrs] = True
+        self._store(acc, sel, rows, pz)
+        self.faults.extend(found)
+        self.records.append(record)
+
+    def _store(self, acc: _Access, sel: np.ndarray, rows: np.ndarray, pz: np.ndarray | None) -> None:
+        """Store the selected bytes; higher iteration, then later access, wins a shared byte."""
+        its = acc.its
+        if its.size > 1 and np.any(its[1:] < its[:-1]):
+            order = np.argsort(its, kind="stable")
+            sel, idx, rows = sel[order], acc.idx[order], rows[order]
+            pz = None if pz is None else pz[order]
+        else:
+            idx = acc.idx
+        if sel is acc.valid and not acc.any_oob:    # every byte stored: skip boolean selection
+            addrs, values = idx.reshape(-1), rows.reshape(-1)
+            flags = None if pz is None else pz.reshape(-1)
+        else:
+            addrs, values = idx[sel], rows[sel]
+            flags = None if pz is None else pz[sel]
+        states = np.full(addrs.size, INITIALIZED, np.uint8) if flags is None else \
+            np.where(flags, POISON, INITIALIZED).astype(np.uint8)
+        if addrs.size > 1:
+            pos = np.arange(addrs.size, dtype=np.int64)
+            winner = np.full(acc.size, -1, dtype=np.int64)
+            np.maximum.at(winner, addrs, pos)
+            keep = winner[addrs] == pos
+            addrs, values, states = addrs[keep], values[keep], states[keep]
+        self.memory.buffers[acc.buffer][addrs] = values
+        self.memory.state[acc.buffer][addrs] = states
+        self._per_byte(self._stored, acc.buffer, acc.buffer, False, bool)[addrs] = True
+
+
+def _data_rows(data: Any, n: int, length: int) -> np.ndarray:
+    """``data`` as uint8 rows of shape (n, length), reinterpreting typed rows' bytes."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        arr = np.frombuffer(data, dtype=np.uint8)
+    else:
+        arr = _little_endian(np.asarray(data))
+        if arr.dtype != np.uint8:
+            arr = np.ascontiguousarray(arr.reshape(arr.shape or (1,))).view(np.uint8)
+    if arr.shape == (n, length):
+        return arr
+    if arr.size == n * length:
+        return arr.reshape(n, length)
+    try:
+        return np.broadcast_to(arr, (n, length))
+    except ValueError:
+        raise ValueError(f"data of shape {np.shape(data)} does not give {n} rows of {length} bytes") from None
+
+
+def _poison_rows(poison: ArrayLike | None, n: int, length: int) -> np.ndarray | None:
+    """``poison`` as bool (n, length); a 1-D array is per access."""
+    if poison is None:
+        return None
+    arr = np.asarray(poison, dtype=bool)
+    if arr.ndim == 1:
+        if arr.shape[0] != n:
+            raise ValueError(f"1-D poison must have one flag per access ({n}), not {arr.shape[0]}")
+        arr = arr[:, None]
+    return np.broadcast_to(arr, (n, length))

@@ -1,0 +1,81 @@
+"""Running one case on the simulated core: lay out the tensors, fill inputs, execute, collect outputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..case import Case
+from ..dtypes import DType
+from .memory import Fault, Memory, Trace
+
+
+def random_values(dtype: DType, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n random elements of dtype: quarter-integers in [-8, 8] for floats, the full range for integers."""
+    if dtype.kind == "float":
+        if dtype.name == "hifloat8":
+            return rng.integers(0, 256, size=n, dtype=np.uint8)
+        return (rng.integers(-32, 33, size=n) / 4).astype(dtype.numpy)
+    info = np.iinfo(dtype.numpy)
+    return rng.integers(info.min, int(info.max) + 1, size=n, dtype=dtype.numpy)
+
+
+@dataclass
+class RunResult:
+    """What one call did: the memory after it, its trace, and every tensor's contents."""
+
+    case: Case
+    memory: Memory
+    trace: Trace
+    inputs: dict[str, np.ndarray]
+    tensors: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def faults(self) -> list[Fault]:
+        return self.trace.faults
+
+    def written_intervals(self) -> dict[str, list[tuple[int, int]]]:
+        """Per buffer, the merged byte intervals the call stored to."""
+        return {b: self.trace.regions("write", b) for b in self.memory.buffers if self.trace.regions("write", b)}
+
+
+def prepare(case: Case, *, seed: int = 0, fill_outputs: bool = True) -> tuple[Memory, dict[str, np.ndarray]]:
+    """A fresh memory with every tensor's given or generated contents (inputs, and outputs' old values)."""
+    rng = np.random.default_rng(seed)
+    memory = Memory.for_product(case.ctx.product)
+    inputs: dict[str, np.ndarray] = {}
+    for decl in case.model.tensors:
+        t = case.tensor(decl.name)
+        if not t.present:
+            continue
+        data = case.data(decl.name)
+        if data is None:
+            if decl.role == "tmp" or (decl.role == "out" and not fill_outputs):
+                continue
+            data = case.model.input_data(case, decl.name, rng)
+            if data is None:
+                data = random_values(t.dtype, t.size, rng)
+            case.set_data(decl.name, data)
+            data = case.data(decl.name)
+        inputs[decl.name] = data
+        if data.size:
+            memory.fill(t.buffer, t.addr, np.ascontiguousarray(data).astype(data.dtype.newbyteorder("<")))
+    return memory, inputs
+
+
+def run_case(case: Case, *, seed: int = 0, strict: bool = True, memory: Memory | None = None) -> RunResult:
+    """Execute the case on the core. Strict mode raises the first Fault; otherwise faults are collected."""
+    if memory is None:
+        memory, inputs = prepare(case, seed=seed)
+    else:
+        inputs = {}
+    trace = Trace(memory, strict=strict)
+    case.model.execute(case, trace)
+    result = RunResult(case, memory, trace, inputs)
+    for decl in case.model.tensors:
+        t = case.tensor(decl.name)
+        if t.present and t.size and t.end <= memory.size(t.buffer):
+            result.tensors[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)
+    return result

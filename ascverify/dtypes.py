@@ -1,0 +1,78 @@
+"""Element types of Ascend C tensors: canonical names, aliases, sizes and numpy dtypes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DType:
+    """One element type."""
+
+    name: str
+    bits: int
+    numpy: np.dtype
+    kind: str  # "float", "int", "uint" or "bits"
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def size(self) -> int:
+        """Bytes per element (int4 counts as 1 byte per stored byte pair; see `bits`)."""
+        return max(1, self.bits // 8)
+
+
+def _d(name: str, bits: int, np_dtype, kind: str, *aliases: str) -> DType:
+    return DType(name, bits, np.dtype(np_dtype), kind, aliases)
+
+
+DTYPES: tuple[DType, ...] = (
+    _d("half", 16, np.float16, "float", "float16", "half_t", "fp16"),
+    _d("float", 32, np.float32, "float", "float32", "fp32"),
+    _d("bfloat16", 16, ml_dtypes.bfloat16, "float", "bfloat16_t", "bf16"),
+    _d("fp8_e4m3fn", 8, ml_dtypes.float8_e4m3fn, "float", "fp8_e4m3fn_t"),
+    _d("fp8_e5m2", 8, ml_dtypes.float8_e5m2, "float", "fp8_e5m2_t"),
+    # hifloat8 has no numpy type: its bytes are carried as uint8.
+    _d("hifloat8", 8, np.uint8, "float", "hifloat8_t"),
+    _d("int4b", 4, np.uint8, "int", "int4b_t"),
+    _d("int8", 8, np.int8, "int", "int8_t"),
+    _d("uint8", 8, np.uint8, "uint", "uint8_t"),
+    _d("int16", 16, np.int16, "int", "int16_t"),
+    _d("uint16", 16, np.uint16, "uint", "uint16_t"),
+    _d("int32", 32, np.int32, "int", "int32_t"),
+    _d("uint32", 32, np.uint32, "uint", "uint32_t"),
+    _d("int64", 64, np.int64, "int", "int64_t"),
+    _d("uint64", 64, np.uint64, "uint", "uint64_t"),
+    _d("b8", 8, np.uint8, "bits"),
+    _d("b16", 16, np.uint16, "bits"),
+    _d("b32", 32, np.uint32, "bits"),
+    _d("b64", 64, np.uint64, "bits"),
+)
+
+_BY_NAME: dict[str, DType] = {}
+for _t in DTYPES:
+    _BY_NAME[_t.name] = _t
+    for _a in _t.aliases:
+        _BY_NAME[_a] = _t
+
+DTYPE_NAMES: tuple[str, ...] = tuple(t.name for t in DTYPES)
+
+
+def dtype_names() -> tuple[str, ...]:
+    """Every accepted element type name (canonical names and aliases)."""
+    return tuple(_BY_NAME)
+
+
+def lookup_dtype(name: str) -> DType | None:
+    """The element type for a name or alias, or None."""
+    return _BY_NAME.get(name) if isinstance(name, str) else None
+
+
+def get_dtype(name: str) -> DType:
+    """The element type for a name or alias; KeyError when unknown."""
+    t = lookup_dtype(name)
+    if t is None:
+        raise KeyError(name)
+    return t

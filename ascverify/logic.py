@@ -1,0 +1,169 @@
+"""Boolean and arithmetic helpers that work on plain Python values, numpy arrays and Z3 terms.
+
+A rule is written once with these helpers and evaluates in three ways: on one concrete case
+(plain Python ints and bools), on a batch of cases (numpy columns, the fast path of `check`)
+and symbolically (Z3 terms, for synthesis and explanations). Python's ``and``/``or``/``not``,
+chained comparisons and ``if`` on values never appear inside a rule: they cannot see Z3 terms.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from typing import Any, Iterable
+
+import numpy as np
+import z3
+
+PY, NP, SYM = 0, 1, 2
+
+
+def _mode(args: Iterable[Any]) -> int:
+    mode = PY
+    for a in args:
+        if isinstance(a, z3.ExprRef):
+            return SYM
+        if isinstance(a, np.ndarray):
+            mode = NP
+    return mode
+
+
+def is_symbolic(x: Any) -> bool:
+    """True for a Z3 term."""
+    return isinstance(x, z3.ExprRef)
+
+
+def _zbool(x: Any) -> z3.BoolRef:
+    if isinstance(x, z3.BoolRef):
+        return x
+    if isinstance(x, z3.ExprRef):
+        raise TypeError(f"expected a Boolean term, got {x.sort()}: {x}")
+    return z3.BoolVal(bool(x))
+
+
+def _zint(x: Any) -> z3.ArithRef:
+    if isinstance(x, z3.ExprRef):
+        return x
+    return z3.IntVal(int(x))
+
+
+def And(*xs: Any) -> Any:
+    """Conjunction."""
+    mode = _mode(xs)
+    if mode == SYM:
+        return z3.And([_zbool(x) for x in xs])
+    if mode == NP:
+        return reduce(np.logical_and, xs, True)
+    return all(bool(x) for x in xs)
+
+
+def Or(*xs: Any) -> Any:
+    """Disjunction."""
+    mode = _mode(xs)
+    if mode == SYM:
+        return z3.Or([_zbool(x) for x in xs])
+    if mode == NP:
+        return reduce(np.logical_or, xs, False)
+    return any(bool(x) for x in xs)
+
+
+def Not(x: Any) -> Any:
+    """Negation."""
+    mode = _mode((x,))
+    if mode == SYM:
+        return z3.Not(_zbool(x))
+    if mode == NP:
+        return np.logical_not(x)
+    return not x
+
+
+def Implies(a: Any, b: Any) -> Any:
+    """a implies b."""
+    return Or(Not(a), b)
+
+
+def If(c: Any, a: Any, b: Any) -> Any:
+    """a where c holds, else b (both branches are evaluated)."""
+    mode = _mode((c, a, b))
+    if mode == SYM:
+        ca, cb = a, b
+        if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)) or isinstance(a, z3.BoolRef) or isinstance(b, z3.BoolRef):
+            return z3.If(_zbool(c), _zbool(a), _zbool(b))
+        return z3.If(_zbool(c), _zint(ca), _zint(cb))
+    if mode == NP:
+        return np.where(c, a, b)
+    return a if c else b
+
+
+def Between(lo: Any, x: Any, hi: Any) -> Any:
+    """lo <= x <= hi, without a chained comparison."""
+    return And(lo <= x, x <= hi)
+
+
+def InSet(x: Any, values: Iterable[Any]) -> Any:
+    """x equals one of values."""
+    values = tuple(values)
+    mode = _mode((x,))
+    if mode == SYM:
+        return z3.Or([x == v for v in values]) if values else z3.BoolVal(False)
+    if mode == NP:
+        return np.isin(x, np.asarray(values, dtype=x.dtype if x.dtype != object else object))
+    return x in values
+
+
+def Mod(a: Any, b: Any) -> Any:
+    """a mod b for b > 0; a when b == 0 (never raises)."""
+    mode = _mode((a, b))
+    if mode == SYM:
+        return z3.If(_zint(b) == 0, _zint(a), _zint(a) % _zint(b))
+    if mode == NP:
+        b_arr = np.asarray(b)
+        safe = np.where(b_arr == 0, 1, b_arr)
+        return np.where(b_arr == 0, a, np.mod(a, safe))
+    return a % b if b else a
+
+
+def Div(a: Any, b: Any) -> Any:
+    """Floor division for b > 0; 0 when b == 0 (never raises)."""
+    mode = _mode((a, b))
+    if mode == SYM:
+        return z3.If(_zint(b) == 0, z3.IntVal(0), _zint(a) / _zint(b))
+    if mode == NP:
+        b_arr = np.asarray(b)
+        safe = np.where(b_arr == 0, 1, b_arr)
+        return np.where(b_arr == 0, 0, np.floor_divide(a, safe))
+    return a // b if b else 0
+
+
+def Min(*xs: Any) -> Any:
+    """Smallest of xs."""
+    mode = _mode(xs)
+    if mode == SYM:
+        return reduce(lambda p, q: z3.If(_zint(p) <= _zint(q), _zint(p), _zint(q)), xs)
+    if mode == NP:
+        return reduce(np.minimum, xs)
+    return min(xs)
+
+
+def Max(*xs: Any) -> Any:
+    """Largest of xs."""
+    mode = _mode(xs)
+    if mode == SYM:
+        return reduce(lambda p, q: z3.If(_zint(p) >= _zint(q), _zint(p), _zint(q)), xs)
+    if mode == NP:
+        return reduce(np.maximum, xs)
+    return max(xs)
+
+
+def Sum(xs: Iterable[Any]) -> Any:
+    """Sum of xs (0 when empty)."""
+    return reduce(lambda p, q: p + q, xs, 0)
+
+
+def AllOf(items: Iterable[Any]) -> Any:
+    """And over an iterable."""
+    return And(*tuple(items))
+
+
+def AnyOf(items: Iterable[Any]) -> Any:
+    """Or over an iterable."""
+    return Or(*tuple(items))

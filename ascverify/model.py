@@ -1,0 +1,217 @@
+"""The base of every API model: parameters, rules (declared and derived), spec notes and semantics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .dtypes import DType, get_dtype
+from .errors import ModelDefinitionError
+from .logic import Between, InSet
+from .params import Arg, BoolType, EnumType, Field, MaskArg, MASK_WORDS, TensorDecl
+from .products import PRODUCT_IDS, POSITION_BUFFER
+from .rules import (
+    ERROR,
+    Context,
+    Rule,
+    Values,
+    rule,
+    tensor_aligned,
+    tensor_in_buffer,
+    tensor_positions,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .core.memory import Trace
+    from .case import Case
+
+
+@dataclass(frozen=True)
+class SpecNote:
+    """A place where the pages are silent or contradict each other, and the reading the model takes."""
+
+    id: str
+    title: str
+    reading: str
+    why: str
+    sources: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+
+
+class ApiModel:
+    """One API: subclasses declare the class attributes and `api_rules`, and implement `execute`."""
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    prefix: ClassVar[str]
+    seed: ClassVar[str]
+    summary: ClassVar[str] = ""
+    #: product id -> element types supported there (products absent are not supported)
+    support: ClassVar[Mapping[str, tuple[str, ...]]]
+    support_source: ClassVar[str] = ""
+    default_dtype: ClassVar[str]
+    args: ClassVar[tuple[Arg | MaskArg, ...]] = ()
+    tensors: ClassVar[tuple[TensorDecl, ...]] = ()
+    notes: ClassVar[tuple[SpecNote, ...]] = ()
+    mask_words: ClassVar[int] = MASK_WORDS
+
+    def __init__(self) -> None:
+        self._check_definition()
+        self.fields: tuple[Field, ...] = tuple(f for p in (*self.args, *self.tensors) for f in p.fields())
+        self.field_by_name: dict[str, Field] = {f.name: f for f in self.fields}
+        self.param_kinds: dict[str, str] = {}
+        for a in self.args:
+            self.param_kinds[a.name] = "mask" if isinstance(a, MaskArg) else "arg"
+        for t in self.tensors:
+            self.param_kinds[t.name] = "tensor"
+        self._tensor_by_name = {t.name: t for t in self.tensors}
+        self._arg_by_name = {a.name: a for a in self.args}
+        rules = (*self._derived_rules(), *self.api_rules())
+        ids = [r.id for r in rules]
+        dup = {i for i in ids if ids.count(i) > 1}
+        if dup:
+            raise ModelDefinitionError(f"{self.name}: duplicate rule ids {sorted(dup)}")
+        for r in rules:
+            if not r.source:
+                raise ModelDefinitionError(f"{self.name}: rule {r.id} cites no source")
+            if not r.id.startswith(self.prefix + "."):
+                raise ModelDefinitionError(f"{self.name}: rule {r.id} must start with {self.prefix}.")
+            unknown = [p for p in r.params if p not in self.param_kinds and p not in ("product", "dtype")]
+            if unknown:
+                raise ModelDefinitionError(f"{self.name}: rule {r.id} names unknown parameters {unknown}")
+        note_ids = {n.id for n in self.notes}
+        for r in rules:
+            missing = [n for n in r.notes if n not in note_ids]
+            if missing:
+                raise ModelDefinitionError(f"{self.name}: rule {r.id} cites unknown spec notes {missing}")
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.rule_by_id: dict[str, Rule] = {r.id: r for r in rules}
+        self._rules_for: dict[str, tuple[Rule, ...]] = {}
+
+    # -- definition -------------------------------------------------------------------------------------------
+
+    def _check_definition(self) -> None:
+        for attr in ("name", "prefix", "seed", "support", "default_dtype"):
+            if not hasattr(self, attr):
+                raise ModelDefinitionError(f"{type(self).__name__} does not define {attr!r}")
+        for pid, types in self.support.items():
+            if pid not in PRODUCT_IDS:
+                raise ModelDefinitionError(f"{self.name}: unknown product {pid!r} in support")
+            for t in types:
+                get_dtype(t)
+        names = [p.name for p in (*self.args, *self.tensors)]
+        if len(set(names)) != len(names):
+            raise ModelDefinitionError(f"{self.name}: parameter names repeat: {names}")
+
+    def api_rules(self) -> Iterable[Rule]:
+        """The API's own rules (besides the derived type, support and tensor-placement rules)."""
+        return ()
+
+    def _derived_rules(self) -> list[Rule]:
+        p, seed = self.prefix, self.seed
+        support_src = self.support_source or f"{seed} Applicability"
+        out: list[Rule] = [
+            rule(f"{p}.product.support", ("product",), lambda v, ctx: ctx.product.id in self.support,
+                 f"{self.name} is not supported on {{product}}", support_src,
+                 help="the product supports the API"),
+            rule(f"{p}.dtype.support", ("dtype",),
+                 lambda v, ctx: ctx.dtype.name in self.support.get(ctx.product.id, ()),
+                 "T={dtype} is not supported on {product} (supported: {supported})", support_src,
+                 facts=lambda v, ctx: {"supported": ", ".join(self.support.get(ctx.product.id, ())) or "none"},
+                 help="the element type is supported on the product"),
+        ]
+        for f in self.fields:
+            if isinstance(f.type, (BoolType, EnumType)) or f.name.endswith((".bitwise", ".nwords")):
+                continue
+            out.append(_type_rule(p, f, self._param_source(f.param)))
+        for t in self.tensors:
+            src = t.source or f"{seed} Table 2, {t.name}"
+            out.append(rule(f"{p}.{t.name}.dtype", ("dtype", t.name),
+                            (lambda name: lambda v, ctx: ctx.tensor_dtype(name).name == self.expected_dtype(name, ctx).name)(t.name),
+                            f"{t.name} has element type {{actual}}; {self.name} needs {{expected}}", src,
+                            facts=(lambda name: lambda v, ctx: {"actual": ctx.tensor_dtype(name).name,
+                                                                "expected": self.expected_dtype(name, ctx).name})(t.name),
+                            help=f"{t.name} element type"))
+            out.append(tensor_positions(f"{p}.{t.name}.position", t.name, t.positions, src))
+            out.append(tensor_aligned(f"{p}.{t.name}.align", t.name,
+                                      src + "; HARDWARE_NOTES.md Units and alignment",
+                                      minimum=getattr(t, "align", 1)))
+            out.append(tensor_in_buffer(f"{p}.{t.name}.bounds", t.name, "HARDWARE_NOTES.md Products (buffer sizes)"))
+        return out
+
+    def _param_source(self, param: str) -> str:
+        decl = self._arg_by_name.get(param) or self._tensor_by_name.get(param)
+        return (decl.source if decl is not None and decl.source else f"{self.seed} Prototype, {param}")
+
+    def expected_dtype(self, tensor: str, ctx: Context) -> DType:
+        """The element type the tensor must have."""
+        decl = self._tensor_by_name[tensor]
+        return get_dtype(decl.dtype) if decl.dtype else ctx.dtype
+
+    # -- lookups ----------------------------------------------------------------------------------------------
+
+    def tensor(self, name: str) -> TensorDecl:
+        return self._tensor_by_name[name]
+
+    def arg(self, name: str) -> Arg | MaskArg:
+        return self._arg_by_name[name]
+
+    def rules_for(self, product_id: str) -> tuple[Rule, ...]:
+        """The rules in force on a product."""
+        got = self._rules_for.get(product_id)
+        if got is None:
+            got = tuple(r for r in self.rules if r.applies(product_id))
+            self._rules_for[product_id] = got
+        return got
+
+    def supported_products(self) -> tuple[str, ...]:
+        return tuple(pid for pid in PRODUCT_IDS if pid in self.support)
+
+    def context(self, product: Any, dtype: str | None = None, tensor_dtypes: Mapping[str, str] | None = None) -> Context:
+        """The evaluation context for a product, T and per-tensor element types (defaults: as declared)."""
+        from .products import get_product
+
+        prod = get_product(product) if isinstance(product, str) else product
+        t = get_dtype(dtype or self.default_dtype)
+        given = dict(tensor_dtypes or {})
+        tds = []
+        for decl in self.tensors:
+            name = given.get(decl.name) or decl.dtype
+            tds.append((decl.name, get_dtype(name) if name else t))
+        return Context(prod, t, tuple(tds))
+
+    def default_env(self) -> dict[str, Any]:
+        """Every field at its default value."""
+        return {f.name: f.default for f in self.fields}
+
+    # -- semantics --------------------------------------------------------------------------------------------
+
+    def execute(self, case: "Case", trace: "Trace") -> None:
+        """Run the API on the core: record reads, then writes, on ``trace``."""
+        raise NotImplementedError
+
+    def input_data(self, case: "Case", tensor: str, rng: np.random.Generator) -> np.ndarray | None:
+        """Random contents for an input tensor that obey the model's data rules (None: any values)."""
+        return None
+
+    def footprint(self, case: "Case") -> Mapping[str, list[tuple[int, int]]]:
+        """Byte intervals per tensor that a valid call may write, as the model predicts them."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<ApiModel {self.name}>"
+
+
+def _type_rule(prefix: str, f: Field, source: str) -> Rule:
+    lo, hi = f.type.lo, f.type.hi
+
+    def pred(v: Values, ctx: Context) -> Any:
+        return Between(lo, v[f.name], hi)
+
+    return Rule(f"{prefix}.{f.name}.type", (f.param,), pred,
+                f"{f.name}={{value}} does not fit {f.type.name} [{lo}, {hi}]", source, ERROR, None, None,
+                lambda v, ctx: {"value": v[f.name]},
+                {"kind": "type", "field": f.name, "lo": lo, "hi": hi}, (), None, (),
+                f"{f.name} representable as {f.type.name}")

@@ -1,0 +1,80 @@
+"""What the masked vector APIs share: the mask rules of the pages and the mask's lane expansion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..case import Case
+from ..logic import And, Between, Implies, Not, Or
+from ..rules import Context, Rule, Values, field_range, rule
+
+NOTES_MASKS = "HARDWARE_NOTES.md Masks (vector ops)"
+REPEAT_BYTES = 256
+BLOCK_BYTES = 32
+
+
+def lanes_per_repeat(ctx: Context) -> int:
+    """Elements one repeat (256 bytes) processes: 128 for 16-bit, 64 for 32-bit, 32 for 64-bit types."""
+    return REPEAT_BYTES * 8 // ctx.dtype.bits
+
+
+def mask_word_count(ctx: Context) -> int:
+    """Words of a bitwise mask: 2 for 16-bit operands, 1 otherwise (pages 000 and 004, mask)."""
+    return 2 if ctx.dtype.bits <= 16 else 1
+
+
+def mask_rules(prefix: str, source: str, name: str = "mask") -> list[Rule]:
+    """The mask rules of the pages, for 16-, 32- and 64-bit operands, both modes."""
+
+    def bitwise(v: Values, ctx: Context) -> Any:
+        return getattr(v, name).bitwise
+
+    def contiguous(v: Values, ctx: Context) -> Any:
+        return Not(getattr(v, name).bitwise)
+
+    def words_nonzero(v: Values, ctx: Context) -> Any:
+        m = getattr(v, name)
+        return Or(*(w != 0 for w in m.words[: mask_word_count(ctx)]))
+
+    def word_width(v: Values, ctx: Context) -> Any:
+        m = getattr(v, name)
+        return Implies(ctx.dtype.bits == 64, Between(0, m.words[0], 2**32 - 1))
+
+    return [
+        field_range(f"{prefix}.{name}.count.range", f"{name}.count", 1, lanes_per_repeat,
+                    f"{source}, {name} (contiguous mode); {NOTES_MASKS}", param=name, when=contiguous,
+                    message=f"contiguous {name}={{value}} is outside [{{lo}}, {{hi}}] for T={{dtype}}"),
+        rule(f"{prefix}.{name}.words.count", (name, "dtype"),
+             lambda v, ctx: getattr(v, name).nwords == mask_word_count(ctx),
+             f"bitwise {name} has {{n}} words; T={{dtype}} needs {{need}}",
+             f"{source}, {name} (bitwise mode: array length)", when=bitwise,
+             facts=lambda v, ctx: {"n": getattr(v, name).nwords, "need": mask_word_count(ctx)},
+             help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise"),
+        rule(f"{prefix}.{name}.words.nonzero", (name,), words_nonzero,
+             f"bitwise {name}={{{name}}} selects no element (the words must not all be 0)",
+             f"{source}, {name} (bitwise mode); {NOTES_MASKS}", when=bitwise,
+             help=f"bitwise {name} words not all 0"),
+        rule(f"{prefix}.{name}.words.width", (name, "dtype"), word_width,
+             f"bitwise {name}[0]={{w0}} exceeds 2^32-1 for a 64-bit T", f"{source}, {name} (bitwise mode, 64-bit operands)",
+             when=bitwise, facts=lambda v, ctx: {"w0": getattr(v, name).words[0]},
+             help=f"bitwise {name}[0] <= 2^32-1 for 64-bit T"),
+    ]
+
+
+def lane_mask(case: Case, name: str = "mask") -> np.ndarray:
+    """Active lanes of one repeat (bool, lanes_per_repeat long); mask[0] holds the low 64 lanes."""
+    n = lanes_per_repeat(case.ctx)
+    env = case.env
+    if env[f"{name}.bitwise"]:
+        words = [int(env[f"{name}.w{i}"]) for i in range(mask_word_count(case.ctx))]
+        bits = np.zeros(n, dtype=bool)
+        for i, w in enumerate(words):
+            chunk = np.frombuffer(np.uint64(w).tobytes(), dtype=np.uint8)
+            word_bits = np.unpackbits(chunk, bitorder="little").astype(bool)
+            lo = 64 * i
+            hi = min(n, lo + 64)
+            bits[lo:hi] = word_bits[: hi - lo]
+        return bits
+    return np.arange(n) < int(env[f"{name}.count"])

@@ -1,0 +1,101 @@
+"""The Ascend products the pages name: buffer sizes, alignment per position, vector length."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+KiB = 1024
+MiB = 1024 * KiB
+
+NOTES = "HARDWARE_NOTES.md"
+
+#: TPosition -> physical buffer (HARDWARE_NOTES "Units and alignment").
+POSITION_BUFFER: Mapping[str, str] = MappingProxyType({
+    "VECIN": "UB", "VECCALC": "UB", "VECOUT": "UB",
+    "A1": "L1", "B1": "L1",
+    "A2": "L0A", "B2": "L0B",
+    "CO1": "L0C",
+})
+
+#: Start-address alignment in bytes per physical buffer (HARDWARE_NOTES "Units and alignment").
+BUFFER_ALIGNMENT: Mapping[str, int] = MappingProxyType({
+    "UB": 32, "L1": 32, "L0A": 512, "L0B": 512, "L0C": 64,
+})
+
+POSITIONS: tuple[str, ...] = tuple(POSITION_BUFFER)
+BUFFERS: tuple[str, ...] = ("UB", "L1", "L0A", "L0B", "L0C")
+VECTOR_POSITIONS: tuple[str, ...] = ("VECIN", "VECCALC", "VECOUT")
+
+
+@dataclass(frozen=True)
+class Product:
+    """One product: its id, aliases, architecture and on-chip buffer sizes in bytes."""
+
+    id: str
+    name: str
+    arch: str
+    buffers: Mapping[str, int]
+    aliases: tuple[str, ...] = ()
+    vector_length: int = 256
+    notes: str = ""
+    source: str = f"{NOTES} Products"
+
+    def buffer_size(self, buffer: str) -> int:
+        """Bytes of ``buffer`` on this product (0 when the product has none)."""
+        return self.buffers.get(buffer, 0)
+
+    def position_size(self, position: str) -> int:
+        """Bytes of the physical buffer that ``position`` maps to."""
+        return self.buffer_size(POSITION_BUFFER[position])
+
+
+def _buffers(ub: int, l1: int = 0, l0ab: int = 0, l0c: int = 0) -> Mapping[str, int]:
+    return MappingProxyType({"UB": ub, "L1": l1, "L0A": l0ab, "L0B": l0ab, "L0C": l0c})
+
+
+PRODUCTS: tuple[Product, ...] = (
+    Product("atlas-350", "Atlas 350 Accelerator Card (Ascend 950PR / 950DT)", "3510",
+            _buffers(248 * KiB, 512 * KiB, 64 * KiB, 256 * KiB),
+            aliases=("ascend-950pr", "ascend-950dt"),
+            notes="UB is 248 KiB by default (256 KiB with compile options); the default is modelled."),
+    Product("atlas-a3", "Atlas A3 training / inference", "2201",
+            _buffers(192 * KiB, 512 * KiB, 64 * KiB, 128 * KiB)),
+    Product("atlas-a2", "Atlas A2 training / inference (910B)", "2201",
+            _buffers(192 * KiB, 512 * KiB, 64 * KiB, 128 * KiB)),
+    Product("atlas-200i-500-a2", "Atlas 200I/500 A2 inference (310B)", "3002",
+            _buffers(248 * KiB, 1 * MiB, 64 * KiB, 128 * KiB)),
+    Product("atlas-inference-aicore", "Atlas inference product, AI Core (310P)", "2002",
+            _buffers(256 * KiB, 1 * MiB, 64 * KiB, 256 * KiB)),
+    Product("atlas-inference-vectorcore", "Atlas inference product, Vector Core (310P)", "2002",
+            _buffers(256 * KiB), notes="Vector Core: UB only, no L1/L0 buffers."),
+    Product("atlas-training", "Atlas training product (910)", "1001",
+            _buffers(256 * KiB, 1 * MiB, 64 * KiB, 256 * KiB)),
+)
+
+PRODUCT_IDS: tuple[str, ...] = tuple(p.id for p in PRODUCTS)
+
+_BY_NAME: dict[str, Product] = {}
+for _p in PRODUCTS:
+    _BY_NAME[_p.id] = _p
+    for _alias in _p.aliases:
+        _BY_NAME[_alias] = _p
+
+
+def product_names() -> tuple[str, ...]:
+    """Every accepted product name (ids and aliases)."""
+    return tuple(_BY_NAME)
+
+
+def lookup_product(name: str) -> Product | None:
+    """The product for an id or alias (case-insensitive), or None."""
+    return _BY_NAME.get(name.lower()) if isinstance(name, str) else None
+
+
+def get_product(name: str) -> Product:
+    """The product for an id or alias; raises KeyError with the name when unknown."""
+    product = lookup_product(name)
+    if product is None:
+        raise KeyError(name)
+    return product
