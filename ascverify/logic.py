@@ -167,3 +167,41 @@ def AllOf(items: Iterable[Any]) -> Any:
 def AnyOf(items: Iterable[Any]) -> Any:
     """Or over an iterable."""
     return Or(*tuple(items))
+
+
+_fresh = [0]
+
+
+def Exists(bounds: "list[tuple[Any, Any]]", body: "Any", *, where: Any = True) -> Any:
+    """Some integers x_i with lo_i <= x_i <= hi_i make ``body(*xs)`` true.
+
+    ``bounds`` may hold values, columns or terms. On Z3 terms this is a bounded existential
+    quantifier; on concrete values the body is evaluated on a numpy grid of every combination
+    (keep the ranges small: a few hundred thousand points at most). On numpy columns each case is
+    evaluated on its own grid, and only where ``where`` holds (elsewhere the result is False), so a
+    cheap vectorized guard keeps the batch path fast.
+    """
+    mode = _mode([x for b in bounds for x in b] + [where])
+    if mode == SYM:
+        _fresh[0] += 1
+        xs = [z3.Int(f"__exists{_fresh[0]}_{i}") for i in range(len(bounds))]
+        rng = [And(_zint(lo) <= x, x <= _zint(hi)) for x, (lo, hi) in zip(xs, bounds)]
+        return z3.And(_zbool(where), z3.Exists(xs, z3.And(*[_zbool(r) for r in rng], _zbool(body(*xs)))))
+    if mode == NP:
+        n = max(np.size(x) for b in bounds for x in b)
+        out = np.zeros(n, dtype=bool)
+        guard = np.broadcast_to(np.asarray(where, dtype=bool), (n,))
+        cols = [(np.broadcast_to(lo, (n,)), np.broadcast_to(hi, (n,))) for lo, hi in bounds]
+        for i in np.flatnonzero(guard):
+            out[i] = _exists_py([(int(lo[i]), int(hi[i])) for lo, hi in cols], body)
+        return out
+    if not where:
+        return False
+    return _exists_py([(int(lo), int(hi)) for lo, hi in bounds], body)
+
+
+def _exists_py(bounds: "list[tuple[int, int]]", body: "Any") -> bool:
+    if any(hi < lo for lo, hi in bounds):
+        return False
+    grids = np.meshgrid(*[np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds], indexing="ij", sparse=True)
+    return bool(np.any(body(*grids)))

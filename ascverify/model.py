@@ -9,7 +9,7 @@ import numpy as np
 
 from .dtypes import DType, get_dtype
 from .errors import ModelDefinitionError
-from .logic import Between, InSet
+from .logic import Between, InSet, Mod
 from .params import Arg, BoolType, EnumType, Field, MaskArg, MASK_WORDS, TensorDecl
 from .products import PRODUCT_IDS, POSITION_BUFFER
 from .rules import (
@@ -56,6 +56,11 @@ class ApiModel:
     tensors: ClassVar[tuple[TensorDecl, ...]] = ()
     notes: ClassVar[tuple[SpecNote, ...]] = ()
     mask_words: ClassVar[int] = MASK_WORDS
+    #: other spellings of the argument names: spelling label -> {name in ``args``: name in that spelling};
+    #: an argument not listed keeps its name. A case uses one spelling throughout; the rules use ``args``' names.
+    arg_spellings: ClassVar[Mapping[str, Mapping[str, str]]] = {}
+    #: the label of the spelling of ``args``' own names
+    canonical_spelling: ClassVar[str] = "Ascend C"
 
     def __init__(self) -> None:
         self._check_definition()
@@ -68,6 +73,8 @@ class ApiModel:
             self.param_kinds[t.name] = "tensor"
         self._tensor_by_name = {t.name: t for t in self.tensors}
         self._arg_by_name = {a.name: a for a in self.args}
+        #: every accepted argument name -> (the name in ``args``, the spellings that use it)
+        self.arg_names: dict[str, tuple[str, frozenset[str]]] = self._spelled_names()
         rules = (*self._derived_rules(), *self.api_rules())
         ids = [r.id for r in rules]
         dup = {i for i in ids if ids.count(i) > 1}
@@ -105,6 +112,24 @@ class ApiModel:
         if len(set(names)) != len(names):
             raise ModelDefinitionError(f"{self.name}: parameter names repeat: {names}")
 
+    def _spelled_names(self) -> dict[str, tuple[str, frozenset[str]]]:
+        labels = (self.canonical_spelling, *self.arg_spellings)
+        if len(set(labels)) != len(labels):
+            raise ModelDefinitionError(f"{self.name}: spelling labels repeat: {labels}")
+        for label, names in self.arg_spellings.items():
+            unknown = [n for n in names if n not in self._arg_by_name]
+            if unknown:
+                raise ModelDefinitionError(f"{self.name}: spelling {label!r} renames unknown arguments {unknown}")
+        table: dict[str, tuple[str, set[str]]] = {}
+        for a in self.args:
+            for label in labels:
+                spelled = a.name if label == self.canonical_spelling else self.arg_spellings[label].get(a.name, a.name)
+                canonical, used = table.setdefault(spelled, (a.name, set()))
+                if canonical != a.name:
+                    raise ModelDefinitionError(f"{self.name}: argument name {spelled!r} means both {canonical} and {a.name}")
+                used.add(label)
+        return {n: (c, frozenset(ls)) for n, (c, ls) in table.items()}
+
     def api_rules(self) -> Iterable[Rule]:
         """The API's own rules (besides the derived type, support and tensor-placement rules)."""
         return ()
@@ -135,10 +160,18 @@ class ApiModel:
                                                                 "expected": self.expected_dtype(name, ctx).name})(t.name),
                             help=f"{t.name} element type"))
             out.append(tensor_positions(f"{p}.{t.name}.position", t.name, t.positions, src))
-            out.append(tensor_aligned(f"{p}.{t.name}.align", t.name,
-                                      src + "; HARDWARE_NOTES.md Units and alignment",
-                                      minimum=getattr(t, "align", 1)))
+            if getattr(t, "align_exact", False):
+                out.append(_exact_aligned(f"{p}.{t.name}.align", t.name, src, t.align))
+            else:
+                out.append(tensor_aligned(f"{p}.{t.name}.align", t.name,
+                                          src + "; HARDWARE_NOTES.md Units and alignment",
+                                          minimum=getattr(t, "align", 1)))
             out.append(tensor_in_buffer(f"{p}.{t.name}.bounds", t.name, "HARDWARE_NOTES.md Products (buffer sizes)"))
+            if t.optional and t.required_on:
+                out.append(rule(f"{p}.{t.name}.required", (t.name, "product"),
+                                (lambda name: lambda v, ctx: getattr(v, name).present)(t.name),
+                                f"{t.name} is required on {{product}}", src, products=t.required_on,
+                                help=f"{t.name} given"))
         return out
 
     def _param_source(self, param: str) -> str:
@@ -202,6 +235,21 @@ class ApiModel:
 
     def __repr__(self) -> str:
         return f"<ApiModel {self.name}>"
+
+
+def _exact_aligned(id: str, tensor: str, source: str, align: Any) -> Rule:
+    """The tensor's start is aligned to exactly the page's ``align`` (it replaces the position's general rule)."""
+
+    def size(ctx: Context) -> int:
+        return align(ctx) if callable(align) else align
+
+    def pred(v: Values, ctx: Context) -> Any:
+        return Mod(getattr(v, tensor).addr, size(ctx)) == 0
+
+    return Rule(id, (tensor,), pred, f"{tensor}.addr={{{tensor}.addr}} is not {{align}}-byte aligned", source, ERROR,
+                None, lambda v, ctx: getattr(v, tensor).present, lambda v, ctx: {"align": size(ctx)},
+                {"kind": "align", "tensor": tensor, "minimum": align, "exact": True}, (), None, (),
+                f"{tensor} start address aligned (the page's alignment, not the position's)")
 
 
 def _type_rule(prefix: str, f: Field, source: str) -> Rule:

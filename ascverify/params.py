@@ -109,6 +109,11 @@ class MaskArg:
 
     Fields: ``mask.bitwise`` (bool), ``mask.count`` (contiguous count, 0 in bitwise mode),
     ``mask.nwords`` (list length, 0 in contiguous mode), ``mask.w0``/``mask.w1`` (words, 0 when absent).
+
+    ``placeholder``: the string an API accepts instead of a mask when the mask is set elsewhere (e.g.
+    ``"MASK_PLACEHOLDER"`` with ``isSetMask=false``); '' when it accepts none. Only a mask that declares
+    one has the Boolean field ``mask.placeholder`` (True when the case gives the placeholder; count,
+    nwords and words are then 0).
     """
 
     name: str = "mask"
@@ -116,14 +121,18 @@ class MaskArg:
     doc: str = "vector mask: an integer (contiguous mode) or a list of uint64 words (bitwise mode)"
     word_type: IntType = UINT64
     count_type: IntType = UINT64
+    placeholder: str = ""
 
     def fields(self) -> tuple[Field, ...]:
         n = self.name
-        return (
+        out = (
             Field(f"{n}.bitwise", BOOL, n, False),
             Field(f"{n}.count", self.count_type, n, 0),
             Field(f"{n}.nwords", UINT8, n, 0),
         ) + tuple(Field(f"{n}.w{i}", self.word_type, n, 0) for i in range(MASK_WORDS))
+        if self.placeholder:
+            out += (Field(f"{n}.placeholder", BOOL, n, False),)
+        return out
 
 
 @dataclass(frozen=True)
@@ -142,8 +151,13 @@ class TensorDecl:
     source: str = ""
     doc: str = ""
     #: start alignment in bytes the page asks for (an int or a function of the context); the
-    #: position's own alignment (HARDWARE_NOTES) applies in any case
+    #: position's own alignment (HARDWARE_NOTES) applies in any case, unless ``align_exact``
     align: Any = 1
+    #: True when the page's ``align`` replaces the position's general alignment instead of adding to it
+    #: (a page that asks for less than the general rule, e.g. 16 bytes in UB)
+    align_exact: bool = False
+    #: products on which an optional tensor must be given (a derived rule checks it)
+    required_on: tuple[str, ...] = ()
 
     def fields(self) -> tuple[Field, ...]:
         n = self.name

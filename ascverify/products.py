@@ -36,7 +36,7 @@ class Product:
     id: str
     name: str
     arch: str
-    buffers: Mapping[str, int]
+    buffers: Mapping[str, int] = field(hash=False)
     aliases: tuple[str, ...] = ()
     vector_length: int = 256
     notes: str = ""

@@ -109,7 +109,8 @@ class BilinearInterpolation(ApiModel):
         TensorDecl("src0", "in", source=_t2("src0 and src1"), align=32),
         TensorDecl("src0Offset", "in", dtype="uint32", source=_t2("src0Offset"), align=32),
         TensorDecl("src1", "in", source=_t2("src0 and src1"), align=32),
-        TensorDecl("sharedTmpBuffer", "tmp", dtype="uint8", optional=True, source=_t2("sharedTmpBuffer"), align=32),
+        TensorDecl("sharedTmpBuffer", "tmp", dtype="uint8", optional=True, source=_t2("sharedTmpBuffer"), align=32,
+                   required_on=("atlas-a2", "atlas-a3", "atlas-inference-aicore")),
     )
     notes = (
         SpecNote("bilinear.mask-word-order", "Bitwise mask word order",
@@ -200,11 +201,6 @@ class BilinearInterpolation(ApiModel):
                               params=("hRepeat", "vRepeat", "repeatMode"))
         yield tensor_min_size(f"{p}.src0.size", "src0", lambda v, ctx: _block_elems(ctx), f"{SEED} Function Usage; {NOTES}",
                               what="one 32-byte block")
-        yield rule(f"{p}.sharedTmpBuffer.required", ("sharedTmpBuffer", "product"),
-                   lambda v, ctx: v.sharedTmpBuffer.present,
-                   "sharedTmpBuffer is required on {product}", _t2("sharedTmpBuffer"),
-                   products=("atlas-a2", "atlas-a3", "atlas-inference-aicore"), notes=("bilinear.tmp",),
-                   help="sharedTmpBuffer given")
         yield tensor_min_size(f"{p}.sharedTmpBuffer.size", "sharedTmpBuffer", _tmp_bytes_needed, _t2("sharedTmpBuffer"),
                               what="the temporary space of the page (src0.size*32 + src1.size*32 bytes on A2/A3, "
                                    "src0Offset.size*4 on the inference AI Core)",

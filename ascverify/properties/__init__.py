@@ -1,0 +1,1 @@
+"""Hypothesis strategies and invariants built from the models."""

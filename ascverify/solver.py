@@ -1,0 +1,300 @@
+"""The symbolic side: an API's rules as Z3 constraints, for synthesis and minimal explanations.
+
+`Space` holds one API's constraint space in one context (product, element types): a Z3 constant
+per field and a Boolean term per rule, each guarded by an indicator literal named after the rule
+so that unsat cores map back to rule ids (STYLE.md 9, after Z3's marco example).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import z3
+
+from .case import Case
+from .errors import InputError, did_you_mean
+from .model import ApiModel
+from .params import BoolType, EnumType, MaskArg
+from .rules import ERROR, Context, Rule, Values
+
+#: Milliseconds one solver call may take before it is abandoned.
+DEFAULT_TIMEOUT_MS = 10_000
+
+
+def _var(name: str, kind: str) -> z3.ExprRef:
+    return z3.Bool(name) if kind == "bool" else z3.Int(name)
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A field held at a value (from ``--fix name=value``)."""
+
+    field: str
+    value: Any
+    given: str
+
+    def term(self, var: z3.ExprRef) -> z3.BoolRef:
+        return var == (z3.BoolVal(bool(self.value)) if z3.is_bool(var) else z3.IntVal(int(self.value)))
+
+
+class Unsatisfiable(Exception):
+    """No case satisfies the rules together with the fixed values; ``rules`` and ``fixes`` are a minimal core."""
+
+    def __init__(self, rules: Sequence[Rule], fixes: Sequence[Fix]) -> None:
+        self.rules = list(rules)
+        self.fixes = list(fixes)
+        super().__init__(", ".join(r.id for r in self.rules))
+
+
+class Space:
+    """One API's constraint space in one context."""
+
+    def __init__(self, model: ApiModel, ctx: Context, *, include_warnings: bool = False,
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
+        self.model = model
+        self.ctx = ctx
+        self.timeout_ms = timeout_ms
+        self.vars: dict[str, z3.ExprRef] = {f.name: _var(f.name, f.type.kind) for f in model.fields}
+        self.values = Values(self.vars, ctx, model)
+        self.rules: list[Rule] = [r for r in model.rules_for(ctx.product.id)
+                                  if r.symbolic and (include_warnings or r.severity == ERROR)]
+        self.terms: dict[str, z3.BoolRef] = {}
+        for r in self.rules:
+            t = r.holds(self.values, ctx)
+            self.terms[r.id] = t if isinstance(t, z3.BoolRef) else z3.BoolVal(bool(t))
+        self.indicators: dict[str, z3.BoolRef] = {r.id: z3.Bool(f"rule:{r.id}") for r in self.rules}
+        self._domain: list[z3.BoolRef] = []
+        for f in model.fields:
+            if isinstance(f.type, EnumType):
+                v = self.vars[f.name]
+                self._domain.append(z3.And(v >= 0, v <= len(f.type.choices) - 1))
+
+    # -- solvers ----------------------------------------------------------------------------------------------
+
+    def solver(self, *, seed: int = 0, tracked: bool = False, skip: Iterable[str] = ()) -> z3.Solver:
+        """A solver holding every rule (as ``indicator -> term`` when tracked) except those in ``skip``."""
+        s = z3.Solver()
+        s.set("random_seed", seed)
+        s.set("timeout", self.timeout_ms)
+        s.add(*self._domain)
+        skip = set(skip)
+        for r in self.rules:
+            if r.id in skip:
+                continue
+            if tracked:
+                s.add(z3.Implies(self.indicators[r.id], self.terms[r.id]))
+            else:
+                s.add(self.terms[r.id])
+        return s
+
+    def is_satisfiable(self, fixes: Sequence[Fix] = ()) -> bool:
+        s = self.solver()
+        return s.check(*[f.term(self.vars[f.field]) for f in fixes]) == z3.sat
+
+    def case_from(self, m: z3.ModelRef, origin: str = "synth") -> Case:
+        """The case a Z3 model describes (fields the rules leave free take their defaults)."""
+        env = self.model.default_env()
+        for name, var in self.vars.items():
+            val = m.eval(var, model_completion=False)
+            if z3.is_true(val):
+                env[name] = True
+            elif z3.is_false(val):
+                env[name] = False
+            elif z3.is_int_value(val):
+                env[name] = val.as_long()
+        for f in self.model.fields:
+            if f.type.kind == "bool":
+                env[f.name] = bool(env[f.name])
+        _normalize(self.model, env)
+        return Case(self.model, self.ctx, env, origin=origin)
+
+    # -- explanations -----------------------------------------------------------------------------------------
+
+    def explain(self, fixes: Sequence[Fix] = (), *, extra: Mapping[str, z3.BoolRef] | None = None
+                ) -> tuple[list[Rule], list[Fix]]:
+        """A minimal set of rules and fixes that cannot hold together ([] when they can)."""
+        s = self.solver(tracked=True)
+        items: list[tuple[str, Any, z3.BoolRef]] = []
+        for r in self.rules:
+            items.append(("rule", r, self.indicators[r.id]))
+        for i, f in enumerate(fixes):
+            lit = z3.Bool(f"fix:{i}:{f.given}")
+            s.add(z3.Implies(lit, f.term(self.vars[f.field])))
+            items.append(("fix", f, lit))
+        for name, term in (extra or {}).items():
+            lit = z3.Bool(f"extra:{name}")
+            s.add(z3.Implies(lit, term))
+            items.append(("extra", name, lit))
+        lits = [lit for _, _, lit in items]
+        if s.check(*lits) != z3.unsat:
+            return [], []
+        core = set(str(c) for c in s.unsat_core())
+        current = [it for it in items if str(it[2]) in core]
+        # deletion-based minimization: drop each element whose removal keeps the set unsat
+        i = 0
+        while i < len(current):
+            trial = current[:i] + current[i + 1:]
+            if s.check(*[lit for _, _, lit in trial]) == z3.unsat:
+                core = set(str(c) for c in s.unsat_core())
+                current = [it for it in trial if str(it[2]) in core]
+                i = 0 if len(current) < len(trial) else i
+                continue
+            i += 1
+        rules = [obj for kind, obj, _ in current if kind == "rule"]
+        fixes_out = [obj for kind, obj, _ in current if kind == "fix"]
+        return rules, fixes_out
+
+    # -- sampling ---------------------------------------------------------------------------------------------
+
+    def sample(self, n: int, *, seed: int = 0, fixes: Sequence[Fix] = (), max_tries: int | None = None) -> list[Case]:
+        """Up to n distinct valid cases spread over the space (random pivots, dropped on conflict).
+
+        Each case draws a random target for every field within its feasible bounds and asks the
+        solver for a case meeting them; targets in the unsat core are dropped until it is satisfiable.
+        Raises Unsatisfiable (with a minimal core) when no valid case meets the fixes.
+        """
+        rng = random.Random(seed)
+        s = self.solver(seed=seed)
+        fix_terms = [f.term(self.vars[f.field]) for f in fixes]
+        for t in fix_terms:
+            s.add(t)
+        res = s.check()
+        if res == z3.unsat:
+            rules, fx = self.explain(fixes)
+            raise Unsatisfiable(rules, fx)
+        if res != z3.sat:
+            raise InputError(f"the solver gave up ({s.reason_unknown()}); try fewer or other --fix values")
+        fixed = {f.field for f in fixes}
+        from .domains import field_domains
+
+        domains = {name: d for name, d in field_domains(self.model, self.ctx, conditional=True).items()
+                   if name not in fixed and not d.empty and d.values_count() > 1}
+        tensor_names = {t.name for t in self.model.tensors}
+        seen: set[tuple] = set()
+        out: list[Case] = []
+        tries = 0
+        limit = max_tries if max_tries is not None else max(50, 20 * n)
+        while len(out) < n and tries < limit:
+            tries += 1
+            # arguments first, tensor placement last: on a conflict the last drawn target goes first
+            arg_fields = [k for k in domains if k.split(".")[0] not in tensor_names]
+            tensor_fields = [k for k in domains if k.split(".")[0] in tensor_names]
+            rng.shuffle(arg_fields)
+            rng.shuffle(tensor_fields)
+            order = arg_fields + tensor_fields
+            active = {}
+            for name in order:
+                d = domains[name]
+                value = d.nth(_pick(rng, 0, d.values_count() - 1))
+                active[name] = self.vars[name] == _as_term(self.vars[name], value)
+            m = None
+            for _ in range(len(active) + 1):
+                r = s.check(*active.values())
+                if r == z3.sat:
+                    m = s.model()
+                    break
+                if r != z3.unsat:
+                    break
+                core = {str(c) for c in s.unsat_core()}
+                dropped = [k for k, t in active.items() if str(t) in core]
+                if not dropped:
+                    break
+                # drop the conflicting target that was drawn last (earlier draws keep priority)
+                last = max(dropped, key=order.index)
+                del active[last]
+            if m is None:
+                continue
+            case = self.case_from(m, origin=f"synth:{len(out)}")
+            key = tuple(sorted(case.env.items()))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(case)
+        return out
+
+
+def _as_term(var: z3.ExprRef, value: int) -> z3.ExprRef:
+    return z3.BoolVal(bool(value)) if z3.is_bool(var) else z3.IntVal(value)
+
+
+def _pick(rng: random.Random, lo: int, hi: int) -> int:
+    """A target in [lo, hi]: uniform, or log-uniform over wide ranges, with the ends now and then."""
+    r = rng.random()
+    if r < 0.05:
+        return lo
+    if r < 0.10:
+        return hi
+    if hi - lo > 4096 and r < 0.55:
+        span = hi - lo
+        return lo + min(span, int(2 ** rng.uniform(0, span.bit_length())))
+    return rng.randint(lo, hi)
+
+
+def _normalize(model: ApiModel, env: dict[str, Any]) -> None:
+    """Clear fields that the case's shape leaves unused (mask fields of the other mode)."""
+    for a in model.args:
+        if isinstance(a, MaskArg):
+            n = a.name
+            if env.get(f"{n}.placeholder"):
+                continue
+            if env[f"{n}.bitwise"]:
+                env[f"{n}.count"] = 0
+                for i in range(int(env[f"{n}.nwords"]), model.mask_words):
+                    env[f"{n}.w{i}"] = 0
+            else:
+                env[f"{n}.nwords"] = 0
+                for i in range(model.mask_words):
+                    env[f"{n}.w{i}"] = 0
+
+
+# -- fixes from the command line -----------------------------------------------------------------------------------
+
+def parse_fixes(model: ApiModel, specs: Sequence[str]) -> list[Fix]:
+    """``name=value`` pairs (arguments by name, tensor keys as ``dst.addr``) as field fixes."""
+    import orjson
+
+    from .caseio import _set_arg
+    from .products import POSITIONS
+    from .rules import POSITION_NAMES
+
+    out: list[Fix] = []
+    for spec in specs:
+        if "=" not in spec:
+            raise InputError(f"expected name=value, got {spec!r}", field="--fix")
+        name, text = spec.split("=", 1)
+        name = name.strip()
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            value = text
+        if name in model.field_by_name and "." in name:
+            f = model.field_by_name[name]
+            if name.endswith(".position"):
+                if value not in POSITIONS:
+                    raise InputError(f"unknown TPosition {value!r}{did_you_mean(value, POSITIONS)}", field=f"--fix {name}")
+                out.append(Fix(name, POSITION_NAMES.index(value), spec))
+                continue
+            if isinstance(f.type, BoolType):
+                if not isinstance(value, bool):
+                    raise InputError("expected true or false", field=f"--fix {name}")
+            elif type(value) is not int:
+                raise InputError(f"expected an integer, got {value!r}", field=f"--fix {name}")
+            out.append(Fix(name, value, spec))
+            continue
+        if name in model.param_kinds and model.param_kinds[name] != "tensor":
+            env: dict[str, Any] = {}
+            try:
+                _set_arg(env, model.arg(name), value, f"--fix {name}")
+            except InputError as exc:
+                raise InputError(exc.message, field=f"--fix {name}") from None
+            for k, v in env.items():
+                if k in model.field_by_name:
+                    out.append(Fix(k, v, spec))
+            continue
+        names = [n for n in model.param_kinds if model.param_kinds[n] != "tensor"] + \
+                [f.name for f in model.fields if "." in f.name and not f.name.split(".")[0] in
+                 [a.name for a in model.args]]
+        raise InputError(f"unknown parameter {name!r} of {model.name}{did_you_mean(name, names)}", field="--fix")
+    return out
