@@ -56,6 +56,8 @@ class ApiModel:
     tensors: ClassVar[tuple[TensorDecl, ...]] = ()
     notes: ClassVar[tuple[SpecNote, ...]] = ()
     mask_words: ClassVar[int] = MASK_WORDS
+    #: semantic invariants ``f(case, seed)`` that hold on every valid case (AssertionError otherwise)
+    invariants: ClassVar[tuple[Callable[..., None], ...]] = ()
     #: other spellings of the argument names: spelling label -> {name in ``args``: name in that spelling};
     #: an argument not listed keeps its name. A case uses one spelling throughout; the rules use ``args``' names.
     arg_spellings: ClassVar[Mapping[str, Mapping[str, str]]] = {}

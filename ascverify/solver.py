@@ -70,6 +70,9 @@ class Space:
             if isinstance(f.type, EnumType):
                 v = self.vars[f.name]
                 self._domain.append(z3.And(v >= 0, v <= len(f.type.choices) - 1))
+        for a in model.args:
+            if isinstance(a, MaskArg):
+                self._domain.extend(mask_shape(self.vars, a, model.mask_words))
 
     # -- solvers ----------------------------------------------------------------------------------------------
 
@@ -213,6 +216,21 @@ class Space:
             seen.add(key)
             out.append(case)
         return out
+
+
+def mask_shape(vars: Mapping[str, z3.ExprRef], arg: MaskArg, nwords: int) -> list[z3.BoolRef]:
+    """What parsing guarantees of a mask's fields: one mode's fields at a time, words past the list's end 0."""
+    n = arg.name
+    bitwise, count, length = vars[f"{n}.bitwise"], vars[f"{n}.count"], vars[f"{n}.nwords"]
+    words = [vars[f"{n}.w{i}"] for i in range(nwords)]
+    out = [z3.Implies(bitwise, count == 0),
+           z3.Implies(z3.Not(bitwise), z3.And(length == 0, *[w == 0 for w in words])),
+           length >= 0, length <= 64]
+    out += [z3.Implies(length <= i, w == 0) for i, w in enumerate(words)]
+    placeholder = vars.get(f"{n}.placeholder")
+    if placeholder is not None:
+        out.append(z3.Implies(placeholder, z3.And(z3.Not(bitwise), count == 0)))
+    return out
 
 
 def _as_term(var: z3.ExprRef, value: int) -> z3.ExprRef:

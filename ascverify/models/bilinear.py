@@ -303,3 +303,84 @@ class BilinearInterpolation(ApiModel):
             # small integers times 1/4: products and sums of the sizes used stay exact or near in half
             return (rng.integers(-8, 9, size=t.size) / 4).astype(t.dtype.numpy)
         return None
+
+
+# -- invariants (run by ascverify.properties.invariants on valid cases) --------------------------------------------
+
+def _dst_lanes(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """dst element indices of the active and of the masked-off lanes of every vertical iteration."""
+    b = _block_elems(case.ctx)
+    V, S, R = int(case.env["vRepeat"]), int(case.env["dstBlkStride"]), int(case.env["vROffset"])
+    lanes = lane_mask(case)
+    blk, lane = np.divmod(np.arange(lanes.size), b)
+    idx = np.arange(V)[:, None] * R + (blk * S * b + lane)[None, :]
+    on = np.broadcast_to(lanes, idx.shape)
+    return idx[on], idx[~on]
+
+
+def _run(case: Case, seed: int, data: Mapping[str, np.ndarray] | None = None):
+    from ..core.run import run_case
+    from ..properties.invariants import fresh
+
+    c = fresh(case)
+    for name, arr in (data or {}).items():
+        c.set_data(name, arr)
+    return run_case(c, seed=seed, strict=True)
+
+
+def masked_lanes_untouched(case: Case, seed: int = 0) -> None:
+    """dst elements of masked-off lanes keep their old values, bit for bit."""
+    res = _run(case, seed)
+    _, off = _dst_lanes(case)
+    before = res.inputs["dst"].view(np.uint16)[off]
+    after = res.tensors["dst"].view(np.uint16)[off]
+    assert np.array_equal(before, after), "a masked-off lane of dst changed"
+
+
+def scaling_src1_scales_dst(case: Case, seed: int = 0) -> None:
+    """Doubling every src1 value doubles every active dst element exactly (power-of-two scaling commutes
+    with rounding while nothing overflows; inputs are small quarter-integers)."""
+    base = _run(case, seed)
+    inputs = {k: v.copy() for k, v in base.inputs.items()}
+    inputs["src1"] = (inputs["src1"].astype(np.float32) * 2).astype(inputs["src1"].dtype)
+    doubled = _run(case, seed, inputs)
+    on, _ = _dst_lanes(case)
+    x = base.tensors["dst"][on].astype(np.float64)
+    y = doubled.tensors["dst"][on].astype(np.float64)
+    assert np.array_equal(2 * x, y), "dst(2*src1) != 2*dst(src1)"
+
+
+def repeat_mode_equivalence(case: Case, seed: int = 0) -> None:
+    """repeatMode=true with each src1 value repeated 8 times equals repeatMode=false (checked on cases
+    drawn with repeatMode=true, whose src1 is large enough for both)."""
+    if not case.env["repeatMode"]:
+        return
+    n = int(case.env["hRepeat"]) * int(case.env["vRepeat"])
+    base = _run(case, seed)
+    per_iter = base.inputs["src1"][:n].copy()
+    inputs = {k: v.copy() for k, v in base.inputs.items()}
+    src1_true = inputs["src1"].copy()
+    src1_true[: 8 * n] = np.repeat(per_iter, 8)
+    inputs["src1"] = src1_true
+    true_mode = _run(case, seed, inputs)
+    # repeatMode=false reads src1[v*hRepeat + h]: put the per-iteration values first
+    src1_false = src1_true.copy()
+    src1_false[:n] = per_iter
+    false_mode = _run(case.with_fields(repeatMode=False), seed, {**inputs, "src1": src1_false})
+    assert np.array_equal(true_mode.tensors["dst"].view(np.uint16), false_mode.tensors["dst"].view(np.uint16)), \
+        "repeatMode=true with repeated src1 differs from repeatMode=false"
+
+
+def vertical_overlap_matches_core(case: Case, seed: int = 0) -> None:
+    """The model's vertical-overlap verdict equals the overlap the core observes between iterations' stores."""
+    from ..core.run import run_case
+    from ..properties.invariants import fresh
+
+    predicted = bool(vertical_overlap(case.values(), case.ctx))
+    res = run_case(fresh(case), seed=seed, strict=False)
+    observed = res.trace.write_overlap(case.tensor("dst").buffer)
+    assert predicted == observed, f"model says overlap={predicted}, core observed {observed}"
+
+
+BilinearInterpolation.invariants = (masked_lanes_untouched, scaling_src1_scales_dst, repeat_mode_equivalence,
+                                    vertical_overlap_matches_core)

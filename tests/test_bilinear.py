@@ -1,0 +1,257 @@
+"""BilinearInterpolation: the page's example, each rule on hand-made cases, core semantics, model/core agreement."""
+
+from __future__ import annotations
+
+import copy
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ascverify import check_case, check_cases, parse_case, read_cases, run_case, strategies
+from ascverify.models.bilinear import vertical_overlap
+from ascverify.properties.invariants import check_invariants
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpolation.json"
+
+
+def half(x: float) -> float:
+    """x rounded to IEEE half (round to nearest even), via struct's 'e' format: independent of numpy."""
+    return struct.unpack("<e", struct.pack("<e", x))[0]
+
+
+def example_case(**changes):
+    doc = json.loads(EXAMPLE.read_text())
+    for path, value in changes.items():
+        where = doc
+        keys = path.split("__")
+        for k in keys[:-1]:
+            where = where[k]
+        where[keys[-1]] = value
+    return doc
+
+
+def parse(doc):
+    return parse_case(doc, base_dir=EXAMPLE.parent)
+
+
+def broken(doc) -> set[str]:
+    return {v.id for v in check_case(parse(doc)).violations}
+
+
+# -- the page's example --------------------------------------------------------------------------------------------
+
+def test_example_is_valid_on_the_supported_products():
+    for product in ("atlas-a2", "atlas-a3", "atlas-inference-aicore", "atlas-350", "ascend-950pr"):
+        assert broken(example_case(product=product)) == set(), product
+
+
+def test_example_on_unsupported_products_breaks_support_rules():
+    for product in ("atlas-training", "atlas-200i-500-a2", "atlas-inference-vectorcore"):
+        ids = broken(example_case(product=product))
+        assert {"bilinear.product.support", "bilinear.dtype.support"} <= ids, product
+
+
+def test_example_result_reproduces_the_page():
+    """src0 = 1..512, src1 = 2..17, offsets 0, 32, ..., 992 (bytes), hRepeat = vRepeat = 2, repeatMode false.
+
+    Iteration v, horizontal step h uses src1[2v + h] and the 8 blocks at offsets (16v + 8h + b) * 32 bytes,
+    i.e. src0 elements (16v + 8h + b) * 16 + i, whose values are that index + 1. So dst[128v + j] (j = 16b + i)
+    = half(half(s0 * a) + half(s1 * c)) with a = 256v + j + 1, c = 256v + 128 + j + 1.
+    """
+    case = next(iter(read_cases(str(EXAMPLE)))).case
+    dst = run_case(case).tensors["dst"].astype(np.float64)
+    src1 = list(range(2, 18))
+    expected = []
+    for v in range(2):
+        s0, s1 = src1[2 * v], src1[2 * v + 1]
+        for j in range(128):
+            a, c = 256 * v + j + 1, 256 * v + 128 + j + 1
+            expected.append(half(half(half(s0 * a)) + half(s1 * c)))
+    assert dst.tolist() == expected
+    # the page's listed values: 389, 394, 399, 404, ..., 4096
+    assert dst[:4].tolist() == [389, 394, 399, 404]
+    assert dst[-1] == 4096
+    # spec note bilinear.example-rounding: exact 4*257 + 5*385 = 2953 is not a half; hardware gives 2952
+    assert dst[128] == 2952
+
+
+# -- rules on hand-made cases --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"args__hRepeat": 0}, {"bilinear.hRepeat.range"}),
+    ({"args__vRepeat": 0}, {"bilinear.vRepeat.range"}),
+    # 256 does not fit uint8; and 8*256*2 offsets, 256*2 src1 values would be read (the data has 32 offsets)
+    ({"args__hRepeat": 256}, {"bilinear.hRepeat.range", "bilinear.hRepeat.type", "bilinear.src0Offset.size",
+                              "bilinear.src1.size", "bilinear.src0Offset.values"}),
+    # 65535: the page's [128, 65535) refuses it (spec note vROffset-max); 65535 is not a multiple of 16 either
+    ({"args__vROffset": 65535}, {"bilinear.vROffset.range", "bilinear.vROffset.align", "bilinear.dst.size"}),
+    # 120 < 128 and 120*2 = 240 bytes is not a multiple of 32; iteration 1 starts at element 120, inside
+    # iteration 0's last block [112, 128)
+    ({"args__vROffset": 120}, {"bilinear.vROffset.range", "bilinear.vROffset.align", "bilinear.dst.vertical_overlap"}),
+    # 144 is legal, but iteration 1 then ends at 144 + 128 = 272 elements > 256
+    ({"args__vROffset": 144}, {"bilinear.dst.size"}),
+    ({"args__dstBlkStride": 0}, {"bilinear.dstBlkStride.nonzero"}),
+    # dstBlkStride 8: block 1 of iteration 0 starts at element 128 = iteration 1's start (and dst too small)
+    ({"args__dstBlkStride": 8}, {"bilinear.dst.vertical_overlap", "bilinear.dst.size"}),
+    ({"args__mask": 0}, {"bilinear.mask.count.range"}),
+    ({"args__mask": 129}, {"bilinear.mask.count.range"}),
+    ({"args__mask": [0, 0]}, {"bilinear.mask.words.nonzero"}),
+    ({"args__mask": [1]}, {"bilinear.mask.words.count"}),
+    ({"args__mask": [1, 2, 3]}, {"bilinear.mask.words.count"}),
+    ({"tensors__dst__addr": 16}, {"bilinear.dst.align", "bilinear.dst.src0.disjoint"}),
+    ({"tensors__src1__addr": 1600}, {"bilinear.src1.src0Offset.disjoint"}),
+    ({"tensors__src1__size": 3}, {"bilinear.src1.size"}),  # hRepeat*vRepeat = 4 values are read
+    # 8*2*2 = 32 offsets are read; with 31 given, the contents rule also says one is missing
+    ({"tensors__src0Offset__size": 31, "tensors__src0Offset__data": list(range(0, 992, 32))},
+     {"bilinear.src0Offset.size", "bilinear.src0Offset.values"}),
+    ({"tensors__dst__size": 255}, {"bilinear.dst.size"}),
+    ({"tensors__sharedTmpBuffer__size": 16895}, {"bilinear.sharedTmpBuffer.size"}),  # 512*32 + 16*32 = 16896
+    ({"tensors__src1__dtype": "float"}, {"bilinear.src1.dtype"}),
+    ({"tensors__dst__position": "A1"}, {"bilinear.dst.position"}),
+    # UB is 192 KiB = 196608 bytes on atlas-a2: a tensor ending one byte past it is out of bounds
+    ({"tensors__sharedTmpBuffer__addr": 196608 - 16896 + 32}, {"bilinear.sharedTmpBuffer.bounds"}),
+])
+def test_each_rule_fires_on_its_case(changes, expected):
+    assert broken(example_case(**changes)) == expected
+
+
+def test_repeat_mode_true_needs_eight_src1_values_per_iteration():
+    # 8 * hRepeat * vRepeat = 32 values; src1 has 16
+    assert broken(example_case(args__repeatMode=True)) == {"bilinear.src1.size"}
+
+
+def test_tmp_buffer_rules_per_product():
+    doc = example_case(product="atlas-350")
+    del doc["tensors"]["sharedTmpBuffer"]
+    assert broken(doc) == set()  # no temporary space needed on Atlas 350
+    doc["product"] = "atlas-a2"
+    assert broken(doc) == {"bilinear.sharedTmpBuffer.required"}
+    # inference AI Core needs src0Offset.size * 4 = 128 bytes only
+    ok = example_case(product="atlas-inference-aicore", tensors__sharedTmpBuffer__size=128)
+    assert broken(ok) == set()
+    assert broken(example_case(product="atlas-inference-aicore", tensors__sharedTmpBuffer__size=127)) == \
+        {"bilinear.sharedTmpBuffer.size"}
+
+
+def test_src0_offset_contents_are_checked_only_with_data():
+    doc = example_case()
+    doc["tensors"]["src0Offset"]["data"] = [0, 32, 64, 1000] + list(range(128, 1024, 32))
+    result = check_case(parse(doc))
+    assert [v.id for v in result.violations] == ["bilinear.src0Offset.values"]
+    assert "src0Offset[3]=1000" in result.violations[0].message
+    doc["tensors"]["src0Offset"]["data"] = list(range(0, 1024, 32))[:-1] + [1024]  # 1024 + 32 > 1024 bytes
+    assert broken(doc) == {"bilinear.src0Offset.values"}
+    del doc["tensors"]["src0Offset"]["data"]
+    result = check_case(parse(doc))
+    assert result.valid and [u.rule_id for u in result.unchecked] == ["bilinear.src0Offset.values"]
+
+
+@pytest.mark.parametrize("r, s, v, collide", [
+    (128, 1, 2, False),   # iteration 1 starts right after iteration 0's 8 contiguous blocks
+    (128, 8, 2, True),    # iteration 0 block 1 at element 128 = iteration 1 block 0
+    (144, 3, 2, True),    # in 16-element blocks: it.0 at 0, 3, ..., 21; it.1 at 9, 12, ...: 9 = 3*3
+    (144, 2, 2, False),   # it.0 at even blocks 0..14, it.1 at odd blocks 9..23
+    (1024, 16, 2, False),  # it.0 spans blocks 0..112 step 16, it.1 starts at 64: 64 = 4*16 -> collides?
+])
+def test_vertical_overlap_formula(r, s, v, collide):
+    # last row: it.1 starts at block 1024/16 = 64 = block 4 of it.0 (4*16): they do collide; the brute force
+    # below is the independent reference, the literal flags are hand-reasoned for the first four rows
+    blocks = [{it * r // 16 + b * s for b in range(8)} for it in range(v)]
+    brute = any(blocks[i] & blocks[j] for i in range(v) for j in range(i + 1, v))
+    if (r, s) != (1024, 16):
+        assert brute == collide
+    else:
+        assert brute
+    case = parse(example_case(args__vROffset=r, args__dstBlkStride=s, args__vRepeat=v, args__hRepeat=1,
+                              tensors__dst__addr=100000, tensors__dst__size=4096))
+    assert bool(vertical_overlap(case.values(), case.ctx)) == brute
+
+
+def test_vertical_overlap_exact_against_brute_force():
+    """The rule's verdict equals a brute-force set intersection for every small combination."""
+    for r in range(128, 400, 16):
+        for s in range(1, 30):
+            for v in (2, 3, 5):
+                blocks = [{it * r // 16 + b * s for b in range(8)} for it in range(v)]
+                brute = any(blocks[i] & blocks[j] for i in range(v) for j in range(i + 1, v))
+                case = parse(example_case(**{**{"args__vROffset": r, "args__dstBlkStride": s, "args__vRepeat": v,
+                                                "tensors__dst__addr": 100000, "tensors__dst__size": 40000,
+                                                "args__hRepeat": 1}}))
+                assert bool(vertical_overlap(case.values(), case.ctx)) == brute, (r, s, v)
+
+
+# -- core semantics ------------------------------------------------------------------------------------------------
+
+def test_bitwise_mask_word_order():
+    """mask[0] holds the low 64 lanes: [8, 0] writes lane 3 only (the 4th element), [0, 8] lane 67."""
+    for mask, lane in (([8, 0], 3), ([0, 8], 67)):
+        doc = example_case(args__mask=mask)
+        doc["tensors"]["dst"]["data"] = [-1.0] * 256
+        res = run_case(parse(doc))
+        changed = np.flatnonzero(res.tensors["dst"] != -1.0)
+        assert changed.tolist() == [lane, 128 + lane], mask
+
+
+def test_contiguous_mask_writes_leading_lanes():
+    doc = example_case(args__mask=20)
+    doc["tensors"]["dst"]["data"] = [-1.0] * 256
+    res = run_case(parse(doc))
+    changed = np.flatnonzero(res.tensors["dst"] != -1.0)
+    assert changed.tolist() == list(range(20)) + list(range(128, 148))
+
+
+def test_dst_is_overwritten_not_accumulated():
+    doc = example_case()
+    doc["tensors"]["dst"]["data"] = [1000.0] * 256
+    assert run_case(parse(doc)).tensors["dst"][0] == 389  # not 1389
+
+
+def test_core_faults_on_bad_offsets_and_overlap():
+    doc = example_case()
+    doc["tensors"]["src0Offset"]["data"] = [16] + list(range(32, 1024, 32))  # misaligned block
+    res = run_case(parse(doc), strict=False)
+    assert [f.kind for f in res.faults] == ["misaligned"]
+    doc = example_case(args__dstBlkStride=8, tensors__dst__size=2048)
+    res = run_case(parse(doc), strict=False)
+    assert "overlap" in {f.kind for f in res.faults}
+
+
+def test_dst_over_sources_is_a_core_hazard():
+    """dst placed on src1: iteration 0 stores over src1 values iteration 1 still reads."""
+    doc = example_case(tensors__dst__addr=1664, tensors__src1__addr=1664 + 128)
+    assert "bilinear.dst.src1.disjoint" in broken(doc)
+    doc["tensors"]["src1"]["addr"] = 1664  # src1 inside dst's first block
+    doc["tensors"]["sharedTmpBuffer"]["addr"] = 4096
+    res = run_case(parse(doc), strict=False)
+    assert "hazard" in {f.kind for f in res.faults}
+
+
+# -- model against core, on drawn cases ----------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strategies.cases("BilinearInterpolation"), st.integers(0, 2**16))
+def test_invariants_hold_on_valid_cases(case, seed):
+    check_invariants(case, seed)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(strategies.invalid_cases("BilinearInterpolation", "bilinear.dst.vertical_overlap"))
+def test_overlap_verdict_matches_core_on_invalid_cases(case):
+    from ascverify.models.bilinear import vertical_overlap_matches_core
+
+    assert [v.id for v in check_case(case).violations] == ["bilinear.dst.vertical_overlap"]
+    vertical_overlap_matches_core(case)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(128, 2000).map(lambda x: x // 16 * 16), st.integers(0, 40), st.integers(1, 6))
+def test_overlap_verdict_matches_core_on_arbitrary_arguments(r, s, v):
+    from ascverify.models.bilinear import vertical_overlap_matches_core
+
+    doc = example_case(args__vROffset=r, args__dstBlkStride=s, args__vRepeat=v, args__hRepeat=1,
+                       tensors__dst__addr=65536, tensors__dst__size=60000)
+    vertical_overlap_matches_core(parse(doc))

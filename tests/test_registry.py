@@ -1,0 +1,170 @@
+"""Tests that grow with the registry: every registered API gets them without writing any (STYLE.md 7)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import z3
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ascverify import apis, check_case, check_cases
+from ascverify.case import Case
+from ascverify.checker import columns
+from ascverify.dtypes import DTYPE_NAMES
+from ascverify.params import BoolType, EnumType
+from ascverify.products import PRODUCT_IDS
+from ascverify.properties.invariants import check_invariants
+from ascverify.rules import Values
+from ascverify import strategies
+
+MODELS = apis()
+IDS = [m.name for m in MODELS]
+SEEDS = ("000_f2fe3f8fa92b9dd9.txt", "001_fa274d527d3e292b.txt", "002_70a359bc6af47a68.txt",
+         "003_6cb328d34acb8cee.txt", "004_2ad9555534615f32.txt", "HARDWARE_NOTES.md")
+def slow(n: int) -> settings:
+    return settings(max_examples=n, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_model_is_complete(model):
+    assert model.support and model.notes and model.summary
+    assert re.fullmatch(r"[a-z0-9_]+", model.prefix)
+    for r in model.rules:
+        assert any(s in r.source for s in SEEDS), f"{r.id} cites no seed page or HARDWARE_NOTES section"
+        assert r.severity in ("error", "warning")
+    for note in model.notes:
+        assert note.reading and note.why and note.sources, note.id
+        for rid in note.rules:
+            assert rid in model.rule_by_id, f"note {note.id} names unknown rule {rid}"
+    assert model.invariants, "a model lists its semantic invariants"
+    for cls_method in ("execute", "footprint"):
+        assert getattr(type(model), cls_method) is not getattr(type(model).__mro__[-2], cls_method, None)
+
+
+def _raw_env(draw, model, ctx):
+    """Field values that need not be valid: domain-ish values, type boundaries and just outside them."""
+    env = {}
+    for f in model.fields:
+        if isinstance(f.type, BoolType):
+            env[f.name] = draw(st.booleans())
+        elif isinstance(f.type, EnumType):
+            env[f.name] = draw(st.integers(0, len(f.type.choices) - 1))
+        else:
+            lo, hi = f.type.lo, f.type.hi
+            env[f.name] = draw(st.one_of(
+                st.integers(lo, min(hi, lo + 300)), st.integers(lo, hi), st.sampled_from([lo, hi, lo - 1, hi + 1]),
+                st.integers(0, 70000).map(lambda x: x // 16 * 16)))
+    return env
+
+
+@st.composite
+def raw_cases(draw, model):
+    product = draw(st.sampled_from(PRODUCT_IDS))
+    supported = model.support.get(product) or tuple(sorted({t for ts in model.support.values() for t in ts}))
+    dtype = draw(st.sampled_from(supported))
+    ctx = model.context(product, dtype)
+    return Case(model, ctx, _raw_env(draw, model, ctx), origin="raw")
+
+
+def any_case(model):
+    return st.one_of(raw_cases(model), strategies.cases(model))
+
+
+_z3_terms: dict = {}
+
+
+def _z3_verdicts(case):
+    key = (case.model.name, case.ctx.key)
+    if key not in _z3_terms:
+        model, ctx = case.model, case.ctx
+        zvars = {f.name: (z3.Bool(f.name) if f.type.kind == "bool" else z3.Int(f.name)) for f in model.fields}
+        v = Values(zvars, ctx, model)
+        terms = {}
+        for r in model.rules_for(ctx.product.id):
+            if r.symbolic:
+                t = r.holds(v, ctx)
+                terms[r.id] = t if isinstance(t, z3.BoolRef) else z3.BoolVal(bool(t))
+        _z3_terms[key] = (zvars, terms)
+    zvars, terms = _z3_terms[key]
+    subst = [(var, z3.BoolVal(bool(case.env[n])) if z3.is_bool(var) else z3.IntVal(int(case.env[n])))
+             for n, var in zvars.items()]
+    out = {}
+    for rid, term in terms.items():
+        t = z3.simplify(z3.substitute(term, *subst))
+        if not (z3.is_true(t) or z3.is_false(t)):  # quantifiers: decide with the solver
+            s = z3.Solver()
+            s.add(t)
+            t = z3.BoolVal(s.check() == z3.sat)
+        out[rid] = z3.is_true(t)
+    return out
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_concrete_and_z3_evaluations_agree(model):
+    @slow(60)
+    @given(any_case(model))
+    def check(case):
+        v = case.values()
+        z = _z3_verdicts(case)
+        for r in case.model.rules_for(case.product):
+            if r.symbolic:
+                assert bool(r.holds(v, case.ctx)) == z[r.id], r.id
+    check()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_batched_and_scalar_checks_agree(model):
+    @slow(15)
+    @given(st.lists(any_case(model), min_size=1, max_size=12))
+    def check(cases):
+        batched = check_cases(cases)
+        for c, b in zip(cases, batched):
+            s = check_case(c)
+            assert [x.id for x in s.violations] == [x.id for x in b.violations]
+            assert [x.message for x in s.violations] == [x.message for x in b.violations]
+            assert [x.id for x in s.warnings] == [x.id for x in b.warnings]
+    check()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_strategy_cases_are_valid_by_construction(model):
+    """The construction alone (without the final check) gives valid cases nearly always."""
+    seen = []
+
+    @slow(100)
+    @given(strategies.raw_cases(model))
+    def check(case):
+        seen.append(check_case(case).valid)
+    check()
+    assert sum(seen) >= 0.9 * len(seen), f"only {sum(seen)} of {len(seen)} constructed cases are valid"
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_valid_cases_satisfy_invariants(model):
+    @slow(25)
+    @given(strategies.cases(model), st.integers(0, 1000))
+    def check(case, seed):
+        check_invariants(case, seed)
+    check()
+
+
+def _breakable_rules(model, product):
+    return [r.id for r in model.rules_for(product) if r.symbolic and r.severity == "error"
+            and not r.id.endswith(".support")]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_invalid_cases_break_exactly_their_rule(model):
+    @slow(20)
+    @given(st.data())
+    def check(data):
+        case = data.draw(strategies.cases(model))
+        rule = data.draw(st.sampled_from(_breakable_rules(model, case.product)))
+        broken = strategies.breaking(case, rule)
+        if broken is None:  # cannot be broken alone on this product/type: lint's business
+            return
+        assert [v.id for v in check_case(broken).violations] == [rule]
+    check()
