@@ -134,22 +134,22 @@ def check_case(case: Case, *, file: str = "", index: int = 0) -> Result:
 def columns(cases: Sequence[Case]) -> dict[str, np.ndarray]:
     """The cases' fields as numpy columns (one array per field)."""
     model = cases[0].model
+    envs = [c.env for c in cases]
     cols: dict[str, np.ndarray] = {}
     for f in model.fields:
-        values = [c.env[f.name] for c in cases]
+        name = f.name
+        values = [e[name] for e in envs]
         if f.type.kind == "bool":
-            cols[f.name] = np.array(values, dtype=bool)
+            cols[name] = np.array(values, dtype=bool)
             continue
-        arr = np.array(values, dtype=object)
         try:
-            lo, hi = min(values), max(values)
-        except TypeError:  # pragma: no cover - parse guarantees ints
-            cols[f.name] = arr
+            arr = np.array(values, dtype=np.int64)
+        except OverflowError:
+            cols[name] = np.array(values, dtype=object)
             continue
-        if -INT64_SAFE < lo and hi < INT64_SAFE:
-            cols[f.name] = np.array(values, dtype=np.int64)
-        else:
-            cols[f.name] = arr
+        if arr.size and (arr.min() <= -INT64_SAFE or arr.max() >= INT64_SAFE):
+            arr = np.array(values, dtype=object)
+        cols[name] = arr
     return cols
 
 

@@ -176,17 +176,16 @@ class Rule:
     def explain(self, v: Values, ctx: Context, extra: Mapping[str, Any] | None = None) -> str:
         """The message for concrete values."""
         env: dict[str, Any] = {"product": ctx.product.id, "dtype": ctx.dtype.name}
-        for p in self.params:
-            if p in ("product", "dtype"):
-                continue
-            try:
-                env[p] = getattr(v, p)
-            except AttributeError:
-                pass
         if self.facts is not None:
             env.update(self.facts(v, ctx))
         if extra:
             env.update(extra)
+        for name in _template_names(self.message):
+            if name not in env:
+                try:
+                    env[name] = getattr(v, name)
+                except AttributeError:
+                    pass
         try:
             return self.message.format(**env)
         except (KeyError, AttributeError, IndexError, ValueError) as exc:  # a model bug, kept visible
@@ -198,6 +197,25 @@ class Rule:
 
     def __repr__(self) -> str:
         return f"<Rule {self.id}>"
+
+
+_TEMPLATE_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def _template_names(template: str) -> tuple[str, ...]:
+    """The root names a message template refers to (``{dst.addr}`` -> ``dst``)."""
+    got = _TEMPLATE_NAMES.get(template)
+    if got is None:
+        import string
+
+        names = []
+        for _, field_name, _, _ in string.Formatter().parse(template):
+            if field_name:
+                root = field_name.split(".")[0].split("[")[0]
+                if root not in names:
+                    names.append(root)
+        got = _TEMPLATE_NAMES[template] = tuple(names)
+    return got
 
 
 def _const(x: Any, ctx: Context) -> Any:

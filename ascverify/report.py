@@ -1,0 +1,131 @@
+"""Formatting check results: compiler-style text lines and the one JSON document of ``check``.
+
+Text (one line per finding; ``FILE:case N`` locates the case, N counting from 0):
+
+    FILE:case N: error: [rule-id] message (source)
+    FILE:case N: warning: [rule-id] message (source)
+    FILE:case N: note: not checked: [rule-id] reason
+    FILE:case N: field: message           (the case could not be read)
+    FILE: message                          (the file could not be read)
+
+Findings go to standard output, input errors and the summary to standard error. These functions
+build plain strings (no rich objects, no per-case I/O): the caller joins and writes them at once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import orjson
+
+from .checker import Result
+from .errors import InputError
+
+#: Output formats of ``check`` (and the listing commands); tests iterate over this tuple.
+FORMATS: tuple[str, ...] = ("text", "json")
+
+
+#: Characters that break a line (for `str.splitlines` or a terminal): control characters and separators.
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` on a single line (a message never spans lines, whatever a user's file holds)."""
+    if _BREAKS.search(text) is None:
+        return text
+    return _BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def location(file: str, index: int | None) -> str:
+    """``FILE:case N``, or ``FILE`` for a problem with the file as a whole."""
+    return file if index is None else f"{file}:case {index}"
+
+
+def bare_error(exc: InputError, *locations: str) -> InputError:
+    """The error without a location that repeats one of ``locations`` (kept: any other location)."""
+    where = exc.where
+    for loc in locations:
+        if where == loc:
+            where = ""
+            break
+        if loc and where.startswith(loc + ": "):
+            where = where[len(loc) + 2:]
+            break
+    return InputError(exc.message, where=where, field=exc.field)
+
+
+def error_line(file: str, index: int | None, exc: InputError) -> str:
+    """The one line for an input that could not be read."""
+    return one_line(f"{location(file, index)}: {exc.line()}")
+
+
+def result_lines(r: Result, *, verbose: bool = False) -> list[str]:
+    """The text lines of a readable case: errors, warnings, then rules not checked.
+
+    A valid case prints nothing but its warnings, unless ``verbose`` (then an ``ok`` line and its
+    notes). The caller prints an unreadable case with `error_line`.
+    """
+    loc = location(r.file, r.index)
+    out: list[str] = []
+    for v in r.violations:
+        out.append(f"{loc}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
+    for v in r.warnings:
+        out.append(f"{loc}: warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
+    if r.violations or verbose:
+        for u in r.unchecked:
+            out.append(f"{loc}: note: not checked: [{u.rule_id}] {one_line(u.reason)}")
+    if verbose and not r.violations and r.case is not None:
+        out.insert(0, f"{loc}: ok ({r.case.model.name} on {r.case.product})")
+    return out
+
+
+@dataclass
+class Counts:
+    """How many cases were valid, broke a rule, or could not be read."""
+
+    valid: int = 0
+    invalid: int = 0
+    unreadable: int = 0
+
+    def add(self, r: Result) -> None:
+        if r.error is not None:
+            self.unreadable += 1
+        elif r.violations:
+            self.invalid += 1
+        else:
+            self.valid += 1
+
+    @property
+    def total(self) -> int:
+        return self.valid + self.invalid + self.unreadable
+
+    def summary(self) -> str:
+        """``N cases: A valid, B invalid, C unreadable`` (an unreadable file counts as one)."""
+        word = "case" if self.total == 1 else "cases"
+        return f"{self.total} {word}: {self.valid} valid, {self.invalid} invalid, {self.unreadable} unreadable"
+
+    @property
+    def exit_code(self) -> int:
+        """0 every case valid, 1 some case breaks a rule, 2 some input could not be read."""
+        if self.unreadable:
+            return 2
+        return 1 if self.invalid else 0
+
+
+def json_document(results: Iterable[Result]) -> str:
+    """``{"results": [...]}`` with one entry per case (`Result.to_json`), as one string."""
+    return orjson.dumps({"results": [r.to_json() for r in results]}, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def table_text(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Plain left-aligned columns separated by two spaces (for pipes and files)."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+    lines = []
+    for row in (headers, *rows):
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    return "\n".join(lines) + "\n"

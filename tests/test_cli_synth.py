@@ -1,0 +1,56 @@
+"""`ascverify synth`: distinct valid cases as JSON Lines; conflicts named with a minimal core."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from ascverify.cli import main
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_synth_writes_distinct_valid_cases(tmp_path):
+    out = tmp_path / "cases.jsonl"
+    r = invoke("synth", "BilinearInterpolation", "--product", "atlas-a3", "-n", "6", "--seed", "4", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    lines = out.read_text().splitlines()
+    assert len(lines) == 6 and len(set(lines)) == 6
+    assert all(json.loads(line)["product"] == "atlas-a3" for line in lines)
+    checked = invoke("check", str(out))
+    assert checked.exit_code == 0, checked.output
+
+
+def test_synth_with_fixes_keeps_them():
+    r = invoke("synth", "BilinearInterpolation", "--product", "atlas-a2", "-n", "3", "--fix", "hRepeat=7",
+               "--fix", "mask=[255,0]")
+    assert r.exit_code == 0, r.output
+    for line in r.stdout.splitlines():
+        doc = json.loads(line)
+        assert doc["args"]["hRepeat"] == 7 and doc["args"]["mask"] == [255, 0]
+
+
+def test_synth_names_the_conflicting_rules():
+    # vROffset 128 (8 blocks) with blocks 8 apart: iteration 1 starts on iteration 0's block 1
+    r = invoke("synth", "BilinearInterpolation", "--product", "atlas-a2", "--fix", "vROffset=128",
+               "--fix", "dstBlkStride=8", "--fix", "vRepeat=2")
+    assert r.exit_code == 1
+    assert "[bilinear.dst.vertical_overlap]" in r.stdout and "000_f2fe3f8fa92b9dd9.txt Restrictions" in r.stdout
+    assert "fix dstBlkStride=8" in r.stdout
+
+
+def test_synth_on_an_unsupported_product_says_so():
+    r = invoke("synth", "BilinearInterpolation", "--product", "atlas-training")
+    assert r.exit_code == 1 and "[bilinear.product.support]" in r.stdout
+
+
+def test_synth_input_errors_exit_2():
+    for args in (["BilinearInterpolaton", "--product", "atlas-a2"], ["BilinearInterpolation", "--product", "atlas-a9"],
+                 ["BilinearInterpolation", "--product", "atlas-a2", "--fix", "hRepet=1"],
+                 ["BilinearInterpolation", "--product", "atlas-a2", "--dtype", "halff"]):
+        r = CliRunner().invoke(main, ["synth", *args])
+        assert r.exit_code == 2, (args, r.output)
+        assert "Traceback" not in r.output and "did you mean" in r.output

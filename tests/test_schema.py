@@ -1,0 +1,205 @@
+"""The published JSON Schema against caseio, the reader that `check` uses."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from ascverify.caseio import parse_case
+from ascverify.errors import InputError
+from ascverify.params import ABS_MAX, ABS_MIN, MaskArg
+from ascverify.registry import api_names, apis
+from ascverify.schema import case_schema, validate
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpolation.json"
+EX = json.loads(EXAMPLE.read_text())
+
+
+def caseio_error(doc: Any) -> str | None:
+    """caseio's verdict on one case: parse it, then load its inline data (parse defers that to first use)."""
+    try:
+        case = parse_case(doc, base_dir=EXAMPLE.parent)
+        for name in case.data_sources:
+            case.data(name)
+    except InputError as exc:
+        return exc.line()
+    return None
+
+
+def variant(**changes: Any) -> dict:
+    """The example with dotted paths set (``args.hRepeat``) or deleted (value ``...``)."""
+    doc = copy.deepcopy(EX)
+    for dotted, value in changes.items():
+        *parents, last = dotted.split("__")
+        node = doc
+        for p in parents:
+            node = node[p]
+        if value is ...:
+            del node[last]
+        else:
+            node[last] = value
+    return doc
+
+
+def test_schema_is_a_valid_draft_2020_12_schema():
+    Draft202012Validator.check_schema(case_schema())
+    assert case_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_example_validates():
+    assert validate(EX) == []
+    assert validate([EX, EX]) == []
+    assert caseio_error(EX) is None
+
+
+@pytest.mark.parametrize("model", apis(), ids=lambda m: m.name)
+def test_schema_covers_every_registered_api(model):
+    defs = case_schema()["$defs"]
+    assert set(api_names()) <= set(defs["case"]["properties"]["api"]["enum"])
+    sub = defs[f"api:{model.name}"]["properties"]
+    assert list(sub["args"]["properties"]) == [a.name for a in model.args]
+    assert list(sub["tensors"]["properties"]) == [t.name for t in model.tensors]
+    assert sorted(sub["tensors"]["required"]) == sorted(t.name for t in model.tensors if not t.optional)
+    for a in model.args:
+        prop = sub["args"]["properties"][a.name]
+        if isinstance(a, MaskArg):
+            assert {b.get("type") for b in prop["anyOf"]} == {None, "array"}
+        elif a.type.kind == "int":
+            # read any 64-bit value; the C type's own range is a rule (exit 1), not a read error
+            assert (prop["minimum"], prop["maximum"]) == (-(2**63), 2**64 - 1) == (ABS_MIN, ABS_MAX)
+
+
+# Structurally wrong: (id, document, JSON path the schema must name, field caseio must name)
+WRONG = [
+    ("top-level-number", 42, "$", ""),
+    ("case-is-list-of-numbers", [[1, 2, 3]], "$[0]", ""),
+    ("unknown-api", variant(api="BilinearInterpolaton"), "$.api", "api"),
+    ("unknown-product", variant(product="atlas-a22"), "$.product", "product"),
+    ("unknown-dtype", variant(dtype="halff"), "$.dtype", "dtype"),
+    ("unknown-tensor-dtype", variant(tensors__dst__dtype="flaot"), "$.tensors.dst.dtype", "tensors.dst.dtype"),
+    ("unknown-argument", variant(args__hRepet=2), "$.args", "args.hRepet"),
+    ("unknown-tensor", variant(tensors__dts={"addr": 0, "size": 16}), "$.tensors", "tensors.dts"),
+    ("unknown-tensor-key", variant(tensors__dst__adr=0), "$.tensors.dst", "tensors.dst.adr"),
+    ("unknown-case-key", variant(prodcut="atlas-a2"), "$", "prodcut"),
+    ("missing-argument", variant(args__vRepeat=...), "$.args", "args.vRepeat"),
+    ("missing-tensor", variant(tensors__src1=...), "$.tensors", "tensors.src1"),
+    ("missing-addr", variant(tensors__dst__addr=...), "$.tensors.dst", "tensors.dst.addr"),
+    ("missing-product", variant(product=...), "$", "product"),
+    ("string-for-int", variant(args__hRepeat="2"), "$.args.hRepeat", "args.hRepeat"),
+    ("bool-for-int", variant(args__hRepeat=True), "$.args.hRepeat", "args.hRepeat"),
+    ("float-for-int", variant(args__hRepeat=1.5), "$.args.hRepeat", "args.hRepeat"),
+    ("integral-float-for-int", variant(args__hRepeat=2.0), "$.args.hRepeat", "args.hRepeat"),
+    ("null-for-int", variant(args__hRepeat=None), "$.args.hRepeat", "args.hRepeat"),
+    ("int-for-bool", variant(args__repeatMode=1), "$.args.repeatMode", "args.repeatMode"),
+    ("huge-integer", variant(args__hRepeat=10**30), "$.args.hRepeat", "args.hRepeat"),
+    ("huge-as-orjson-reads-it", variant(args__hRepeat=1e30), "$.args.hRepeat", "args.hRepeat"),
+    ("huge-negative", variant(tensors__dst__addr=-10**20), "$.tensors.dst.addr", "tensors.dst.addr"),
+    ("just-beyond-uint64", variant(args__vROffset=2**64), "$.args.vROffset", "args.vROffset"),
+    ("mask-bool", variant(args__mask=True), "$.args.mask", "args.mask"),
+    ("mask-word-string", variant(args__mask=[0, "8"]), "$.args.mask[1]", "args.mask[1]"),
+    ("position-number", variant(tensors__dst__position=2), "$.tensors.dst.position", "tensors.dst.position"),
+    ("unknown-position", variant(tensors__dst__position="VECOTU"), "$.tensors.dst.position", "tensors.dst.position"),
+    ("tensor-not-object", variant(tensors__dst=[0, 256]), "$.tensors.dst", "tensors.dst"),
+    ("data-with-string", variant(tensors__src1__data=[2, "3"]), "$.tensors.src1.data[1]", "tensors.src1.data[1]"),
+    ("data-nested-list", variant(tensors__src1__data=[[2]]), "$.tensors.src1.data[0]", "tensors.src1.data[0]"),
+    ("data-object", variant(tensors__src1__data={"v": 2}), "$.tensors.src1.data", "tensors.src1.data"),
+    ("args-not-object", variant(args=[128, 2]), "$.args", "args"),
+]
+
+
+@pytest.mark.parametrize("doc, path, field", [w[1:] for w in WRONG], ids=[w[0] for w in WRONG])
+def test_structurally_wrong_rejected_by_both(doc, path, field):
+    problems = validate(doc)
+    assert any(p.startswith(path + ": ") for p in problems), problems
+    one = doc[0] if isinstance(doc, list) else doc
+    err = caseio_error(one)
+    assert err is not None
+    assert err.startswith(f"{field}: ") if field else ":" not in err.split(" ")[0], err
+
+
+# Readable cases built by hand (each may still break rules: readable is not valid)
+RIGHT = [
+    ("example", EX),
+    ("bitwise-mask", variant(args__mask=[0, 8])),
+    ("one-word-mask", variant(args__mask=[2**64 - 1])),
+    ("repeat-mode", variant(args__repeatMode=True, args__hRepeat=1, tensors__src1__data=[2] * 8)),
+    ("product-alias", variant(product="ascend-950pr", tensors__sharedTmpBuffer=...)),
+    ("dtype-alias", variant(dtype="float16", tensors__src0Offset__dtype="uint32_t")),
+    ("no-dtype-no-position", variant(dtype=..., tensors__dst__position=..., tensors__src1__data=...)),
+    ("out-of-c-range-values", variant(args__hRepeat=2**64 - 1, args__vROffset=-(2**63), tensors__dst__addr=2**40)),
+    ("other-position", variant(tensors__dst__position="A1", product="atlas-inference-aicore")),
+    ("empty-args-values", variant(args__mask=[], args__dstBlkStride=0, name="empty mask", comment="breaks rules")),
+    ("float-data", variant(tensors__src1__data=[0.5, -1.25, 3], tensors__src0Offset__data=[0, 32])),
+    ("data-file", variant(tensors__src1__data="bilinear_src0.npy", tensors__src1__size=512)),
+]
+
+
+@pytest.mark.parametrize("doc", [r[1] for r in RIGHT], ids=[r[0] for r in RIGHT])
+def test_readable_cases_accepted_by_both(doc):
+    assert validate(doc) == []
+    assert caseio_error(doc) is None
+
+
+def test_list_of_cases():
+    docs = [r[1] for r in RIGHT]
+    assert validate(docs) == []
+    bad = docs + [variant(args__hRepeat="2")]
+    assert validate(bad) == [f"$[{len(docs)}].args.hRepeat: '2' is not of type 'integer'"]
+
+
+# -- property: caseio and the schema agree on every value in every non-data position ---------------------------
+
+def _positions(doc: Any, path: tuple = ()) -> list[tuple]:
+    out = [path] if path else []
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k != "data":
+                out += _positions(v, path + (k,))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += _positions(v, path + (i,))
+    return out
+
+
+POSITIONS = _positions(EX)
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**66), 2**66) | st.floats(allow_nan=False) | st.text(max_size=6)
+    | st.sampled_from([0, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 2.0, "VECIN", "half", "uint32", "atlas-a2"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["addr", "size", "x"]), inner, max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(path=st.sampled_from(POSITIONS), value=values, delete=st.booleans())
+def test_schema_and_caseio_agree(path, value, delete):
+    doc = copy.deepcopy(EX)
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    if delete and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    problems = validate(doc)
+    try:
+        parse_case(doc)
+        accepted = True
+    except InputError:
+        accepted = False
+    assert accepted == (problems == []), problems
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=values)
+def test_data_the_schema_refuses_caseio_refuses(data):
+    # the schema cannot see files nor element types, so only this direction holds for data
+    doc = variant(tensors__src1__data=data)
+    if validate(doc):
+        assert caseio_error(doc) is not None
