@@ -68,6 +68,8 @@ class Case:
         """An argument's concrete value: int/bool, enum name, or for a mask (count | list of words)."""
         decl = self.model.arg(name)
         if isinstance(decl, MaskArg):
+            if decl.placeholder and self.env.get(f"{name}.placeholder"):
+                return decl.placeholder
             if self.env[f"{name}.bitwise"]:
                 return [int(self.env[f"{name}.w{i}"]) for i in range(min(int(self.env[f"{name}.nwords"]), self.model.mask_words))]
             return int(self.env[f"{name}.count"])

@@ -194,13 +194,26 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
 
     env = model.default_env()
     plan = _plan(model)
+    given: dict[str, str] = {}  # name in model.args -> the key the case used
+    allowed, fixed_by = plan.all_spellings, ""  # spellings still possible; the first key that narrowed them
     for k, value in args.items():
         decl = plan.args.get(k)
         if decl is None:
             raise InputError(f"unknown argument {k!r} of {model.name}{did_you_mean(k, plan.args)}", field=f"args.{k}")
+        if decl.name in given:
+            raise InputError(f"{k!r} and {given[decl.name]!r} are two spellings of one argument; give it once",
+                             field=f"args.{k}")
+        labels = plan.spellings[k]
+        if not labels & allowed:
+            raise InputError(f"{k!r} is the {' / '.join(sorted(labels))} spelling but {fixed_by!r} is the "
+                             f"{' / '.join(sorted(allowed))} one; use one spelling of {model.name}'s arguments",
+                             field=f"args.{k}")
+        if not allowed <= labels:
+            allowed, fixed_by = allowed & labels, fixed_by or k
+        given[decl.name] = k
         _set_arg(env, decl, value, f"args.{k}")
     for name in plan.required_args:
-        if name not in args:
+        if name not in given:
             raise InputError(f"missing argument of {model.name}", field=f"args.{name}")
 
     data_sources: dict[str, Any] = {}
@@ -256,6 +269,20 @@ def _dtype(name: Any, field: str) -> DType:
 def _set_arg(env: dict[str, Any], decl: Arg | MaskArg, value: Any, field: str) -> None:
     if isinstance(decl, MaskArg):
         n = decl.name
+        if decl.placeholder:
+            env[f"{n}.placeholder"] = False
+        if isinstance(value, str):
+            if not decl.placeholder or value != decl.placeholder:
+                accepted = f", a list of words or {decl.placeholder!r}" if decl.placeholder else " or a list of words"
+                hint = did_you_mean(value, (decl.placeholder,)) if decl.placeholder else ""
+                raise InputError(f"expected an integer count{accepted}; got {_short(value)}{hint}", field=field)
+            env[f"{n}.placeholder"] = True
+            env[f"{n}.bitwise"] = False
+            env[f"{n}.count"] = 0
+            env[f"{n}.nwords"] = 0
+            for i in range(MASK_WORDS_SLOTS):
+                env[f"{n}.w{i}"] = 0
+            return
         if isinstance(value, list):
             if len(value) > MAX_MASK_LIST:
                 raise InputError(f"a bitwise mask of {len(value)} words", field=field)
@@ -292,9 +319,11 @@ def _reject_bool(value: Any, field: str) -> int:
 
 @dataclass(frozen=True)
 class _Plan:
-    args: Mapping[str, Arg | MaskArg]
+    args: Mapping[str, Arg | MaskArg]  # every accepted spelling -> its declaration
     tensors: Mapping[str, Any]
     required_args: tuple[str, ...]
+    spellings: Mapping[str, frozenset[str]]  # every accepted spelling -> the spelling labels using it
+    all_spellings: frozenset[str]
 
 
 _PLANS: dict[str, _Plan] = {}
@@ -304,7 +333,10 @@ def _plan(model: ApiModel) -> _Plan:
     plan = _PLANS.get(model.name)
     if plan is None:
         required = tuple(a.name for a in model.args if getattr(a, "default", None) is None)
-        plan = _Plan({a.name: a for a in model.args}, {t.name: t for t in model.tensors}, required)
+        names = getattr(model, "arg_names", None) or {a.name: (a.name, frozenset(("",))) for a in model.args}
+        labels = frozenset().union(*(l for _, l in names.values()))
+        plan = _Plan({k: model.arg(c) for k, (c, _) in names.items()}, {t.name: t for t in model.tensors}, required,
+                     {k: l for k, (_, l) in names.items()}, labels)
         _PLANS[model.name] = plan
     return plan
 

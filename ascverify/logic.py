@@ -9,7 +9,7 @@ chained comparisons and ``if`` on values never appear inside a rule: they cannot
 from __future__ import annotations
 
 from functools import reduce
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import z3
@@ -172,36 +172,39 @@ def AnyOf(items: Iterable[Any]) -> Any:
 _fresh = [0]
 
 
-def Exists(bounds: "list[tuple[Any, Any]]", body: "Any", *, where: Any = True) -> Any:
-    """Some integers x_i with lo_i <= x_i <= hi_i make ``body(*xs)`` true.
+def Exists(bounds: "list[tuple[Any, Any]]", body: "Any", *, where: Any = True, consts: "Sequence[Any]" = ()) -> Any:
+    """Some integers x_i with lo_i <= x_i <= hi_i make ``body(*xs, *consts)`` true.
 
-    ``bounds`` may hold values, columns or terms. On Z3 terms this is a bounded existential
-    quantifier; on concrete values the body is evaluated on a numpy grid of every combination
-    (keep the ranges small: a few hundred thousand points at most). On numpy columns each case is
-    evaluated on its own grid, and only where ``where`` holds (elsewhere the result is False), so a
-    cheap vectorized guard keeps the batch path fast.
+    ``bounds`` and ``consts`` may hold values, columns or terms; the body must take its case values
+    from ``consts`` (not from a closure), so that on numpy columns each case is evaluated with its
+    own scalars. On Z3 terms this is a bounded existential quantifier; on concrete values the body
+    is evaluated on a numpy grid of every combination (keep the ranges small: a few hundred thousand
+    points at most). On columns only the cases where ``where`` holds are evaluated (elsewhere the
+    result is False), so a cheap vectorized guard keeps the batch path fast.
     """
-    mode = _mode([x for b in bounds for x in b] + [where])
+    consts = tuple(consts)
+    mode = _mode([x for b in bounds for x in b] + list(consts) + [where])
     if mode == SYM:
         _fresh[0] += 1
         xs = [z3.Int(f"__exists{_fresh[0]}_{i}") for i in range(len(bounds))]
         rng = [And(_zint(lo) <= x, x <= _zint(hi)) for x, (lo, hi) in zip(xs, bounds)]
-        return z3.And(_zbool(where), z3.Exists(xs, z3.And(*[_zbool(r) for r in rng], _zbool(body(*xs)))))
+        return z3.And(_zbool(where), z3.Exists(xs, z3.And(*[_zbool(r) for r in rng], _zbool(body(*xs, *consts)))))
     if mode == NP:
-        n = max(np.size(x) for b in bounds for x in b)
+        n = max(np.size(x) for x in [x for b in bounds for x in b] + list(consts) + [where])
         out = np.zeros(n, dtype=bool)
         guard = np.broadcast_to(np.asarray(where, dtype=bool), (n,))
         cols = [(np.broadcast_to(lo, (n,)), np.broadcast_to(hi, (n,))) for lo, hi in bounds]
+        ccols = [np.broadcast_to(np.asarray(c), (n,)) for c in consts]
         for i in np.flatnonzero(guard):
-            out[i] = _exists_py([(int(lo[i]), int(hi[i])) for lo, hi in cols], body)
+            out[i] = _exists_py([(int(lo[i]), int(hi[i])) for lo, hi in cols], body, [int(c[i]) for c in ccols])
         return out
     if not where:
         return False
-    return _exists_py([(int(lo), int(hi)) for lo, hi in bounds], body)
+    return _exists_py([(int(lo), int(hi)) for lo, hi in bounds], body, [int(c) for c in consts])
 
 
-def _exists_py(bounds: "list[tuple[int, int]]", body: "Any") -> bool:
+def _exists_py(bounds: "list[tuple[int, int]]", body: "Any", consts: "Sequence[int]" = ()) -> bool:
     if any(hi < lo for lo, hi in bounds):
         return False
     grids = np.meshgrid(*[np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds], indexing="ij", sparse=True)
-    return bool(np.any(body(*grids)))
+    return bool(np.any(body(*grids, *consts)))

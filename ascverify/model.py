@@ -77,6 +77,12 @@ class ApiModel:
         self._arg_by_name = {a.name: a for a in self.args}
         #: every accepted argument name -> (the name in ``args``, the spellings that use it)
         self.arg_names: dict[str, tuple[str, frozenset[str]]] = self._spelled_names()
+        for a in self.args:
+            flag = getattr(a, "placeholder_flag", "")
+            if flag and not (isinstance(self._arg_by_name.get(flag), Arg) and isinstance(self._arg_by_name[flag].type, BoolType)
+                             and a.placeholder):
+                raise ModelDefinitionError(f"{self.name}: {a.name}.placeholder_flag {flag!r} must name a bool argument "
+                                           "of a mask that declares a placeholder")
         rules = (*self._derived_rules(), *self.api_rules())
         ids = [r.id for r in rules]
         dup = {i for i in ids if ids.count(i) > 1}
@@ -98,6 +104,7 @@ class ApiModel:
         self.rules: tuple[Rule, ...] = tuple(rules)
         self.rule_by_id: dict[str, Rule] = {r.id: r for r in rules}
         self._rules_for: dict[str, tuple[Rule, ...]] = {}
+        self._contexts: dict[tuple, Context] = {}
 
     # -- definition -------------------------------------------------------------------------------------------
 
@@ -208,6 +215,11 @@ class ApiModel:
         """The evaluation context for a product, T and per-tensor element types (defaults: as declared)."""
         from .products import get_product
 
+        pid = product if isinstance(product, str) else product.id
+        key = (pid, dtype, tuple(sorted(tensor_dtypes.items())) if tensor_dtypes else ())
+        got = self._contexts.get(key)
+        if got is not None:
+            return got
         prod = get_product(product) if isinstance(product, str) else product
         t = get_dtype(dtype or self.default_dtype)
         given = dict(tensor_dtypes or {})
@@ -215,7 +227,9 @@ class ApiModel:
         for decl in self.tensors:
             name = given.get(decl.name) or decl.dtype
             tds.append((decl.name, get_dtype(name) if name else t))
-        return Context(prod, t, tuple(tds))
+        got = Context(prod, t, tuple(tds))
+        self._contexts[key] = got
+        return got
 
     def default_env(self) -> dict[str, Any]:
         """Every field at its default value."""

@@ -113,7 +113,8 @@ class MaskArg:
     ``placeholder``: the string an API accepts instead of a mask when the mask is set elsewhere (e.g.
     ``"MASK_PLACEHOLDER"`` with ``isSetMask=false``); '' when it accepts none. Only a mask that declares
     one has the Boolean field ``mask.placeholder`` (True when the case gives the placeholder; count,
-    nwords and words are then 0).
+    nwords and words are then 0). ``placeholder_flag`` names the Bool argument (e.g. ``isSetMask``)
+    whose false value calls for the placeholder.
     """
 
     name: str = "mask"
@@ -122,6 +123,8 @@ class MaskArg:
     word_type: IntType = UINT64
     count_type: IntType = UINT64
     placeholder: str = ""
+    #: the Bool argument that says the call sets the mask itself: the placeholder goes with it false, and only then
+    placeholder_flag: str = ""
 
     def fields(self) -> tuple[Field, ...]:
         n = self.name

@@ -25,14 +25,21 @@ def mask_word_count(ctx: Context) -> int:
     return 2 if ctx.dtype.bits <= 16 else 1
 
 
-def mask_rules(prefix: str, source: str, name: str = "mask") -> list[Rule]:
-    """The mask rules of the pages, for 16-, 32- and 64-bit operands, both modes."""
+def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: bool = False) -> list[Rule]:
+    """The mask rules of the pages, for 16-, 32- and 64-bit operands, both modes.
+
+    ``placeholder``: the mask argument declares a placeholder (`MaskArg.placeholder`); the rules then
+    do not apply to a case that gives the placeholder (its mask is set elsewhere).
+    """
+
+    def given(v: Values, cond: Any) -> Any:
+        return And(Not(v[f"{name}.placeholder"]), cond) if placeholder else cond
 
     def bitwise(v: Values, ctx: Context) -> Any:
-        return getattr(v, name).bitwise
+        return given(v, getattr(v, name).bitwise)
 
     def contiguous(v: Values, ctx: Context) -> Any:
-        return Not(getattr(v, name).bitwise)
+        return given(v, Not(getattr(v, name).bitwise))
 
     def words_nonzero(v: Values, ctx: Context) -> Any:
         m = getattr(v, name)

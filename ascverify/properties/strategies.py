@@ -181,6 +181,12 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
         top = _max_feasible(layout, env, a.name, d, positions)
         assume(top is not None)
         env[a.name] = _draw_value(draw, d, top)
+    for a in model.args:  # a mask set elsewhere (isSetMask=false) is the placeholder
+        if isinstance(a, MaskArg) and a.placeholder_flag and not env[a.placeholder_flag]:
+            env[f"{a.name}.placeholder"] = True
+            env[f"{a.name}.bitwise"] = False
+            for k in ("count", "nwords", *(f"w{i}" for i in range(model.mask_words))):
+                env[f"{a.name}.{k}"] = 0
 
     # sizes in declaration order (a minimum may depend on earlier tensors' sizes), then pack each
     # buffer in a random order, aligned, with small random gaps
