@@ -88,9 +88,9 @@ def iter_documents(data: bytes, where: str) -> Iterator[tuple[int, Any, InputErr
         yield 0, doc, None
 
 
-def _iter_lines(data: bytes, where: str) -> Iterator[tuple[int, Any, InputError | None]]:
+def _iter_lines(data: bytes, where: str, first_line: int = 0) -> Iterator[tuple[int, Any, InputError | None]]:
     index = 0
-    for lineno, line in enumerate(data.split(b"\n"), 1):
+    for lineno, line in enumerate(data.split(b"\n"), first_line + 1):
         line = line.strip()
         if not line:
             continue
@@ -106,13 +106,25 @@ def read_cases(path: str, max_bytes: int = MAX_FILE_BYTES) -> Iterator[Entry]:
 
     File-level problems (missing, binary, not JSON at all) raise InputError.
     """
-    data = read_bytes(path, max_bytes)
+    return cases_from_bytes(read_bytes(path, max_bytes), path)
+
+
+def _base_dir(path: str) -> Path:
+    return Path(path).resolve().parent if path != "-" else Path.cwd()
+
+
+def cases_from_bytes(data: bytes, path: str) -> Iterator[Entry]:
+    """The cases of a file's contents (see `read_cases`)."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start}): binary content, not a JSON case file", where=path) from None
-    base = Path(path).resolve().parent if path != "-" else Path.cwd()
-    for index, doc, err in iter_documents(data, path):
+    return _entries(iter_documents(data, path), path)
+
+
+def _entries(docs: Iterator[tuple[int, Any, InputError | None]], path: str) -> Iterator[Entry]:
+    base = _base_dir(path)
+    for index, doc, err in docs:
         if err is not None:
             yield Entry(index, None, err)
             continue
@@ -120,6 +132,36 @@ def read_cases(path: str, max_bytes: int = MAX_FILE_BYTES) -> Iterator[Entry]:
             yield Entry(index, parse_case(doc, base_dir=base, origin=f"{path}:case {index}"), None, doc)
         except InputError as exc:
             yield Entry(index, None, exc, doc)
+
+
+def split_json_lines(data: bytes, parts: int) -> list[tuple[bytes, int, int]] | None:
+    """A JSON Lines file's contents cut at line ends into about ``parts`` chunks, each with the index of
+    its first case and the number of lines before it; None when the contents are not JSON Lines."""
+    stripped = data.lstrip()
+    if stripped[:1] != b"{" or b"\n" not in stripped:
+        return None
+    first_end = stripped.index(b"\n")
+    try:
+        orjson.loads(stripped[:first_end])
+    except orjson.JSONDecodeError:
+        return None  # a multi-line document
+    chunks: list[tuple[bytes, int, int]] = []
+    start, index, lines = 0, 0, 0
+    step = max(1, len(data) // parts)
+    while start < len(data):
+        end = data.find(b"\n", min(len(data), start + step))
+        end = len(data) if end < 0 else end + 1
+        chunk = data[start:end]
+        chunks.append((chunk, index, lines))
+        index += sum(1 for line in chunk.split(b"\n") if line.strip())
+        lines += chunk.count(b"\n")
+        start = end
+    return chunks
+
+
+def cases_from_lines(chunk: bytes, path: str, first_index: int, first_line: int = 0) -> Iterator[Entry]:
+    """The cases of a chunk of a JSON Lines file whose first case has index ``first_index``."""
+    return _entries(((i + first_index, doc, err) for i, doc, err in _iter_lines(chunk, path, first_line)), path)
 
 
 # -- one case ---------------------------------------------------------------------------------------------------
@@ -147,7 +189,7 @@ def _int(x: Any, field: str) -> int:
         if ABS_MIN <= x <= ABS_MAX:
             return x
         raise InputError(f"{x} is outside any representable integer range", field=field)
-    if isinstance(x, float) and x == x and abs(x) >= 2**63:
+    if isinstance(x, float) and x == x and not (ABS_MIN <= x <= ABS_MAX):
         raise InputError(f"{x:g} is outside any representable integer range", field=field)
     raise InputError(f"expected an integer, got {_type_name(x)} ({_short(x)})", field=field)
 
@@ -157,10 +199,15 @@ def _short(x: Any) -> str:
     return s if len(s) <= 40 else s[:37] + "..."
 
 
+def _key(k: str) -> str:
+    """A user's key as it can stand in a one-line message."""
+    return k if k.isprintable() and len(k) <= 60 else _short(k)
+
+
 def _check_keys(obj: Mapping[str, Any], allowed: tuple[str, ...], field: str, what: str) -> None:
     for k in obj:
         if k not in allowed:
-            raise InputError(f"unknown {what} {k!r}{did_you_mean(k, allowed)}", field=f"{field}.{k}" if field else k)
+            raise InputError(f"unknown {what} {k!r}{did_you_mean(k, allowed)}", field=f"{field}.{_key(k)}" if field else _key(k))
 
 
 def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> Case:
@@ -169,7 +216,7 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
         raise InputError(f"a case must be a JSON object, got {_type_name(obj)}")
     for k in obj:
         if k not in CASE_KEYS:
-            raise InputError(f"unknown key {k!r}{did_you_mean(k, CASE_KEYS)}", field=k)
+            raise InputError(f"unknown key {_short(k)}{did_you_mean(k, CASE_KEYS)}", field=_key(k))
     api = obj.get("api")
     if api is None:
         raise InputError("missing", field="api")
@@ -179,6 +226,8 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
     pname = obj.get("product")
     if pname is None:
         raise InputError("missing", field="product")
+    if not isinstance(pname, str):
+        raise InputError(f"expected a product name, got {_type_name(pname)}", field="product")
     product = lookup_product(pname)
     if product is None:
         raise InputError(f"unknown product {_short(pname)}{did_you_mean(pname, product_names())}", field="product")
@@ -192,26 +241,32 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
     if not isinstance(tensors, dict):
         raise InputError(f"expected an object, got {_type_name(tensors)}", field="tensors")
 
-    env = model.default_env()
     plan = _plan(model)
+    env = dict(plan.default_env)
     given: dict[str, str] = {}  # name in model.args -> the key the case used
     allowed, fixed_by = plan.all_spellings, ""  # spellings still possible; the first key that narrowed them
+    single_spelling = len(allowed) == 1
     for k, value in args.items():
         decl = plan.args.get(k)
         if decl is None:
-            raise InputError(f"unknown argument {k!r} of {model.name}{did_you_mean(k, plan.args)}", field=f"args.{k}")
+            raise InputError(f"unknown argument {_short(k)} of {model.name}{did_you_mean(k, plan.args)}",
+                             field=f"args.{_key(k)}")
         if decl.name in given:
             raise InputError(f"{k!r} and {given[decl.name]!r} are two spellings of one argument; give it once",
                              field=f"args.{k}")
-        labels = plan.spellings[k]
-        if not labels & allowed:
-            raise InputError(f"{k!r} is the {' / '.join(sorted(labels))} spelling but {fixed_by!r} is the "
-                             f"{' / '.join(sorted(allowed))} one; use one spelling of {model.name}'s arguments",
-                             field=f"args.{k}")
-        if not allowed <= labels:
-            allowed, fixed_by = allowed & labels, fixed_by or k
+        if not single_spelling:
+            labels = plan.spellings[k]
+            if not labels & allowed:
+                raise InputError(f"{k!r} is the {' / '.join(sorted(labels))} spelling but {fixed_by!r} is the "
+                                 f"{' / '.join(sorted(allowed))} one; use one spelling of {model.name}'s arguments",
+                                 field=f"args.{k}")
+            if not allowed <= labels:
+                allowed, fixed_by = allowed & labels, fixed_by or k
         given[decl.name] = k
-        _set_arg(env, decl, value, f"args.{k}")
+        if type(value) is int and decl.__class__ is Arg and decl.type.kind == "int" and ABS_MIN <= value <= ABS_MAX:
+            env[decl.name] = value  # the common case, without the general path's bookkeeping
+        else:
+            _set_arg(env, decl, value, f"args.{k}")
     for name in plan.required_args:
         if name not in given:
             raise InputError(f"missing argument of {model.name}", field=f"args.{name}")
@@ -221,31 +276,30 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
     for k, t in tensors.items():
         decl = plan.tensors.get(k)
         if decl is None:
-            raise InputError(f"unknown tensor {k!r} of {model.name}{did_you_mean(k, plan.tensors)}", field=f"tensors.{k}")
-        f = f"tensors.{k}"
+            raise InputError(f"unknown tensor {_short(k)} of {model.name}{did_you_mean(k, plan.tensors)}",
+                             field=f"tensors.{_key(k)}")
+        f, f_pos, f_addr, f_size = plan.tensor_fields[k]
         if not isinstance(t, dict):
             raise InputError(f"expected an object with position, addr, size; got {_type_name(t)}", field=f)
-        _check_keys(t, TENSOR_KEYS, f, "tensor key")
+        for tk in t:
+            if tk not in TENSOR_KEYS:
+                _check_keys(t, TENSOR_KEYS, f, "tensor key")
         pos = t.get("position", decl.positions[0])
-        if not isinstance(pos, str) or pos not in POSITIONS:
+        code = POSITION_CODES.get(pos) if isinstance(pos, str) else None
+        if code is None:
             raise InputError(f"unknown TPosition {_short(pos)}{did_you_mean(pos, POSITIONS)}", field=f"{f}.position")
-        env[f"{k}.position"] = POSITION_NAMES.index(pos)
-        for key in ("addr", "size"):
-            if key not in t:
-                raise InputError("missing", field=f"{f}.{key}")
-            env[f"{k}.{key}"] = _int(t[key], f"{f}.{key}")
+        env[f_pos] = code
+        addr, size = t.get("addr"), t.get("size")
+        if addr is None or size is None:
+            raise InputError("missing", field=f"{f}.addr" if addr is None else f"{f}.size")
+        env[f_addr] = addr if type(addr) is int and 0 <= addr <= ABS_MAX else _int(addr, f"{f}.addr")
+        env[f_size] = size if type(size) is int and 0 <= size <= ABS_MAX else _int(size, f"{f}.size")
         if "dtype" in t:
             tensor_dtypes[k] = _dtype(t["dtype"], f"{f}.dtype").name
         if decl.optional:
             env[f"{k}.present"] = True
         if "data" in t:
-            d = t["data"]
-            if isinstance(d, list):
-                if len(d) > MAX_INLINE_DATA:
-                    raise InputError(f"inline data of {len(d)} values; use a .npy or .bin file", field=f"{f}.data")
-            elif not isinstance(d, str):
-                raise InputError(f"expected a list of numbers or a file path, got {_type_name(d)}", field=f"{f}.data")
-            data_sources[k] = d
+            data_sources[k] = _data_source(t["data"], f"{f}.data", base_dir)
     for decl in model.tensors:
         if decl.name not in tensors:
             if decl.optional:
@@ -255,6 +309,28 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
     ctx = model.context(product, dtype.name, tensor_dtypes)
     case = Case(model, ctx, env, data_sources, origin, base_dir)
     return case
+
+
+POSITION_CODES = {p: i for i, p in enumerate(POSITION_NAMES)}
+
+
+def _data_source(d: Any, field: str, base_dir: Path | None) -> Any:
+    """Tensor data as given: a list of numbers, or the path of a file that exists."""
+    if isinstance(d, list):
+        if len(d) > MAX_INLINE_DATA:
+            raise InputError(f"inline data of {len(d)} values; use a .npy or .bin file", field=field)
+        for i, x in enumerate(d):
+            if type(x) not in (int, float) or x != x:
+                raise InputError(f"expected a number, got {_type_name(x)} ({_short(x)})", field=f"{field}[{i}]")
+        return d
+    if isinstance(d, str):
+        path = Path(d)
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        if not path.is_file():
+            raise InputError(f"data file {d!r} not found", field=field)
+        return d
+    raise InputError(f"expected a list of numbers or a file path, got {_type_name(d)}", field=field)
 
 
 def _dtype(name: Any, field: str) -> DType:
@@ -324,6 +400,8 @@ class _Plan:
     required_args: tuple[str, ...]
     spellings: Mapping[str, frozenset[str]]  # every accepted spelling -> the spelling labels using it
     all_spellings: frozenset[str]
+    default_env: Mapping[str, Any] = None  # type: ignore[assignment]
+    tensor_fields: Mapping[str, tuple[str, str, str, str]] = None  # type: ignore[assignment]
 
 
 _PLANS: dict[str, _Plan] = {}
@@ -336,7 +414,9 @@ def _plan(model: ApiModel) -> _Plan:
         names = getattr(model, "arg_names", None) or {a.name: (a.name, frozenset(("",))) for a in model.args}
         labels = frozenset().union(*(l for _, l in names.values()))
         plan = _Plan({k: model.arg(c) for k, (c, _) in names.items()}, {t.name: t for t in model.tensors}, required,
-                     {k: l for k, (_, l) in names.items()}, labels)
+                     {k: l for k, (_, l) in names.items()}, labels, model.default_env(),
+                     {t.name: (f"tensors.{t.name}", f"{t.name}.position", f"{t.name}.addr", f"{t.name}.size")
+                      for t in model.tensors})
         _PLANS[model.name] = plan
     return plan
 
@@ -389,5 +469,11 @@ def _from_list(values: list, dtype: DType, field: str) -> np.ndarray:
             if not isinstance(x, int) or (info is not None and not (info.min <= x <= info.max)):
                 raise InputError(f"{_short(x)} is not a {dtype.name} value", field=f"{field}[{i}]")
         return np.array(values, dtype=dtype.numpy)
-    with np.errstate(over="ignore"):
-        return np.array(values, dtype=np.float64).astype(dtype.numpy)
+    with np.errstate(over="ignore", invalid="ignore"):
+        wide = np.array(values, dtype=np.float64)
+        arr = wide.astype(dtype.numpy)
+    bad = np.flatnonzero(np.isinf(arr.astype(np.float64)) & np.isfinite(wide))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"{values[i]!r} overflows {dtype.name}", field=f"{field}[{i}]")
+    return arr

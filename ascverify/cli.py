@@ -17,8 +17,9 @@ import os
 import sys
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
@@ -186,8 +187,9 @@ class _DataCache:
                 case.data(name)
 
 
-def _read_file(path: str, max_bytes: int, cache: _DataCache) -> list[Result]:
-    """Every case of a file, checked (batched), in file order; unreadable cases carry their error.
+def _read_file(path: str, max_bytes: int, cache: _DataCache, entries: Iterable[Any] | None = None) -> list[Result]:
+    """Every case of a file (or the entries given), checked (batched), in file order; unreadable cases
+    carry their error.
 
     A problem with the file as a whole (missing, a folder, binary, not JSON, too large) is one
     more result with no index, after the cases read before it.
@@ -196,7 +198,7 @@ def _read_file(path: str, max_bytes: int, cache: _DataCache) -> list[Result]:
     readable: list[tuple[int, int, Case]] = []  # (slot in results, case index, case)
     file_error: InputError | None = None
     try:
-        for entry in read_cases(path, max_bytes):
+        for entry in (entries if entries is not None else read_cases(path, max_bytes)):
             origin = location(path, entry.index)
             if entry.error is not None:
                 results.append(Result(path, entry.index, None, error=bare_error(entry.error, path, origin)))
@@ -228,6 +230,15 @@ def _max_bytes_option(f: Callable) -> Callable:
                         metavar="N", help="Refuse input files larger than N bytes.")(f)
 
 
+#: Files smaller than this are checked in one process (starting workers costs more than it saves).
+PARALLEL_MIN_BYTES = 4 << 20
+
+
+def _jobs_option(f: Callable) -> Callable:
+    return click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+                        help="Worker processes for large JSON Lines files (0: one per CPU core).")(f)
+
+
 # -- check ---------------------------------------------------------------------------------------------------------
 
 @main.command()
@@ -235,7 +246,8 @@ def _max_bytes_option(f: Callable) -> Callable:
 @FORMAT_OPTION
 @click.option("-v", "--verbose", is_flag=True, help="Also print valid cases (`ok`) and the rules not checked.")
 @_max_bytes_option
-def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int) -> None:
+@_jobs_option
+def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs: int) -> None:
     """Check case files against the rules of their APIs.
 
     Every case of every FILE is checked concretely (no solver: fast). A FILE holds one case, a list of cases, or one case per line (JSON Lines); `-` reads
@@ -261,32 +273,87 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int) -> No
     Exit status: 0 every case valid, 1 some case breaks a rule, 2 some input could not be read.
     """
     with _gc_paused():
-        code = _check_files(files, fmt, verbose, max_bytes)
+        code = _check_files(files, fmt, verbose, max_bytes, jobs or (os.cpu_count() or 1))
     sys.exit(code)
 
 
-def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int) -> int:
+@dataclass
+class _FileReport:
+    """What checking one file (or one chunk of it) prints and counts."""
+
+    out: list[str]
+    errs: list[str]
+    counts: Counts
+    docs: list[dict[str, Any]]
+
+
+def _report(results: Sequence[Result], fmt: str, verbose: bool) -> _FileReport:
+    rep = _FileReport([], [], Counts(), [])
+    for r in results:
+        rep.counts.add(r)
+        if r.error is not None:
+            rep.errs.append(error_line(r.file, r.index, r.error))
+        elif fmt == "text":
+            rep.out.extend(result_lines(r, verbose=verbose))
+        if fmt == "json":
+            rep.docs.append(r.to_json())
+    return rep
+
+
+def _check_chunk(job: tuple[str, bytes, int, int, str, bool]) -> _FileReport:
+    """Worker: check one chunk of a JSON Lines file."""
+    from .caseio import cases_from_lines
+
+    path, chunk, first_index, first_line, fmt, verbose = job
+    with _gc_paused():
+        results = _read_file(path, 0, _DataCache(), cases_from_lines(chunk, path, first_index, first_line))
+        return _report(results, fmt, verbose)
+
+
+def _check_one_file(path: str, fmt: str, verbose: bool, max_bytes: int, cache: _DataCache, jobs: int) -> _FileReport:
+    from .caseio import cases_from_bytes, read_bytes, split_json_lines
+
+    try:
+        data = read_bytes(path, max_bytes)
+    except InputError as exc:
+        return _report([Result(path, None, None, error=bare_error(exc, path))], fmt, verbose)  # type: ignore[arg-type]
+    chunks = split_json_lines(data, jobs * 4) if jobs > 1 and len(data) >= PARALLEL_MIN_BYTES else None
+    if not chunks or b"\x00" in data[:65536]:
+        return _report(_read_file(path, max_bytes, cache, _lazy(cases_from_bytes, data, path)), fmt, verbose)
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(jobs) as pool:
+        parts = pool.map(_check_chunk, [(path, c, i, ln, fmt, verbose) for c, i, ln in chunks], chunksize=1)
+    total = _FileReport([], [], Counts(), [])
+    for p in parts:
+        total.out.extend(p.out)
+        total.errs.extend(p.errs)
+        total.docs.extend(p.docs)
+        total.counts.merge(p.counts)
+    return total
+
+
+def _lazy(fn: Callable[..., Iterator[Any]], *args: Any) -> Iterator[Any]:
+    """The iterator fn(*args) returns, with its InputError raised on first use (inside _read_file's handler)."""
+    yield from fn(*args)
+
+
+def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, jobs: int = 1) -> int:
     counts = Counts()
     cache = _DataCache()
-    collected: list[Result] = []
+    docs: list[dict[str, Any]] = []
     for path in files:
-        results = _read_file(path, max_bytes, cache)
-        out: list[str] = []
-        errs: list[str] = []
-        for r in results:
-            counts.add(r)
-            if r.error is not None:
-                errs.append(error_line(r.file, r.index, r.error))
-            elif fmt == "text":
-                out.extend(result_lines(r, verbose=verbose))
-        if errs:
-            _write(sys.stderr, _lines(errs))
+        rep = _check_one_file(path, fmt, verbose, max_bytes, cache, jobs)
+        counts.merge(rep.counts)
+        if rep.errs:
+            _write(sys.stderr, _lines(rep.errs))
         if fmt == "json":
-            collected.extend(results)
+            docs.extend(rep.docs)
         else:
-            _out(_lines(out))
+            _out(_lines(rep.out))
     if fmt == "json":
-        _out(json_document(collected))
+        _out(json_document(docs))
     _err(counts.summary())
     return counts.exit_code
 

@@ -97,6 +97,11 @@ class Counts:
         else:
             self.valid += 1
 
+    def merge(self, other: "Counts") -> None:
+        self.valid += other.valid
+        self.invalid += other.invalid
+        self.unreadable += other.unreadable
+
     @property
     def total(self) -> int:
         return self.valid + self.invalid + self.unreadable
@@ -114,9 +119,10 @@ class Counts:
         return 1 if self.invalid else 0
 
 
-def json_document(results: Iterable[Result]) -> str:
+def json_document(results: Iterable[Result | dict]) -> str:
     """``{"results": [...]}`` with one entry per case (`Result.to_json`), as one string."""
-    return orjson.dumps({"results": [r.to_json() for r in results]}, option=orjson.OPT_INDENT_2).decode() + "\n"
+    docs = [r if isinstance(r, dict) else r.to_json() for r in results]
+    return orjson.dumps({"results": docs}, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
 def table_text(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -189,7 +189,7 @@ def test_schema_and_caseio_agree(path, value, delete):
         parent[path[-1]] = value
     problems = validate(doc)
     try:
-        parse_case(doc)
+        parse_case(doc, base_dir=EXAMPLE.parent)
         accepted = True
     except InputError:
         accepted = False

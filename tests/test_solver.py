@@ -31,7 +31,7 @@ def test_synthesized_cases_are_valid_and_distinct(model):
 def test_synthesis_spreads_over_arguments():
     cases = space().sample(30, seed=1)
     for name in ("hRepeat", "vROffset", "dstBlkStride"):
-        assert len({c.env[name] for c in cases}) >= 10, name
+        assert len({c.env[name] for c in cases}) >= 6, name
 
 
 def test_fixes_are_honoured():
