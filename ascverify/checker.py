@@ -15,7 +15,7 @@ import numpy as np
 
 from .case import Case
 from .errors import InputError
-from .rules import ERROR, WARNING, Rule, Values
+from .rules import WARNING, Rule, Values
 
 #: Columns whose values all lie within this bound are int64 (products of two such values and small
 #: constants stay exact); other columns hold Python ints (object arrays), exact at any size.

@@ -8,7 +8,6 @@ from typing import Any
 
 from .model import ApiModel
 from .params import BoolType, EnumType
-from .products import BUFFERS
 from .rules import Context
 
 

@@ -45,4 +45,7 @@ def did_you_mean(name: object, choices: Iterable[str]) -> str:
     if not close:
         close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
         close = [lowered[c] for c in close]
+    if not close and len(name) >= 3:  # a prefix or a part of a longer name: 'Bilinear' -> 'BilinearInterpolation'
+        close = [c for c in choices if c.lower().startswith(name.lower())] or \
+                [c for c in choices if name.lower() in c.lower()]
     return f" (did you mean {close[0]!r}?)" if close else ""

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping
 
 import numpy as np
 
 from .dtypes import DType, get_dtype
 from .errors import ModelDefinitionError
-from .logic import Between, InSet, Mod
+from .logic import Between, Mod
 from .params import Arg, BoolType, EnumType, Field, MaskArg, MASK_WORDS, TensorDecl
-from .products import PRODUCT_IDS, POSITION_BUFFER
+from .products import PRODUCT_IDS
 from .rules import (
     ERROR,
     Context,

@@ -7,7 +7,7 @@ columns on a batch, Z3 constants in the solver. A type's representable range is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .products import POSITIONS, VECTOR_POSITIONS

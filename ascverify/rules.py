@@ -14,7 +14,7 @@ from math import gcd
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .dtypes import DType
-from .logic import And, Between, Implies, InSet, Mod, Not, Or
+from .logic import And, Between, Implies, InSet, Mod, Or
 from .params import POSITION, EnumType
 from .products import BUFFER_ALIGNMENT, BUFFERS, POSITION_BUFFER, Product
 

@@ -190,12 +190,12 @@ def test_summary_counts_an_unreadable_file_once(tmp_path):
 
 
 def test_internal_error_is_one_line(monkeypatch):
-    import ascverify.cli as cli
+    import ascverify.cli.common as common
 
     def boom(cases):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "check_cases", boom)
+    monkeypatch.setattr(common, "check_cases", boom)
     r = invoke("check", str(EXAMPLE))
     assert r.exit_code == 3
     assert r.stderr.strip() == "ascverify: internal error: RuntimeError: boom (rerun with --debug for the traceback)"
@@ -358,9 +358,9 @@ def test_run_input_errors(tmp_path):
 
 def test_products_on_a_terminal(monkeypatch):
     # a terminal gets rich tables, in KiB so that they fit: 248 KiB of UB on atlas-350
-    import ascverify.cli as cli
+    import ascverify.cli.reference as reference
 
-    monkeypatch.setattr(cli, "_is_terminal", lambda: True)
+    monkeypatch.setattr(reference, "is_terminal", lambda: True)
     r = invoke("products")
     assert r.exit_code == 0
     row = next(line for line in r.stdout.splitlines() if line.strip().startswith("atlas-350 "))

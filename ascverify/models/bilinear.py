@@ -22,7 +22,7 @@ from ..rules import (
     tensor_min_size,
     tensors_disjoint,
 )
-from .vector_common import BLOCK_BYTES, lane_mask, lanes_per_repeat, mask_rules
+from .vector_common import BLOCK_BYTES, lane_mask, mask_rules
 
 SEED = "000_f2fe3f8fa92b9dd9.txt"
 NOTES = "HARDWARE_NOTES.md BilinearInterpolation"
@@ -231,7 +231,7 @@ class BilinearInterpolation(ApiModel):
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         """Per tensor, the (buffer, start, stop) byte intervals the call may write."""
         dst = case.tensor("dst")
-        H, V = int(case.env["hRepeat"]), int(case.env["vRepeat"])
+        V = int(case.env["vRepeat"])
         esize = case.ctx.sizeof("dst")
         b = BLOCK_BYTES // esize
         S, R = int(case.env["dstBlkStride"]), int(case.env["vROffset"])

@@ -7,7 +7,7 @@ from src's start, takes the minimum of each block's active elements (the mask sp
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 

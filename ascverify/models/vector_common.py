@@ -78,7 +78,7 @@ def lane_mask(case: Case, name: str = "mask") -> np.ndarray:
         words = [int(env[f"{name}.w{i}"]) for i in range(mask_word_count(case.ctx))]
         bits = np.zeros(n, dtype=bool)
         for i, w in enumerate(words):
-            chunk = np.frombuffer(np.uint64(w).tobytes(), dtype=np.uint8)
+            chunk = np.frombuffer(np.uint64(w & (2**64 - 1)).tobytes(), dtype=np.uint8)
             word_bits = np.unpackbits(chunk, bitorder="little").astype(bool)
             lo = 64 * i
             hi = min(n, lo + 64)

@@ -10,7 +10,7 @@ their buffers. Relational rules (e.g. the vertical overlap) are checked by the m
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import assume, strategies as st
 from hypothesis.errors import InvalidArgument
@@ -20,7 +20,7 @@ from ..checker import check_case
 from ..domains import Domain, field_domains
 from ..model import ApiModel
 from ..params import MaskArg
-from ..products import BUFFERS, POSITION_BUFFER, get_product
+from ..products import POSITION_BUFFER, get_product
 from ..registry import get_api
 from ..rules import ERROR, Context, Rule, Values, buffer_alignment
 from ..rules import POSITION_NAMES
@@ -150,7 +150,6 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
     layout = _layout(model.name, ctx)
     env = model.default_env()
     doms = layout.domains
-    tensor_names = {t.name for t in model.tensors}
 
     # tensor positions and presence first: capacity depends on which buffer each lands in
     positions: dict[str, str] = {}

@@ -1,0 +1,304 @@
+"""What every command shares: the group, exit statuses, output, reading case files, atomic writes."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import click
+
+from .. import __version__
+from ..caseio import MAX_FILE_BYTES, load_tensor_data, read_cases
+from ..case import Case
+from ..checker import Result, check_cases
+from ..errors import InputError, did_you_mean
+from ..report import FORMATS, bare_error, location, one_line
+
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                             help="Output format.")
+
+
+class AscverifyGroup(click.Group):
+    """A group that maps errors to exit statuses and suggests a command for a misspelt one."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            ctx.fail(f"no such command {name!r}{did_you_mean(name, self.list_commands(ctx))}.")
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except InputError as exc:
+            emit_error(f"ascverify: {exc.line()}")
+            ctx.exit(2)
+        except BrokenPipeError:  # `ascverify check ... | head`: stop quietly
+            silence_stdout()
+            ctx.exit(1)
+        except Exception as exc:  # noqa: BLE001 - the one place that reports our own bugs
+            if ctx.params.get("debug"):
+                raise
+            detail = one_line(str(exc)) or "(no message)"
+            emit_error(f"ascverify: internal error: {type(exc).__name__}: {detail[:500]} (rerun with --debug for the traceback)")
+            ctx.exit(3)
+
+
+@click.group(cls=AscverifyGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="ascverify")
+@click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")
+def main(debug: bool) -> None:
+    """Check Ascend C kernel API calls against the documented hardware constraints.
+
+    A case file describes one call (API, product, arguments, tensors); `ascverify check` lists
+    every rule it breaks, with the rule's id and its source in the documentation.
+
+    \b
+    Examples:
+      ascverify check examples/bilinear_interpolation.json
+      ascverify check --format json cases.jsonl > verdicts.json
+      generate-cases | ascverify check -
+      ascverify run examples/bilinear_interpolation.json -o out/
+      ascverify rules BilinearInterpolation --product atlas-a2
+      ascverify products
+
+    Exit status: 0 clean, 1 a rule is broken (or the call faulted), 2 the input could not be
+    read, 3 internal error.
+    """
+
+
+# -- output helpers ------------------------------------------------------------------------------------------------
+
+def write_text(stream: Any, text: str) -> None:
+    """Write ``text`` at once; characters the stream's encoding cannot hold are escaped, not fatal."""
+    if not text:
+        return
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        enc = getattr(stream, "encoding", None) or "ascii"
+        stream.write(text.encode(enc, "backslashreplace").decode(enc))
+    stream.flush()
+
+
+def emit(text: str) -> None:
+    write_text(sys.stdout, text)
+
+
+def emit_error(line: str) -> None:
+    write_text(sys.stderr, line.rstrip("\n") + "\n")
+
+
+def silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def joined_lines(lines: Sequence[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def rich_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str, wrap: str) -> None:
+    """A rich table for a terminal: every column keeps its width but ``wrap``, which wraps at words."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title or None, box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    for i, h in enumerate(headers):
+        cells = [row[i] for row in rows]
+        numeric = all(c.isdigit() or c == "-" for c in cells)
+        width = None if h == wrap else max(len(h), *(len(c) for c in cells))
+        table.add_column(h, no_wrap=h != wrap, min_width=width, justify="right" if numeric else "left")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
+def print_json(doc: Any) -> None:
+    emit(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic GC while building many small objects (cases, results): it would rescan them all, repeatedly.
+
+    Reading a 100,000-line file goes from ~6 s to ~2.5 s; nothing built here forms reference cycles.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+# -- reading cases -------------------------------------------------------------------------------------------------
+
+class DataCache:
+    """Tensor data files loaded once per run, however many cases of a file name them."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[tuple, Any] = {}
+
+    def load(self, case: Case) -> None:
+        """Load every tensor's given data now, so a bad list or missing file is reported for the case (exit 2)."""
+        for name, src in case.data_sources.items():
+            dtype = case.ctx.tensor_dtype(name)
+            size = int(case.env[f"{name}.size"])
+            field = f"tensors.{name}.data"
+            if isinstance(src, str):
+                key = (str(case.base_dir), src, dtype.name, size)
+                arr = self._arrays.get(key)
+                if arr is None:
+                    arr = self._arrays[key] = load_tensor_data(src, dtype, case.base_dir, field, size)
+                case.set_data(name, arr)
+            else:
+                case.data(name)
+
+
+def read_file(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any] | None = None) -> list[Result]:
+    """Every case of a file (or the entries given), checked (batched), in file order; unreadable cases
+    carry their error.
+
+    A problem with the file as a whole (missing, a folder, binary, not JSON, too large) is one
+    more result with no index, after the cases read before it.
+    """
+    results: list[Result | None] = []
+    readable: list[tuple[int, int, Case]] = []  # (slot in results, case index, case)
+    file_error: InputError | None = None
+    try:
+        for entry in (entries if entries is not None else read_cases(path, max_bytes)):
+            origin = location(path, entry.index)
+            if entry.error is not None:
+                results.append(Result(path, entry.index, None, error=bare_error(entry.error, path, origin)))
+                continue
+            case = entry.case
+            if case.data_sources:
+                try:
+                    cache.load(case)
+                except InputError as exc:
+                    results.append(Result(path, entry.index, case, error=bare_error(exc, path, origin)))
+                    continue
+            readable.append((len(results), entry.index, case))
+            results.append(None)
+    except InputError as exc:
+        file_error = bare_error(exc, path)
+    checked = check_cases([c for _, _, c in readable])
+    for (slot, index, _), r in zip(readable, checked):
+        r.file, r.index = path, index
+        if r.error is not None:
+            r.error = bare_error(r.error, path, location(path, r.index))
+        results[slot] = r
+    if file_error is not None:
+        results.append(Result(path, None, None, error=file_error))  # type: ignore[arg-type]
+    return results  # type: ignore[return-value]
+
+
+def max_bytes_option(f: Callable) -> Callable:
+    return click.option("--max-bytes", type=click.IntRange(min=1), default=MAX_FILE_BYTES, show_default=True,
+                        metavar="N", help="Refuse input files larger than N bytes.")(f)
+
+
+#: Files smaller than this are checked in one process (starting workers costs more than it saves).
+PARALLEL_MIN_BYTES = 4 << 20
+
+
+def jobs_option(f: Callable) -> Callable:
+    return click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+                        help="Worker processes for large JSON Lines files (0: one per CPU core).")(f)
+
+
+
+def model_for(name: str) -> Any:
+    from ..registry import get_api
+
+    return get_api(name)
+
+
+
+def product_for(name: str) -> Any:
+    from ..products import lookup_product, product_names
+
+    p = lookup_product(name)
+    if p is None:
+        raise InputError(f"unknown product {name!r}{did_you_mean(name, product_names())}", field="--product")
+    return p
+
+
+
+def umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
+    """Write ``path`` through a temporary file in the same folder, then rename: never half a file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; give the file the permissions open() would
+        with os.fdopen(fd, "wb") as f:
+            writer(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def output_dir(out: str) -> Path:
+    d = Path(out)
+    if d.exists() and not d.is_dir():
+        raise InputError("exists and is not a directory", where=out, field="-o")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output directory: {exc.strerror or exc}", where=out, field="-o") from None
+    return d
+
+
+def one_case(path: str, index: int, max_bytes: int) -> Case:
+    """Case ``index`` of a file; InputError (located in the file) when it cannot be read."""
+    count = 0
+    for entry in read_cases(path, max_bytes):
+        count += 1
+        if entry.index != index:
+            continue
+        origin = location(path, index)
+        if entry.error is not None:
+            raise bare_error(entry.error, path, origin).at(origin)
+        try:
+            DataCache().load(entry.case)
+        except InputError as exc:
+            raise bare_error(exc, path, origin).at(origin) from None
+        return entry.case
+    raise InputError(f"no case {index}: the file holds {count} case{'s' if count != 1 else ''}", where=path,
+                     field="--index")
+
+

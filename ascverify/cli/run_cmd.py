@@ -1,0 +1,132 @@
+"""`ascverify run`: execute one case on the core and save every tensor."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..checker import check_case
+from ..report import bare_error, location, one_line, result_lines
+from .common import (
+    atomic_write,
+    emit,
+    emit_error,
+    joined_lines,
+    main,
+    max_bytes_option,
+    one_case,
+    output_dir,
+)
+
+
+# -- run -----------------------------------------------------------------------------------------------------------
+
+#: Rule kinds whose violation keeps `run` from executing a case (see `run`).
+_UNRUNNABLE = ("type", "fits")
+
+
+
+@main.command()
+@click.argument("case_file", metavar="CASE")
+@click.option("-o", "--output", "out", required=True, metavar="DIR", help="Folder for the outputs (created if needed).")
+@click.option("--index", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Which case of the file to run (0 = the first).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
+              help="Seed for the inputs the case gives no data for.")
+@max_bytes_option
+def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None:
+    """Run one case on the simulated core.
+
+    Executes case N of CASE and writes every tensor after the call.
+
+    Inputs come from the case's `data`; tensors without data are filled from --seed. Writes
+    DIR/NAME.npy and DIR/NAME.bin (raw little-endian) per tensor, and DIR/run.json (the case,
+    the check verdict, the faults, the byte intervals written per buffer). Faults print one per
+    line: `CASE:case N: fault: ...`.
+
+    \b
+    Examples:
+      ascverify run examples/bilinear_interpolation.json -o out/
+      ascverify run cases.jsonl --index 3 --seed 7 -o out/
+
+    Exit status: 0 no fault, 1 the call faulted or the case breaks a rule (outputs are still
+    written), 2 the case could not be read.
+    """
+    import numpy as np
+
+    from ..core.memory import Fault
+    from ..core.run import run_case
+
+    case = one_case(case_file, index, max_bytes)
+    outdir = output_dir(out)
+    loc = location(case_file, index)
+    verdict = check_case(case, file=case_file, index=index)
+    if verdict.error is not None:
+        raise bare_error(verdict.error, case_file, loc).at(loc)
+
+    faults: list[str] = []
+    not_run = ""
+    result = None
+    # Values beyond their C type or tensors beyond their buffer would make the core allocate and
+    # index absurd ranges (a tensor of 10**12 elements): such a case is reported, not executed.
+    blocking = [v.rule.id for v in verdict.violations if v.rule.domain.get("kind") in _UNRUNNABLE]
+    if blocking:
+        not_run = f"the core needs representable values and tensors inside their buffers; broken: {', '.join(blocking)}"
+    else:
+        try:
+            result = run_case(case, seed=seed, strict=False)
+            faults = [str(f) for f in result.faults]
+            if result.trace.suppressed:
+                faults.append(f"... and {result.trace.suppressed} more faults of the same kinds")
+        except Fault as exc:  # a fault found while laying out the inputs
+            faults = [str(exc)]
+        except Exception as exc:  # noqa: BLE001 - the core need not cope with every invalid case
+            if verdict.valid:
+                raise
+            not_run = f"{type(exc).__name__}: {one_line(str(exc))[:300]}"
+
+    written: dict[str, dict[str, Any]] = {}
+    if result is not None:
+        for name, arr in result.tensors.items():
+            le = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+            atomic_write(outdir / f"{name}.npy", lambda f, a=le: np.save(f, a, allow_pickle=False))
+            atomic_write(outdir / f"{name}.bin", lambda f, a=le: f.write(a.tobytes()))
+            written[name] = {"npy": f"{name}.npy", "bin": f"{name}.bin", "dtype": case.ctx.tensor_dtype(name).name,
+                             "size": int(arr.size)}
+    for decl in case.model.tensors:  # no stale outputs of an earlier run in the same folder
+        if decl.name not in written:
+            for suffix in (".npy", ".bin"):
+                (outdir / f"{decl.name}{suffix}").unlink(missing_ok=True)
+    doc = {
+        "file": case_file, "index": index, "seed": seed,
+        "case": case.to_json(),
+        "check": verdict.to_json(),
+        "executed": result is not None,
+        "not_executed_reason": not_run or None,
+        "faults": faults,
+        "written": {b: [list(iv) for iv in ivs] for b, ivs in (result.written_intervals().items() if result else ())},
+        "inputs": {n: ("given" if n in case.data_sources else "generated") for n in (result.inputs if result else {})},
+        "tensors": written,
+    }
+    atomic_write(outdir / "run.json",
+                  lambda f: f.write((json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")))
+
+    lines = result_lines(verdict)
+    lines += [f"{loc}: fault: {one_line(f)}" for f in faults]
+    if not_run:
+        lines.append(f"{loc}: not executed: {not_run}")
+    emit(joined_lines(lines))
+    state = "faulted" if faults else ("not executed" if not_run else "ran without fault")
+    emit_error(f"{loc}: {case.model.name} on {case.product} {state}; "
+         f"{'valid' if verdict.valid else 'breaks ' + str(len(verdict.violations)) + ' rule(s)'}; "
+         f"wrote {len(written)} tensors and run.json to {outdir}")
+    sys.exit(1 if (faults or not_run or not verdict.valid) else 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+
+
