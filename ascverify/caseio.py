@@ -217,6 +217,9 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
     for k in obj:
         if k not in CASE_KEYS:
             raise InputError(f"unknown key {_short(k)}{did_you_mean(k, CASE_KEYS)}", field=_key(k))
+    for k in ("name", "comment"):
+        if k in obj and not isinstance(obj[k], str):
+            raise InputError(f"expected a string, got {_type_name(obj[k])}", field=k)
     api = obj.get("api")
     if api is None:
         raise InputError("missing", field="api")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Iterable, Any, Callable, Iterator, Sequence
 
 import click
 
@@ -36,7 +36,9 @@ from .common import (
 @click.option("-v", "--verbose", is_flag=True, help="Also print valid cases (`ok`) and the rules not checked.")
 @max_bytes_option
 @jobs_option
-def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs: int) -> None:
+@click.option("--schema", "strict_schema", is_flag=True,
+              help="Also validate every case against the published JSON Schema with jsonschema (slower).")
+def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs: int, strict_schema: bool) -> None:
     """Check case files against the rules of their APIs.
 
     Every case of every FILE is checked concretely (no solver: fast). A FILE holds one case, a list of cases, or one case per line (JSON Lines); `-` reads
@@ -62,7 +64,7 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs:
     Exit status: 0 every case valid, 1 some case breaks a rule, 2 some input could not be read.
     """
     with gc_paused():
-        code = _check_files(files, fmt, verbose, max_bytes, jobs or (os.cpu_count() or 1))
+        code = _check_files(files, fmt, verbose, max_bytes, jobs or (os.cpu_count() or 1), strict_schema)
     sys.exit(code)
 
 
@@ -99,16 +101,35 @@ def _check_chunk(job: tuple[str, bytes, int, int, str, bool]) -> _FileReport:
         return _report(results, fmt, verbose)
 
 
-def _check_one_file(path: str, fmt: str, verbose: bool, max_bytes: int, cache: DataCache, jobs: int) -> _FileReport:
+def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
+    """The entries, with a case that the JSON Schema refuses turned into an input error."""
+    from ..caseio import Entry
+    from ..schema import validate
+
+    for e in entries:
+        if e.error is None and e.raw is not None:
+            problems = validate(e.raw)
+            if problems:
+                yield Entry(e.index, None, InputError(f"does not match the case schema: {problems[0]}"), e.raw)
+                continue
+        yield e
+
+
+def _check_one_file(path: str, fmt: str, verbose: bool, max_bytes: int, cache: DataCache, jobs: int,
+                    strict_schema: bool = False) -> _FileReport:
     from ..caseio import cases_from_bytes, read_bytes, split_json_lines
 
     try:
         data = read_bytes(path, max_bytes)
     except InputError as exc:
         return _report([Result(path, None, None, error=bare_error(exc, path))], fmt, verbose)  # type: ignore[arg-type]
-    chunks = split_json_lines(data, jobs * 4) if jobs > 1 and len(data) >= PARALLEL_MIN_BYTES else None
+    parallel = jobs > 1 and len(data) >= PARALLEL_MIN_BYTES and not strict_schema
+    chunks = split_json_lines(data, jobs * 4) if parallel else None
     if not chunks or b"\x00" in data[:65536]:
-        return _report(read_file(path, max_bytes, cache, _lazy(cases_from_bytes, data, path)), fmt, verbose)
+        entries = _lazy(cases_from_bytes, data, path)
+        if strict_schema:
+            entries = _schema_checked(entries)
+        return _report(read_file(path, max_bytes, cache, entries), fmt, verbose)
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
@@ -128,12 +149,13 @@ def _lazy(fn: Callable[..., Iterator[Any]], *args: Any) -> Iterator[Any]:
     yield from fn(*args)
 
 
-def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, jobs: int = 1) -> int:
+def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, jobs: int = 1,
+                 strict_schema: bool = False) -> int:
     counts = Counts()
     cache = DataCache()
     docs: list[dict[str, Any]] = []
     for path in files:
-        rep = _check_one_file(path, fmt, verbose, max_bytes, cache, jobs)
+        rep = _check_one_file(path, fmt, verbose, max_bytes, cache, jobs, strict_schema)
         counts.merge(rep.counts)
         if rep.errs:
             write_text(sys.stderr, joined_lines(rep.errs))
