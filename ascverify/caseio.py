@@ -38,6 +38,8 @@ class Entry:
     case: Case | None
     error: InputError | None
     raw: Any = None
+    #: a program (a document with "calls") instead of a single case
+    program: Any = None
 
 
 def read_bytes(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
@@ -129,6 +131,11 @@ def _entries(docs: Iterator[tuple[int, Any, InputError | None]], path: str) -> I
             yield Entry(index, None, err)
             continue
         try:
+            if isinstance(doc, dict) and "calls" in doc:
+                from .program import parse_program
+
+                yield Entry(index, None, None, doc, parse_program(doc, base_dir=base, origin=f"{path}:case {index}"))
+                continue
             yield Entry(index, parse_case(doc, base_dir=base, origin=f"{path}:case {index}"), None, doc)
         except InputError as exc:
             yield Entry(index, None, exc, doc)

@@ -28,6 +28,8 @@ class Violation:
 
     rule: Rule
     message: str
+    #: in a program: the index of the call that breaks it
+    call: int | None = None
 
     @property
     def id(self) -> str:
@@ -38,8 +40,11 @@ class Violation:
         return self.rule.severity
 
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule.id, "params": list(self.rule.params), "message": self.message,
-                "source": self.rule.source, "severity": self.rule.severity}
+        out = {"rule": self.rule.id, "params": list(self.rule.params), "message": self.message,
+               "source": self.rule.source, "severity": self.rule.severity}
+        if self.call is not None:
+            out["call"] = self.call
+        return out
 
 
 @dataclass
@@ -49,9 +54,13 @@ class Unchecked:
     rule_id: str
     reason: str
     source: str = ""
+    call: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule_id, "reason": self.reason, "source": self.source}
+        out = {"rule": self.rule_id, "reason": self.reason, "source": self.source}
+        if self.call is not None:
+            out["call"] = self.call
+        return out
 
 
 @dataclass
@@ -65,6 +74,8 @@ class Result:
     warnings: list[Violation] = field(default_factory=list)
     unchecked: list[Unchecked] = field(default_factory=list)
     error: InputError | None = None
+    #: set when the result is a whole program's (its calls' findings carry their call index)
+    program: Any = None
 
     @property
     def valid(self) -> bool:
@@ -72,10 +83,14 @@ class Result:
 
     @property
     def api(self) -> str | None:
+        if self.program is not None:
+            return "program"
         return self.case.model.name if self.case else None
 
     @property
     def product(self) -> str | None:
+        if self.program is not None:
+            return self.program.product.id
         return self.case.product if self.case else None
 
     def to_json(self) -> dict[str, Any]:
@@ -92,6 +107,10 @@ class Result:
 def _data_rules(case: Case, rules: Sequence[Rule], result: Result) -> None:
     for r in rules:
         if r.predicate is not None:
+            continue
+        if r.domain.get("kind") == "order":
+            if r.when is None or r.when(case.values(), case.ctx):
+                result.unchecked.append(Unchecked(r.id, "depends on earlier calls: check it in a program", r.source))
             continue
         missing = [t for t in r.requires_data if not case.has_data(t)]
         if missing:

@@ -245,6 +245,19 @@ class ApiModel:
         """Random contents for an input tensor that obey the model's data rules (None: any values)."""
         return None
 
+    # -- programs (ascverify.program) ---------------------------------------------------------------------------
+
+    def apply_state(self, case: "Case", state: dict[str, Any]) -> None:
+        """Record in a program's state what this call configures (SetVectorMask, SetFmatrix...)."""
+
+    def with_state(self, case: "Case", state: Mapping[str, Any]) -> "Case":
+        """The call as it executes given the state earlier calls set (default: unchanged)."""
+        return case
+
+    def state_warnings(self, case: "Case", state: Mapping[str, Any]) -> list[tuple[Rule, str]]:
+        """Warnings that depend on the program's state (e.g. a load made a no-op by an earlier call)."""
+        return []
+
     def footprint(self, case: "Case") -> Mapping[str, list[tuple[int, int]]]:
         """Byte intervals per tensor that a valid call may write, as the model predicts them."""
         raise NotImplementedError

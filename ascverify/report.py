@@ -69,14 +69,20 @@ def result_lines(r: Result, *, verbose: bool = False) -> list[str]:
     """
     loc = location(r.file, r.index)
     out: list[str] = []
+
+    def at(call: int | None) -> str:
+        return loc if call is None else f"{loc}: call {call}"
+
     for v in r.violations:
-        out.append(f"{loc}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
+        out.append(f"{at(v.call)}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
     for v in r.warnings:
-        out.append(f"{loc}: warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
+        out.append(f"{at(v.call)}: warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
     if r.violations or verbose:
         for u in r.unchecked:
-            out.append(f"{loc}: note: not checked: [{u.rule_id}] {one_line(u.reason)}")
-    if verbose and not r.violations and r.case is not None:
+            out.append(f"{at(u.call)}: note: not checked: [{u.rule_id}] {one_line(u.reason)}")
+    if verbose and not r.violations and r.program is not None:
+        out.insert(0, f"{loc}: ok (program of {len(r.program.calls)} calls on {r.product})")
+    elif verbose and not r.violations and r.case is not None:
         out.insert(0, f"{loc}: ok ({r.case.model.name} on {r.case.product})")
     return out
 

@@ -398,3 +398,14 @@ def elements_per_block(ctx: Context, tensor: str | None = None) -> int:
 def step_for_bytes(nbytes: int) -> Callable[[Context], int]:
     """The element step that makes ``count * sizeof(T)`` a multiple of ``nbytes``."""
     return lambda ctx: nbytes // gcd(nbytes, ctx.dtype.size)
+
+
+def order_rule(id: str, key: str, message: str, source: str, *, when: Predicate | None = None,
+               params: Sequence[str] = (), products: Iterable[str] | None = None, notes: Sequence[str] = ()) -> Rule:
+    """A call needs an earlier call of the program to have set ``key`` of the core's state.
+
+    Checked within a program (`ascverify.program`); a single case reports it as not checked.
+    ``when`` (on concrete values) limits it to the calls that need the state.
+    """
+    return Rule(id, tuple(params), None, message, source, ERROR, _products(products), when, None,
+                {"kind": "order", "key": key}, (), None, tuple(notes), message)

@@ -178,6 +178,18 @@ class DataCache:
                 case.data(name)
 
 
+def _checked_program(entry: Any, path: str, origin: str, cache: DataCache) -> Result:
+    from ..program import check_program
+
+    try:
+        for call in entry.program.calls:
+            if call.case.data_sources:
+                cache.load(call.case)
+        return check_program(entry.program, file=path, index=entry.index)
+    except InputError as exc:
+        return Result(path, entry.index, None, error=bare_error(exc, path, origin))
+
+
 def read_file(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any] | None = None) -> list[Result]:
     """Every case of a file (or the entries given), checked (batched), in file order; unreadable cases
     carry their error.
@@ -193,6 +205,9 @@ def read_file(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any
             origin = location(path, entry.index)
             if entry.error is not None:
                 results.append(Result(path, entry.index, None, error=bare_error(entry.error, path, origin)))
+                continue
+            if entry.program is not None:
+                results.append(_checked_program(entry, path, origin, cache))
                 continue
             case = entry.case
             if case.data_sources:

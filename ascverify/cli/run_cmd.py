@@ -60,6 +60,11 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
     from ..core.memory import Fault
     from ..core.run import run_case
 
+    from .program_run import one_program, run_program_to
+
+    program = one_program(case_file, index, max_bytes)
+    if program is not None:
+        sys.exit(run_program_to(program, case_file, index, seed, output_dir(out)))
     case = one_case(case_file, index, max_bytes)
     outdir = output_dir(out)
     loc = location(case_file, index)

@@ -120,6 +120,9 @@ class Memory:
             self.sizes[name] = size
         self.buffers: dict[str, np.ndarray] = {n: np.zeros(s, np.uint8) for n, s in self.sizes.items()}
         self.state: dict[str, np.ndarray] = {n: np.zeros(s, np.uint8) for n, s in self.sizes.items()}
+        #: special-purpose registers that configuration calls set and later calls read
+        #: (the vector mask, the feature map of SetFmatrix, the LoadDataWithStride repeat); name -> value
+        self.special: dict[str, Any] = {}
 
     @classmethod
     def for_product(cls, product: Any) -> "Memory":
@@ -179,6 +182,7 @@ class Memory:
         copy.sizes = dict(self.sizes)
         copy.buffers = {n: a.copy() for n, a in self.buffers.items()}
         copy.state = {n: a.copy() for n, a in self.state.items()}
+        copy.special = dict(getattr(self, "special", {}))
         return copy
 
 

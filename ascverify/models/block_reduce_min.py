@@ -17,7 +17,7 @@ from ..model import ApiModel, SpecNote
 from ..params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
 from ..products import BUFFERS
 from ..registry import register
-from ..rules import WARNING, Context, Values, field_range, rule, tensor_min_size
+from ..rules import WARNING, Context, Values, field_range, order_rule, rule, tensor_min_size
 from .vector_common import BLOCK_BYTES, lane_mask, mask_rules, mask_word_count
 
 SEED = "004_2ad9555534615f32.txt"
@@ -254,6 +254,10 @@ class BlockReduceMin(ApiModel):
     def api_rules(self):
         p = self.prefix
         yield from mask_rules(p, f"{SEED} 参数说明", placeholder=True)
+        yield order_rule(f"{p}.order.vector_mask", "vector_mask",
+                         "isSetMask=false needs a SetVectorMask earlier in the program (the mask comes from it)",
+                         _param("is_set_mask"), when=lambda v, ctx: Not(v.isSetMask), params=("isSetMask",),
+                         notes=("block_reduce_min.mask-placeholder",))
         yield rule(f"{p}.mask.placeholder", ("mask", "isSetMask"),
                    lambda v, ctx: And(Implies(v["mask.placeholder"], Not(v.isSetMask)),
                                       Implies(Not(v.isSetMask), v["mask.placeholder"])),
@@ -301,6 +305,15 @@ class BlockReduceMin(ApiModel):
                    severity=WARNING, products=("atlas-350",), notes=("block_reduce_min.noop",),
                    facts=lambda v, ctx: {"shown": PLACEHOLDER if v["mask.placeholder"] else format(v.mask)},
                    help="repeatTime and the mask are non-zero (a zero call is not a guaranteed no-op)")
+
+    def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
+        """With isSetMask=false, the call runs with the mask the last SetVectorMask set (when one did)."""
+        from .set_vector_mask import effective_mask
+
+        fields = effective_mask(state)
+        if case.env["isSetMask"] or fields is None:
+            return case
+        return case.with_fields(**{"isSetMask": True, "mask.placeholder": False, **fields})
 
     def unchecked(self, case: Case) -> Iterator[tuple[str, str, str]]:
         """With isSetMask=false the effective mask is set elsewhere: the mask rules are not checked here."""

@@ -1,0 +1,78 @@
+"""`ascverify run` on a program: every call on one core state; tensors and special registers after the last call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..caseio import read_cases
+from ..errors import InputError
+from ..report import bare_error, location, one_line, result_lines
+from .common import DataCache, atomic_write, emit, emit_error, joined_lines
+
+
+def one_program(path: str, index: int, max_bytes: int) -> Any:
+    """Entry ``index`` of the file when it is a program (None when it is a single case or absent)."""
+    for entry in read_cases(path, max_bytes):
+        if entry.index != index:
+            continue
+        if entry.program is None:
+            return None
+        cache = DataCache()
+        try:
+            for call in entry.program.calls:
+                if call.case.data_sources:
+                    cache.load(call.case)
+        except InputError as exc:
+            loc = location(path, index)
+            raise bare_error(exc, path, loc).at(loc) from None
+        return entry.program
+    return None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.astype(int).tolist() if value.dtype == bool else value.tolist()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    return value
+
+
+def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path) -> int:
+    """Check and run the program; write the program's tensors after the last call and run.json. Exit status."""
+    from ..program import check_program, run_program
+
+    loc = location(path, index)
+    verdict = check_program(program, file=path, index=index)
+    run = run_program(program, seed=seed, strict=False)
+    written: dict[str, Any] = {}
+    for name, decl in program.tensors.items():
+        for call in program.calls:
+            params = [p for p, n in call.shared.items() if n == name]
+            if not params:
+                continue
+            t = call.case.tensor(params[0])
+            if t.end > run.memory.size(t.buffer):
+                break
+            arr = np.ascontiguousarray(run.memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy))
+            le = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+            atomic_write(outdir / f"{name}.npy", lambda f, a=le: np.save(f, a, allow_pickle=False))
+            atomic_write(outdir / f"{name}.bin", lambda f, a=le: f.write(a.tobytes()))
+            written[name] = {"npy": f"{name}.npy", "bin": f"{name}.bin", "dtype": t.dtype.name, "size": int(arr.size)}
+            break
+    faults = [f"call {i}: {f}" for i, r in enumerate(run.runs) for f in r.faults]
+    doc = {"file": path, "index": index, "seed": seed, "check": verdict.to_json(), "faults": faults,
+           "special_registers": _jsonable(run.memory.special), "tensors": written}
+    atomic_write(outdir / "run.json", lambda f: f.write((json.dumps(doc, indent=2) + "\n").encode()))
+    lines = result_lines(verdict) + [f"{loc}: fault: {one_line(f)}" for f in faults]
+    emit(joined_lines(lines))
+    emit_error(f"{loc}: program of {len(program.calls)} calls on {program.product.id} "
+               f"{'faulted' if faults else 'ran without fault'}; wrote {len(written)} tensors and run.json to {outdir}")
+    return 1 if (faults or not verdict.valid) else 0

@@ -1,0 +1,88 @@
+"""SetVectorMask (pyasc `set_vector_mask`): sets the mask that vector ops with isSetMask=false use.
+
+No seed page documents SetVectorMask itself; page 004 (is_set_mask) names it as the way to set the
+mask outside an op, and HARDWARE_NOTES (Masks) give the mask's encoding. Its rules are the mask
+rules of the pages; in a program its mask becomes the effective mask of later masked calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..case import Case
+from ..model import ApiModel, SpecNote
+from ..params import MaskArg
+from ..products import PRODUCT_IDS
+from ..registry import register
+from .vector_common import NOTES_MASKS, lane_mask, mask_rules
+
+PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
+STATE_KEY = "vector_mask"
+TYPES = ("half", "float", "int16", "uint16", "int32", "uint32")
+MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
+
+
+def effective_mask(state: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The mask fields the last SetVectorMask of a program set (None when none did)."""
+    got = state.get(STATE_KEY)
+    return None if got is None else dict(got["fields"])
+
+
+@register
+class SetVectorMask(ApiModel):
+    name = "SetVectorMask"
+    aliases = ("set_vector_mask", "asc.language.basic.set_vector_mask")
+    prefix = "set_vector_mask"
+    seed = "004_2ad9555534615f32.txt"
+    summary = "set the vector mask register for later masked ops called with isSetMask=false"
+    support = {p: TYPES for p in PRODUCT_IDS}
+    support_source = f"{PAGE}; {NOTES_MASKS}"
+    default_dtype = "half"
+    args = (MaskArg("mask", source=f"{PAGE}; {NOTES_MASKS}"),)
+    notes = (
+        SpecNote("set_vector_mask.no-page", "SetVectorMask has no page of its own",
+                 "Modelled from page 004 (is_set_mask: 'use set_vector_mask to set the mask') and HARDWARE_NOTES "
+                 "Masks: the same two modes and ranges as an op's mask argument, on every product, for the 16- and "
+                 "32-bit types of the vector ops.",
+                 "None of the five pages documents SetVectorMask; a hardware engineer expects the mask register to "
+                 "take exactly what an op's own mask argument takes.",
+                 (PAGE, NOTES_MASKS)),
+        SpecNote("set_vector_mask.type-width", "The type of the mask and of the op",
+                 "A later op checks the mask last set against its own T (e.g. two words for half, one for float).",
+                 "The mask register is shared; the pages give the mask's shape per operand width, so the op's width "
+                 "decides whether the stored mask is well formed for it.",
+                 (PAGE, NOTES_MASKS)),
+    )
+
+    def api_rules(self):
+        yield from mask_rules(self.prefix, PAGE)
+
+    def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
+        return {}
+
+    def execute(self, case: Case, trace) -> None:
+        trace.memory.special[STATE_KEY] = {"dtype": case.ctx.dtype.name, "lanes": lane_mask(case)}
+
+    def apply_state(self, case: Case, state: dict[str, Any]) -> None:
+        state[STATE_KEY] = {"dtype": case.ctx.dtype.name, "fields": {f: case.env[f] for f in MASK_FIELDS}}
+
+
+def mask_register_matches(case: Case, seed: int = 0) -> None:
+    """The core's mask register holds, lane by lane, the bits of the words (mask[0] = low 64 lanes)."""
+    from ..core.memory import Memory, Trace
+
+    memory = Memory.for_product(case.ctx.product)
+    case.model.execute(case, Trace(memory))
+    lanes = memory.special[STATE_KEY]["lanes"]
+    if case.env["mask.bitwise"]:
+        words = [int(case.env["mask.w0"]), int(case.env["mask.w1"])]
+        expected = [bool((words[j // 64] >> (j % 64)) & 1) for j in range(lanes.size)]
+    else:
+        expected = [j < int(case.env["mask.count"]) for j in range(lanes.size)]
+    assert lanes.tolist() == expected, "mask register differs from the mask's bits"
+    assert np.count_nonzero(lanes) > 0
+
+
+SetVectorMask.invariants = (mask_register_matches,)
