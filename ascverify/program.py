@@ -10,6 +10,11 @@ about order, not values: a model lists them as `rules.order_rule` (the state key
 must have set), sets state in `ApiModel.apply_state` and reads it in `ApiModel.with_state`
 (e.g. the mask of SetVectorMask for a BlockReduceMin with isSetMask=false). `check_program`
 reports every violation with its call index; `run_program` executes the calls on one core state.
+
+Running: a shared tensor's contents (given or generated) are loaded once, before the first call
+that names it, and then persist from call to call; an inline input tensor is loaded before its
+call (like a copy in from global memory); an inline output without data keeps whatever earlier
+calls left in those bytes.
 """
 
 from __future__ import annotations
@@ -181,17 +186,20 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
 
     rng = np.random.default_rng(seed)
     memory = Memory.for_product(program.product)
-    filled: set[tuple[str, int]] = set()
+    filled: set[str] = set()  # shared tensors loaded so far (once, before their first call)
     runs = []
     state: dict[str, Any] = {}
     for call in program.calls:
         case = call.case.model.with_state(call.case, state)
         for decl in case.model.tensors:
             t = case.tensor(decl.name)
-            key = (t.buffer, t.addr)
-            if not t.present or key in filled or t.end > memory.size(t.buffer):
+            name = call.shared.get(decl.name)
+            if not t.present or name in filled or t.end > memory.size(t.buffer):
                 continue
-            filled.add(key)
+            if name is not None:
+                filled.add(name)
+            elif decl.role == "out" and case.data(decl.name) is None:
+                continue  # an inline output without data keeps what earlier calls left there
             data = case.data(decl.name)
             if data is None:
                 if decl.role == "tmp" or (decl.role == "out" and decl.name in call.shared):

@@ -1,0 +1,172 @@
+"""Programs: call sequences over shared tensors, ordering rules, the state configuration calls set."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from ascverify import check_case, parse_case, strategies
+from ascverify.cli import main
+from ascverify.core.run import run_case
+from ascverify.errors import InputError
+from ascverify.program import check_program, parse_program, run_program
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "program_block_reduce_min.json"
+BRM_ARGS = {"repeat": 1, "mask": "MASK_PLACEHOLDER", "dst_rep_stride": 1, "src_blk_stride": 1, "src_rep_stride": 8,
+            "is_set_mask": False}
+
+
+def program(*calls, product="atlas-a2", dtype="half"):
+    return {"product": product, "dtype": dtype,
+            "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 128},
+                        "z": {"position": "VECOUT", "addr": 512, "size": 16}},
+            "calls": list(calls)}
+
+
+def brm(**args):
+    return {"api": "block_reduce_min", "args": {**BRM_ARGS, **args}, "tensors": {"dst": "z", "src": "x"}}
+
+
+def set_mask(mask, dtype=None):
+    call = {"api": "set_vector_mask", "args": {"mask": mask}}
+    if dtype:
+        call["dtype"] = dtype
+    return call
+
+
+def test_shipped_example_is_valid_and_runs(tmp_path):
+    r = CliRunner().invoke(main, ["check", str(EXAMPLE)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["run", str(EXAMPLE), "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    doc = json.loads((tmp_path / "run.json").read_text())
+    # SetVectorMask([255, 0]) on half: lanes 0..7 on, 8..127 off (mask[0] holds the low 64 lanes)
+    assert doc["special_registers"]["vector_mask"]["lanes"] == [1] * 8 + [0] * 120
+    assert (tmp_path / "z.npy").exists() and (tmp_path / "x.bin").exists()
+
+
+def test_masked_op_without_a_prior_set_vector_mask_is_refused_at_its_call():
+    result = check_program(parse_program(program(brm(), set_mask([255, 0]), brm())))
+    assert [(v.call, v.id) for v in result.violations] == [(0, "block_reduce_min.order.vector_mask")]
+    r = CliRunner().invoke(main, ["check", "-"], input=json.dumps(program(brm())))
+    assert r.exit_code == 1
+    assert "-:case 0: call 0: error: [block_reduce_min.order.vector_mask]" in r.stdout
+
+
+def test_effective_mask_is_the_last_one_set():
+    """isSetMask=false after SetVectorMask(M) computes what the op computes with mask M itself."""
+    data = (np.arange(128, 0, -1) / 4).tolist()
+    prog = program(set_mask(128), set_mask([0b1111_0000, 0]), brm())
+    prog["tensors"]["x"]["data"] = data
+    run = run_program(parse_program(prog))
+    direct = parse_case({"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
+                         "args": {"repeatTime": 1, "mask": [0b1111_0000, 0], "dstRepStride": 1, "srcBlkStride": 1,
+                                  "srcRepStride": 8},
+                         "tensors": {"dst": {"position": "VECOUT", "addr": 512, "size": 16},
+                                     "src": {"position": "VECIN", "addr": 0, "size": 128, "data": data}}})
+    expected = run_case(direct).tensors["dst"]
+    # only lanes 4..7 of block 0 are on: the minimum of x[4..7] = (124..121)/4 -> 121/4 = 30.25
+    assert run.runs[2].tensors["dst"][0] == 30.25 == expected[0]
+
+
+def test_the_stored_mask_is_checked_against_the_ops_type():
+    # a two-word (16-bit) mask, then a float op: one word expected
+    result = check_program(parse_program(program(set_mask([1, 2], dtype="half"), brm(), dtype="float")))
+    assert [(v.call, v.id) for v in result.violations] == [(1, "block_reduce_min.mask.words.count")]
+
+
+def test_program_input_errors_name_the_call_and_field():
+    bad = program(set_mask([1, 0]), {"api": "block_reduce_min", "args": {**BRM_ARGS, "repeat": "x"},
+                                     "tensors": {"dst": "z", "src": "x"}})
+    try:
+        parse_program(bad)
+        raise AssertionError("accepted")
+    except InputError as exc:
+        assert exc.field == "calls[1].args.repeat"
+    bad = program(brm())
+    bad["calls"][0]["tensors"]["src"] = "xx"
+    try:
+        parse_program(bad)
+        raise AssertionError("accepted")
+    except InputError as exc:
+        assert exc.field == "calls[0].tensors.src" and "did you mean 'x'" in exc.message
+    for doc in ({"product": "atlas-a2", "calls": []}, {"product": "atlas-a2", "calls": [3]},
+                {"calls": [brm()]}, {"product": "atlas-a2", "calls": [brm()], "tensorz": {}}):
+        r = CliRunner().invoke(main, ["check", "-"], input=json.dumps(doc))
+        assert r.exit_code == 2 and "Traceback" not in r.output, doc
+
+
+# -- generated programs --------------------------------------------------------------------------------------------
+
+PRODUCT = "atlas-a2"
+
+
+def _inline(case):
+    doc = case.to_json()
+    return {"api": doc["api"], "args": doc["args"], "tensors": doc["tensors"], "dtype": doc["dtype"]}
+
+
+class ProgramMachine(RuleBasedStateMachine):
+    """Random legal calls appended one by one; after each step the program is checked and run.
+
+    Expected verdict, reasoned independently of the checker: every call is a valid case on its own,
+    so the program is refused exactly when a BlockReduceMin with isSetMask=false comes before any
+    SetVectorMask, and then only with the ordering rule, at that call.
+    """
+
+    @initialize()
+    def start(self):
+        self.calls = []
+        self.mask_set = False
+        self.expected = []  # (call index, rule id)
+
+    @rule(case=strategies.cases("SetVectorMask", product=PRODUCT, dtype="half"))
+    def set_vector_mask(self, case):
+        self.calls.append(_inline(case))
+        self.mask_set = True
+
+    @rule(case=strategies.cases("BlockReduceMin", product=PRODUCT, dtype="half"))
+    def block_reduce_min(self, case):
+        if not case.env["isSetMask"] and not self.mask_set:
+            self.expected.append((len(self.calls), "block_reduce_min.order.vector_mask"))
+        self.calls.append(_inline(case))
+
+    @rule(case=strategies.cases("BilinearInterpolation", product=PRODUCT))
+    def bilinear(self, case):
+        self.calls.append(_inline(case))
+
+    @invariant()
+    def verdict_matches_the_ordering(self):
+        if not self.calls:
+            return
+        prog = parse_program({"product": PRODUCT, "calls": self.calls})
+        result = check_program(prog)
+        assert [(v.call, v.id) for v in result.violations] == self.expected
+        if not self.expected:
+            run = run_program(prog, seed=len(self.calls), strict=False)
+            assert not run.faults, [str(f) for f in run.faults[:3]]
+
+
+ProgramMachine.TestCase.settings = settings(max_examples=15, stateful_step_count=6, deadline=None,
+                                            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+TestPrograms = ProgramMachine.TestCase
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(strategies.cases("BlockReduceMin", product=PRODUCT, dtype="half"), min_size=1, max_size=4),
+       strategies.cases("SetVectorMask", product=PRODUCT, dtype="half"))
+def test_programs_missing_only_their_set_vector_mask_break_only_the_ordering_rule(ops, setter):
+    """A legal program (SetVectorMask first) minus its SetVectorMask breaks exactly the ordering rule, at
+    each call with isSetMask=false."""
+    legal = parse_program({"product": PRODUCT, "calls": [_inline(setter)] + [_inline(c) for c in ops]})
+    assert check_program(legal).valid
+    broken = check_program(parse_program({"product": PRODUCT, "calls": [_inline(c) for c in ops]}))
+    expected = [(i, "block_reduce_min.order.vector_mask") for i, c in enumerate(ops) if not c.env["isSetMask"]]
+    assert [(v.call, v.id) for v in broken.violations] == expected
