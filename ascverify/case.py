@@ -11,7 +11,7 @@ import numpy as np
 from .dtypes import DType
 from .errors import InputError
 from .model import ApiModel
-from .params import EnumType, MaskArg
+from .params import EnumType, LevelsArg, MaskArg, StructArg
 from .products import POSITION_BUFFER
 from .rules import POSITION_NAMES, Context, Values
 
@@ -40,11 +40,11 @@ class TensorInfo:
 class Case:
     """One call: model, context, flat field values and tensor data sources."""
 
-    __slots__ = ("model", "ctx", "env", "data_sources", "origin", "base_dir", "_data")
+    __slots__ = ("model", "ctx", "env", "data_sources", "origin", "base_dir", "_data", "registers")
 
     def __init__(self, model: ApiModel, ctx: Context, env: dict[str, Any],
                  data_sources: Mapping[str, Any] | None = None, origin: str = "",
-                 base_dir: Path | None = None) -> None:
+                 base_dir: Path | None = None, registers: Mapping[str, Mapping[int, np.ndarray]] | None = None) -> None:
         self.model = model
         self.ctx = ctx
         self.env = env
@@ -52,6 +52,8 @@ class Case:
         self.origin = origin
         self.base_dir = base_dir
         self._data: dict[str, np.ndarray] = {}
+        #: initial register contents the case gives (its ``registers`` object): file -> index -> bytes
+        self.registers: dict[str, dict[int, np.ndarray]] = {f: dict(r) for f, r in (registers or {}).items()}
 
     @property
     def product(self) -> str:
@@ -73,6 +75,21 @@ class Case:
             if self.env[f"{name}.bitwise"]:
                 return [int(self.env[f"{name}.w{i}"]) for i in range(min(int(self.env[f"{name}.nwords"]), self.model.mask_words))]
             return int(self.env[f"{name}.count"])
+        if isinstance(decl, LevelsArg):  # {key: [first levels entries]}, None when absent
+            if decl.optional and not self.env[f"{name}.present"]:
+                return None
+            n = min(max(int(self.env[f"{name}.levels"]), 0), decl.max_levels)
+            return {key: [int(self.env[f"{name}.{stem}{k}"]) for k in range(n)] for key, stem, _ in decl.lists}
+        if isinstance(decl, StructArg):  # {member: value or [values]}, None when absent
+            if not self.env[f"{name}.present"]:
+                return None
+            out: dict[str, Any] = {}
+            for m in decl.members:
+                vals = [self.env[f.name] for f in decl.member_fields(m)]
+                vals = [bool(x) if m.type.kind == "bool" else m.type.choices[int(x)] if isinstance(m.type, EnumType)
+                        else int(x) for x in vals]
+                out[m.name] = vals if decl.list_length(m.name) is not None else vals[0]
+            return out
         value = self.env[name]
         if isinstance(decl.type, EnumType):
             return decl.type.choices[int(value)]
@@ -108,7 +125,7 @@ class Case:
     def with_fields(self, **changes: Any) -> "Case":
         env = dict(self.env)
         env.update(changes)
-        c = Case(self.model, self.ctx, env, self.data_sources, self.origin, self.base_dir)
+        c = Case(self.model, self.ctx, env, self.data_sources, self.origin, self.base_dir, self.registers)
         c._data = dict(self._data)
         return c
 
@@ -116,6 +133,8 @@ class Case:
         """The case in the file format (args and tensors by their documented names)."""
         args: dict[str, Any] = {}
         for a in self.model.args:
+            if getattr(a, "optional", False) and not self.env[f"{a.name}.present"]:
+                continue  # an optional argument the case leaves out
             args[a.name] = self.arg(a.name)
         tensors: dict[str, Any] = {}
         for decl in self.model.tensors:
@@ -128,8 +147,13 @@ class Case:
             if with_data and self.has_data(decl.name):
                 entry["data"] = self.data(decl.name).tolist()
             tensors[decl.name] = entry
-        return {"api": self.model.name, "product": self.ctx.product.id, "dtype": self.ctx.dtype.name,
-                "args": args, "tensors": tensors}
+        out = {"api": self.model.name, "product": self.ctx.product.id, "dtype": self.ctx.dtype.name,
+               "args": args, "tensors": tensors}
+        if self.registers:
+            from .core.registers import registers_json
+
+            out["registers"] = registers_json(self.registers)
+        return out
 
     def __repr__(self) -> str:
         return f"<Case {self.model.name} on {self.product} {self.origin}>"

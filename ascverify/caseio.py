@@ -13,7 +13,8 @@ import orjson
 from .dtypes import DType, dtype_names, lookup_dtype
 from .errors import InputError, did_you_mean
 from .model import ApiModel
-from .params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, Arg, BoolType, EnumType, MaskArg
+from .params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, MAX_LEVELS_LIST, Arg, BoolType, EnumType, \
+    LevelsArg, MaskArg, StructArg
 from .products import POSITIONS, lookup_product, product_names
 from .registry import get_api
 from .rules import POSITION_NAMES
@@ -26,7 +27,7 @@ MAX_MASK_LIST = 64
 #: Inline data longer than this belongs in a .npy/.bin file.
 MAX_INLINE_DATA = 1 << 22
 
-CASE_KEYS = ("api", "product", "dtype", "args", "tensors", "name", "comment", "expect")
+CASE_KEYS = ("api", "product", "dtype", "args", "tensors", "name", "comment", "expect", "registers")
 TENSOR_KEYS = ("position", "addr", "size", "dtype", "data")
 
 
@@ -245,7 +246,10 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
     args = obj.get("args", {})
     if not isinstance(args, dict):
         raise InputError(f"expected an object, got {_type_name(args)}", field="args")
+    args = model.normalize_args(args)  # another form of the arguments (ApiModel.normalize_args)
     tensors = obj.get("tensors")
+    if tensors is None and not model.tensors:
+        tensors = {}  # an API without tensor operands (a Reg API call on registers only)
     if tensors is None:
         raise InputError("missing", field="tensors")
     if not isinstance(tensors, dict):
@@ -273,7 +277,8 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
             if not allowed <= labels:
                 allowed, fixed_by = allowed & labels, fixed_by or k
         given[decl.name] = k
-        if type(value) is int and decl.__class__ is Arg and decl.type.kind == "int" and ABS_MIN <= value <= ABS_MAX:
+        if type(value) is int and decl.__class__ is Arg and decl.type.kind == "int" and ABS_MIN <= value <= ABS_MAX \
+                and not decl.optional:
             env[decl.name] = value  # the common case, without the general path's bookkeeping
         else:
             _set_arg(env, decl, value, f"args.{k}")
@@ -317,7 +322,12 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "") -> C
             else:
                 raise InputError(f"missing tensor of {model.name}", field=f"tensors.{decl.name}")
     ctx = model.context(product, dtype.name, tensor_dtypes)
-    case = Case(model, ctx, env, data_sources, origin, base_dir)
+    registers = obj.get("registers")
+    if registers is not None:
+        from .core.registers import parse_registers
+
+        registers = parse_registers(registers, product, base_dir=base_dir)
+    case = Case(model, ctx, env, data_sources, origin, base_dir, registers)
     return case
 
 
@@ -385,6 +395,14 @@ def _set_arg(env: dict[str, Any], decl: Arg | MaskArg, value: Any, field: str) -
         for i in range(MASK_WORDS_SLOTS):
             env[f"{n}.w{i}"] = 0
         return
+    if isinstance(decl, LevelsArg):
+        _set_levels(env, decl, value, field)
+        return
+    if isinstance(decl, StructArg):
+        _set_struct(env, decl, value, field)
+        return
+    if getattr(decl, "optional", False):
+        env[f"{decl.name}.present"] = True
     t = decl.type
     if isinstance(t, BoolType):
         if not isinstance(value, bool):
@@ -397,6 +415,88 @@ def _set_arg(env: dict[str, Any], decl: Arg | MaskArg, value: Any, field: str) -
         env[decl.name] = t.choices.index(value)
     else:
         env[decl.name] = _int(value, field)
+
+
+def _set_levels(env: dict[str, Any], decl: LevelsArg, value: Any, field: str) -> None:
+    """An object of equal-length integer lists (``{"strides": [...], "indices": [...]}``) into its flat fields."""
+    keys = decl.keys
+    if not isinstance(value, dict):
+        raise InputError(f"expected an object with {' and '.join(keys)} (lists of integers), got {_type_name(value)}",
+                         field=field)
+    for k in value:
+        if k not in keys:
+            raise InputError(f"unknown key {_short(k)}{did_you_mean(k, keys)}; expected {' and '.join(keys)}",
+                             field=f"{field}.{_key(k)}")
+    lengths = {}
+    for key, stem, _ in decl.lists:
+        items = value.get(key)
+        if items is None:
+            raise InputError("missing", field=f"{field}.{key}")
+        if not isinstance(items, list):
+            raise InputError(f"expected a list of integers, got {_type_name(items)}", field=f"{field}.{key}")
+        if len(items) > MAX_LEVELS_LIST:
+            raise InputError(f"a list of {len(items)} levels (at most {MAX_LEVELS_LIST} are read)", field=f"{field}.{key}")
+        lengths[key] = len(items)
+        for i, x in enumerate(items):
+            if isinstance(x, bool):
+                raise InputError("expected an integer, got a boolean", field=f"{field}.{key}[{i}]")
+            x = _int(x, f"{field}.{key}[{i}]")
+            if i < decl.max_levels:
+                env[f"{decl.name}.{stem}{i}"] = x
+        for i in range(len(items), decl.max_levels):
+            env[f"{decl.name}.{stem}{i}"] = 0
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k} has {n}" for k, n in lengths.items())
+        raise InputError(f"the lists must have one entry per level; {shown}", field=field)
+    env[f"{decl.name}.levels"] = next(iter(lengths.values()))
+    if decl.optional:
+        env[f"{decl.name}.present"] = True
+
+
+def _set_struct(env: dict[str, Any], decl: StructArg, value: Any, field: str) -> None:
+    """An object of named members (scalars, fixed-length lists) into its flat fields (`StructArg`)."""
+    members = {m.name: m for m in decl.members}
+    if not isinstance(value, dict):
+        raise InputError(f"expected an object with {', '.join(members)}, got {_type_name(value)}", field=field)
+    for k in value:
+        if k not in members:
+            raise InputError(f"unknown member {_short(k)} of {decl.name}{did_you_mean(k, members)}",
+                             field=f"{field}.{_key(k)}")
+    for m in decl.members:
+        fields = decl.member_fields(m)
+        if m.name not in value:
+            if m.default is None:
+                raise InputError(f"missing member of {decl.name}", field=f"{field}.{m.name}")
+            for f in fields:
+                env[f.name] = f.default
+            continue
+        x, n = value[m.name], decl.list_length(m.name)
+        if n is None:
+            _set_scalar(env, fields[0].name, m.type, x, f"{field}.{m.name}")
+            continue
+        if not isinstance(x, list) or len(x) != n:
+            got = f"{len(x)} values" if isinstance(x, list) else _type_name(x)
+            raise InputError(f"expected a list of {n} values, got {got}", field=f"{field}.{m.name}")
+        for i, (f, item) in enumerate(zip(fields, x)):
+            _set_scalar(env, f.name, m.type, item, f"{field}.{m.name}[{i}]")
+    env[f"{decl.name}.present"] = True
+
+
+def _set_scalar(env: dict[str, Any], name: str, t: Any, value: Any, field: str) -> None:
+    """One field of a bool, enum or integer type, with the same checks as a scalar argument."""
+    if isinstance(t, BoolType):
+        if not isinstance(value, bool):
+            raise InputError(f"expected true or false, got {_type_name(value)} ({_short(value)})", field=field)
+        env[name] = value
+    elif isinstance(t, EnumType):
+        if not isinstance(value, str) or value not in t.choices:
+            raise InputError(f"expected one of {', '.join(t.choices)}; got {_short(value)}{did_you_mean(value, t.choices)}",
+                             field=field)
+        env[name] = t.choices.index(value)
+    else:
+        if isinstance(value, bool):
+            raise InputError("expected an integer, got a boolean", field=field)
+        env[name] = _int(value, field)
 
 
 def _reject_bool(value: Any, field: str) -> int:
@@ -420,7 +520,8 @@ _PLANS: dict[str, _Plan] = {}
 def _plan(model: ApiModel) -> _Plan:
     plan = _PLANS.get(model.name)
     if plan is None:
-        required = tuple(a.name for a in model.args if getattr(a, "default", None) is None)
+        required = tuple(a.name for a in model.args
+                         if getattr(a, "default", None) is None and not getattr(a, "optional", False))
         names = getattr(model, "arg_names", None) or {a.name: (a.name, frozenset(("",))) for a in model.args}
         labels = frozenset().union(*(l for _, l in names.values()))
         plan = _Plan({k: model.arg(c) for k, (c, _) in names.items()}, {t.name: t for t in model.tensors}, required,

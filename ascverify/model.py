@@ -9,8 +9,8 @@ import numpy as np
 
 from .dtypes import DType, get_dtype
 from .errors import ModelDefinitionError
-from .logic import Between, Mod
-from .params import Arg, BoolType, EnumType, Field, MaskArg, MASK_WORDS, TensorDecl
+from .logic import And, Between, Mod, Not, Or
+from .params import Arg, BoolType, EnumType, Field, LevelsArg, MaskArg, MASK_WORDS, StructArg, TensorDecl
 from .products import PRODUCT_IDS
 from .rules import (
     ERROR,
@@ -63,6 +63,12 @@ class ApiModel:
     arg_spellings: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     #: the label of the spelling of ``args``' own names
     canonical_spelling: ClassVar[str] = "Ascend C"
+    #: the prototypes of an API with optional arguments (``Arg(optional=True)``, `LevelsArg`), each as the set
+    #: of optional arguments it takes (``()``: none); a case gives exactly one set (derived rule ``PREFIX.form``).
+    #: Empty: the optional arguments combine freely.
+    forms: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    #: where the prototypes are documented (the form rule's source; default: the seed page's Prototype)
+    forms_source: ClassVar[str] = ""
 
     def __init__(self) -> None:
         self._check_definition()
@@ -70,7 +76,8 @@ class ApiModel:
         self.field_by_name: dict[str, Field] = {f.name: f for f in self.fields}
         self.param_kinds: dict[str, str] = {}
         for a in self.args:
-            self.param_kinds[a.name] = "mask" if isinstance(a, MaskArg) else "arg"
+            self.param_kinds[a.name] = "mask" if isinstance(a, MaskArg) else "levels" if isinstance(a, LevelsArg) \
+                else "struct" if isinstance(a, StructArg) else "arg"
         for t in self.tensors:
             self.param_kinds[t.name] = "tensor"
         self._tensor_by_name = {t.name: t for t in self.tensors}
@@ -120,6 +127,11 @@ class ApiModel:
         names = [p.name for p in (*self.args, *self.tensors)]
         if len(set(names)) != len(names):
             raise ModelDefinitionError(f"{self.name}: parameter names repeat: {names}")
+        optional = {a.name for a in self.args if getattr(a, "optional", False)}
+        for form in self.forms:
+            if not set(form) <= optional:
+                raise ModelDefinitionError(f"{self.name}: form {form} names arguments that are not optional: "
+                                           f"{sorted(set(form) - optional)}")
 
     def _spelled_names(self) -> dict[str, tuple[str, frozenset[str]]]:
         labels = (self.canonical_spelling, *self.arg_spellings)
@@ -157,9 +169,11 @@ class ApiModel:
                  help="the element type is supported on the product"),
         ]
         for f in self.fields:
-            if isinstance(f.type, (BoolType, EnumType)) or f.name.endswith((".bitwise", ".nwords")):
+            if isinstance(f.type, (BoolType, EnumType)) or f.name.endswith((".bitwise", ".nwords", ".levels")):
                 continue
             out.append(_type_rule(p, f, self._param_source(f.param)))
+        if self.forms:
+            out.append(_form_rule(self))
         for t in self.tensors:
             src = t.source or f"{seed} Table 2, {t.name}"
             out.append(rule(f"{p}.{t.name}.dtype", ("dtype", t.name),
@@ -245,6 +259,21 @@ class ApiModel:
         """Random contents for an input tensor that obey the model's data rules (None: any values)."""
         return None
 
+    def input_registers(self, case: "Case") -> Iterable[tuple[str, int]]:
+        """The registers (file, index) the call reads (`core.registers`): a run fills those the case's
+        ``registers`` object does not give with random bytes, like tensors without data (default: none)."""
+        return ()
+
+    def construct_args(self, draw: Callable[..., Any], ctx: Context, env: dict[str, Any]) -> None:
+        """Strategies call this after drawing every argument from its domain (``draw`` is Hypothesis's): adjust
+        ``env`` so that relational rules among arguments hold by construction (default: nothing)."""
+
+    def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        """A case's ``args`` object as `caseio` reads it: another form of the arguments (packed register words,
+        another struct's field names) rewritten into the names of ``args``, before they are read. Raise
+        `InputError` (field ``args.NAME``) for what cannot be read. Default: unchanged."""
+        return args
+
     # -- programs (ascverify.program) ---------------------------------------------------------------------------
 
     def apply_state(self, case: "Case", state: dict[str, Any]) -> None:
@@ -279,6 +308,24 @@ def _exact_aligned(id: str, tensor: str, source: str, align: Any) -> Rule:
                 None, lambda v, ctx: getattr(v, tensor).present, lambda v, ctx: {"align": size(ctx)},
                 {"kind": "align", "tensor": tensor, "minimum": align, "exact": True}, (), None, (),
                 f"{tensor} start address aligned (the page's alignment, not the position's)")
+
+
+def _form_rule(model: ApiModel) -> Rule:
+    """The optional arguments a case gives are exactly those of one prototype (``ApiModel.forms``)."""
+    optional = [a.name for a in model.args if getattr(a, "optional", False)]
+    shown = "; ".join(" + ".join(f) or "none of " + ", ".join(optional) for f in model.forms)
+
+    def pred(v: Values, ctx: Context) -> Any:
+        return Or(*(And(*(v[f"{n}.present"] if n in form else Not(v[f"{n}.present"]) for n in optional))
+                    for form in model.forms))
+
+    def facts(v: Values, ctx: Context) -> Mapping[str, Any]:
+        return {"given": ", ".join(n for n in optional if v[f"{n}.present"]) or "none of " + ", ".join(optional)}
+
+    return rule(f"{model.prefix}.form", tuple(optional), pred,
+                f"optional arguments given: {{given}}; that is no prototype of {model.name} (one of: {shown})",
+                model.forms_source or f"{model.seed} Prototype", facts=facts,
+                help=f"the arguments of one prototype ({shown})")
 
 
 def _type_rule(prefix: str, f: Field, source: str) -> Rule:

@@ -92,12 +92,113 @@ class Arg:
     source: str = ""
     doc: str = ""
     default: Any = None
+    #: the argument may be left out (one prototype takes it, another does not): the Bool field ``NAME.present``
+    #: says whether the case gives it, and the value field holds ``default`` when it does not (`ApiModel.forms`)
+    optional: bool = False
 
     def fields(self) -> tuple[Field, ...]:
         default = self.default if self.default is not None else 0
         if isinstance(self.type, EnumType) and isinstance(default, str):
             default = self.type.code(default)
-        return (Field(self.name, self.type, self.name, default),)
+        out = (Field(self.name, self.type, self.name, default),)
+        if self.optional:
+            out += (Field(f"{self.name}.present", BOOL, self.name, False),)
+        return out
+
+
+#: Lists of a `LevelsArg` longer than this are not read (a case file with 10**6 levels is a mistake).
+MAX_LEVELS_LIST = 64
+
+
+@dataclass(frozen=True)
+class LevelsArg:
+    """An argument given as an object of equal-length integer lists, entry k of every list describing level k
+    (an AddrReg: ``{"strides": [s0, s1], "indices": [i0, i1]}`` for the offset ``i0*s0 + i1*s1``).
+
+    ``lists``: (JSON key, field stem, item type) per list. Fields, like a bitwise mask's: ``NAME.levels`` (the
+    lists' length; 0 when the argument is absent), ``NAME.<stem>K`` for K < ``max_levels`` (0 past the lists'
+    end) and, when ``optional``, the Bool ``NAME.present``. Lists longer than ``max_levels`` are read (up to
+    `MAX_LEVELS_LIST` entries): ``NAME.levels`` keeps their length for a rule to refuse, the fields hold the
+    first ``max_levels`` entries.
+    """
+
+    name: str
+    lists: tuple[tuple[str, str, IntType], ...]
+    max_levels: int = 4
+    source: str = ""
+    doc: str = ""
+    optional: bool = True
+    default: Any = None
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The JSON keys of the lists."""
+        return tuple(key for key, _, _ in self.lists)
+
+    @property
+    def type(self) -> BoolType:
+        """The argument's scalar stand-in, its presence, for code that sees every argument as one scalar."""
+        return BOOL
+
+    def fields(self) -> tuple[Field, ...]:
+        n = self.name
+        out: tuple[Field, ...] = ()
+        if self.optional:
+            out += (Field(f"{n}.present", BOOL, n, False),)
+        out += (Field(f"{n}.levels", IntType("levels", 0, MAX_LEVELS_LIST), n, 0),)
+        for _, stem, item in self.lists:
+            out += tuple(Field(f"{n}.{stem}{k}", item, n, 0) for k in range(self.max_levels))
+        return out
+
+
+@dataclass(frozen=True)
+class StructArg:
+    """A struct argument given as a JSON object of named members: scalars (`Arg`) and fixed-length lists of them.
+
+    Fields: ``NAME.present`` (bool: the case gives the object; always True when not ``optional``) and one
+    per member, ``NAME.member``, or for a list member of length n (``lists``), ``NAME.member0`` ...
+    ``NAME.member<n-1>`` (like a `LevelsArg`'s fields: no brackets in rule ids). A member whose ``default``
+    is None must be given in the object; the others
+    take their default (a tuple for a list member). An absent struct holds every member at its default.
+    """
+
+    name: str
+    members: tuple[Arg, ...]
+    source: str = ""
+    doc: str = ""
+    #: (member name, length) for each member given as a JSON list of that many values
+    lists: tuple[tuple[str, int], ...] = ()
+    optional: bool = True
+
+    @property
+    def default(self) -> Any:
+        """None when the struct must be given (like a required `Arg`); an absent optional struct is ``{}``."""
+        return {} if self.optional else None
+
+    @property
+    def type(self) -> BoolType:
+        """The struct's scalar stand-in, its presence (``NAME.present``), for code that sees every argument as one
+        scalar."""
+        return BOOL
+
+    def list_length(self, member: str) -> int | None:
+        """The length of a list member, None for a scalar member."""
+        return dict(self.lists).get(member)
+
+    def member_fields(self, member: Arg) -> tuple[Field, ...]:
+        """The fields of one member (one, or one per list entry)."""
+        n = self.list_length(member.name)
+        default = member.default if member.default is not None else 0
+        if n is None:
+            return (Field(f"{self.name}.{member.name}", member.type, self.name, default),)
+        defaults = tuple(default) if isinstance(default, (tuple, list)) else (default,) * n
+        return tuple(Field(f"{self.name}.{member.name}{i}", member.type, self.name, defaults[i]) for i in range(n))
+
+    def fields(self) -> tuple[Field, ...]:
+        out: tuple[Field, ...] = (Field(f"{self.name}.present", BOOL, self.name, not self.optional),)
+        for m in self.members:
+            out += self.member_fields(m)
+        return out
 
 
 MASK_WORDS = 2  # the widest bitwise mask (16-bit operands) has 2 words
@@ -161,6 +262,9 @@ class TensorDecl:
     align_exact: bool = False
     #: products on which an optional tensor must be given (a derived rule checks it)
     required_on: tuple[str, ...] = ()
+    #: the start alignment (bytes) strategies give the tensor when they lay it out (default: the rule's); more
+    #: than the rule asks when a relational rule of the model wants it (an effective address aligned per argument)
+    pack_align: int | None = None
 
     def fields(self) -> tuple[Field, ...]:
         n = self.name

@@ -80,6 +80,29 @@ class TensorView:
         return f"{self.name}"
 
 
+class StructView:
+    """The fields of a struct argument (`params.StructArg`): ``present``, each member by name (a tuple for a list)."""
+
+    __slots__ = ("_decl", "_env")
+
+    def __init__(self, decl: Any, env: Mapping[str, Any]) -> None:
+        self._decl = decl
+        self._env = env
+
+    def __getattr__(self, member: str) -> Any:
+        d = self._decl
+        if member == "present":
+            return self._env[f"{d.name}.present"]
+        if d.list_length(member) is not None:
+            return tuple(self._env[f"{d.name}.{member}{i}"] for i in range(d.list_length(member)))
+        if f"{d.name}.{member}" in self._env:
+            return self._env[f"{d.name}.{member}"]
+        raise AttributeError(f"{d.name} has no member {member!r}")
+
+    def __format__(self, spec: str) -> str:
+        return self._decl.name
+
+
 class MaskView:
     """The fields of a mask argument."""
 
@@ -122,6 +145,8 @@ class Values:
             return MaskView(name, self._env, self._model.mask_words)
         if kind == "arg":
             return self._env[name]
+        if kind == "struct":
+            return StructView(self._model.arg(name), self._env)
         raise AttributeError(f"{self._model.name} has no parameter {name!r}")
 
     def __getitem__(self, field_name: str) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 from . import caseio
 from .dtypes import dtype_names
 from .model import ApiModel
-from .params import ABS_MAX, ABS_MIN, BoolType, EnumType, IntType, MaskArg
+from .params import ABS_MAX, ABS_MIN, MAX_LEVELS_LIST, BoolType, EnumType, IntType, LevelsArg, MaskArg, StructArg
 from .products import POSITIONS, product_names
 from .registry import apis
 
@@ -45,6 +45,29 @@ def _arg_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
                             f"({source})"),
             "anyOf": [word, {"type": "array", "items": word, "maxItems": caseio.MAX_MASK_LIST}],
         }
+    if isinstance(decl, LevelsArg):
+        keys = list(decl.keys)
+        return {
+            "type": "object", "additionalProperties": False, "required": keys,
+            "description": (f"{doc} ({source}); lists of integers with one entry per level "
+                            f"(1 to {decl.max_levels}; {' and '.join(keys)} of equal length)"
+                            f"{'; optional' if decl.optional else ''}"),
+            "properties": {k: {"type": "array", "items": {"$ref": "#/$defs/integer"}, "maxItems": MAX_LEVELS_LIST,
+                               "description": f"{t.name} values, level 0 first"} for k, _, t in decl.lists},
+        }
+    if isinstance(decl, StructArg):
+        props: dict[str, Any] = {}
+        for m in decl.members:
+            one = _arg_schema(model, m)
+            n = decl.list_length(m.name)
+            props[m.name] = one if n is None else {"type": "array", "items": one, "minItems": n, "maxItems": n,
+                                                   "description": f"{n} values: {one.get('description', '')}"}
+        out = {"type": "object", "additionalProperties": False, "properties": props,
+               "description": f"{doc} ({source}){'; optional' if decl.optional else ''}"}
+        required = [m.name for m in decl.members if m.default is None]
+        if required:
+            out["required"] = required
+        return out
     t = decl.type
     if isinstance(t, BoolType):
         return {"type": "boolean", "description": f"{doc} ({source})".strip()}
@@ -75,7 +98,8 @@ def _tensor_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
 
 
 def _api_schema(model: ApiModel) -> dict[str, Any]:
-    required_args = [a.name for a in model.args if getattr(a, "default", None) is None]
+    required_args = [a.name for a in model.args
+                     if getattr(a, "default", None) is None and not getattr(a, "optional", False)]
     args = {"type": "object", "additionalProperties": False,
             "properties": {a.name: _arg_schema(model, a) for a in model.args}}
     if required_args:
@@ -94,7 +118,46 @@ def _api_schema(model: ApiModel) -> dict[str, Any]:
     }
     if required_args:
         out["required"] = ["args"]
+    if model.tensors:  # an API without tensor operands may leave "tensors" out
+        out["required"] = out.get("required", []) + ["tensors"]
     return out
+
+
+def _registers_schema() -> dict[str, Any]:
+    """The ``registers`` object: initial Reg API register contents (`ascverify.core.registers`)."""
+    from .core.registers import FILES, GEOMETRIES
+
+    spec = next(iter(GEOMETRIES.values()))
+    props: dict[str, Any] = {}
+    for f in spec.files:
+        index = "^(" + "|".join(str(i) for i in range(f.count)) + ")$"
+        if f.json == "uint32":
+            value: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": 2**32 - 1,
+                                     "description": f"the {f.title}'s offset (unsigned 32-bit)"}
+        else:
+            value = {"anyOf": [
+                {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255},
+                 "minItems": f.nbytes, "maxItems": f.nbytes,
+                 "description": f"the {f.title}'s {f.nbytes} bytes, byte 0 first (mask bit i = bit i%8 of byte i//8)"},
+                {"type": "object", "additionalProperties": False, "required": ["dtype", "data"],
+                 "description": f"the {f.title} as {f.nbytes}/sizeof(dtype) elements, like a tensor's data",
+                 "properties": {"dtype": {"$ref": "#/$defs/dtype"}, "data": {"$ref": "#/$defs/data"}}}]}
+        props[f.name] = {"type": "object", "additionalProperties": False, "patternProperties": {index: value},
+                         "description": f"{f.title} index (0..{f.count - 1}) -> contents"}
+    assert tuple(props) == FILES
+    return {"type": "object", "additionalProperties": False, "properties": props,
+            "description": ("initial contents of Reg API registers (products with a register file: "
+                            f"{', '.join(GEOMETRIES)}); registers not given are uninitialized, except those the call "
+                            "reads, which a run fills from its seed")}
+
+
+def _registers_product() -> dict[str, Any]:
+    """A case with ``registers`` is on a product that has a register file."""
+    from .core.registers import GEOMETRIES
+    from .products import PRODUCTS
+
+    names = [n for p in PRODUCTS if p.id in GEOMETRIES for n in (p.id, *p.aliases)]
+    return {"if": {"required": ["registers"]}, "then": {"properties": {"product": {"enum": names}}}}
 
 
 def _names(model: ApiModel) -> list[str]:
@@ -126,19 +189,21 @@ def case_schema() -> dict[str, Any]:
         "type": "object",
         "description": "one call of one API on one product",
         "additionalProperties": False,
-        "required": ["api", "product", "tensors"],
+        "required": ["api", "product"],
         "properties": {
             "api": {"enum": all_names, "description": "API name (documented name or pyasc name)"},
             "product": {"$ref": "#/$defs/product"},
             "dtype": {"$ref": "#/$defs/dtype"},
             "args": {"type": "object"},
-            "tensors": {"type": "object"},
+            "tensors": {"type": "object", "description": "the tensor operands (required by every API that has some)"},
             "name": {"type": "string", "description": "a label for the case"},
             "comment": {"type": "string"},
             "expect": {"description": "free-form; not read by check"},
+            "registers": {"$ref": "#/$defs/registers"},
         },
-        "allOf": dispatch,
+        "allOf": dispatch + [_registers_product()],
     }
+    defs["registers"] = _registers_schema()
     assert set(defs["case"]["properties"]) == set(caseio.CASE_KEYS), "schema and caseio disagree on case keys"
     return {
         "$schema": DIALECT,

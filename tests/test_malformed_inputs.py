@@ -84,7 +84,7 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
     ("nan-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": NaN'), [": invalid JSON"]),
     ("infinity-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": Infinity'), [": invalid JSON"]),
     ("deep-nesting-open", b"[" * 100_000, [": invalid JSON"]),
-    ("deep-nesting-closed", b"[" * 100_000 + b"]" * 100_000, [":case 0: a case must be a JSON object, got a list"]),
+    ("deep-nesting-closed", b"[" * 100_000 + b"]" * 100_000, [": invalid JSON: depth limit exceeded"]),
     ("mask-word-bool", set_arg("mask", [True, 0]), [":case 0: args.mask[0]: expected an integer, got a boolean"]),
     ("data-with-string", edit(lambda d: d["tensors"]["src1"].__setitem__("data", [2, "3", 4])),
      [":case 0: tensors.src1.data[1]: expected a number, got a string ('3')"]),

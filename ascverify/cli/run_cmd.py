@@ -47,6 +47,11 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
     the check verdict, the faults, the byte intervals written per buffer). Faults print one per
     line: `CASE:case N: fault: ...`.
 
+    Reg API calls (atlas-350): registers come from the case's `registers`; those the call reads
+    and the case does not give are filled from --seed. DIR/registers.json holds the register
+    file after the call (the shape of a case's `registers`); run.json's `outputs` holds results
+    that are neither memory nor registers (e.g. the address a post-update load leaves in srcAddr).
+
     \b
     Examples:
       ascverify run examples/bilinear_interpolation.json -o out/
@@ -105,6 +110,18 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
         if decl.name not in written:
             for suffix in (".npy", ".bin"):
                 (outdir / f"{decl.name}{suffix}").unlink(missing_ok=True)
+    # the Reg API register file after the call (the shape of a case's "registers"), when the case or the call used it
+    regs = result.memory.registers if result is not None else None
+    registers: dict[str, Any] | None = None
+    if regs is not None and (case.registers or result.trace.register_records):
+        from ..core.registers import dumps
+
+        reg_text = dumps(regs.to_json())
+        atomic_write(outdir / "registers.json", lambda f: f.write(reg_text.encode("utf-8")))
+        registers = {"file": "registers.json", "loaded": result.register_inputs,
+                     "read": result.trace.registers_touched("read"), "written": result.trace.registers_touched("write")}
+    else:
+        (outdir / "registers.json").unlink(missing_ok=True)
     doc = {
         "file": case_file, "index": index, "seed": seed,
         "case": case.to_json(),
@@ -115,6 +132,8 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
         "written": {b: [list(iv) for iv in ivs] for b, ivs in (result.written_intervals().items() if result else ())},
         "inputs": {n: ("given" if n in case.data_sources else "generated") for n in (result.inputs if result else {})},
         "tensors": written,
+        "registers": registers,
+        "outputs": result.trace.outputs if result is not None else {},
     }
     atomic_write(outdir / "run.json",
                   lambda f: f.write((json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")))
@@ -127,7 +146,7 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
     state = "faulted" if faults else ("not executed" if not_run else "ran without fault")
     emit_error(f"{loc}: {case.model.name} on {case.product} {state}; "
          f"{'valid' if verdict.valid else 'breaks ' + str(len(verdict.violations)) + ' rule(s)'}; "
-         f"wrote {len(written)} tensors and run.json to {outdir}")
+         f"wrote {len(written)} tensors{', registers.json' if registers else ''} and run.json to {outdir}")
     sys.exit(1 if (faults or not_run or not verdict.valid) else 0)
 
 

@@ -123,11 +123,17 @@ class Memory:
         #: special-purpose registers that configuration calls set and later calls read
         #: (the vector mask, the feature map of SetFmatrix, the LoadDataWithStride repeat); name -> value
         self.special: dict[str, Any] = {}
+        #: the Reg API register file (`core.registers.Registers`), or None (the product has none)
+        self.registers: Any = None
 
     @classmethod
     def for_product(cls, product: Any) -> "Memory":
-        """Memory with the buffers (and sizes) of ``product``."""
-        return cls(product.buffers)
+        """Memory with the buffers (and sizes) of ``product``, and its Reg API register file (None where it has none)."""
+        from .registers import Registers
+
+        memory = cls(product.buffers)
+        memory.registers = Registers.for_product(product)
+        return memory
 
     def size(self, buffer: str) -> int:
         """Bytes of ``buffer`` (0 when the product has none); KeyError for an unknown name."""
@@ -183,6 +189,8 @@ class Memory:
         copy.buffers = {n: a.copy() for n, a in self.buffers.items()}
         copy.state = {n: a.copy() for n, a in self.state.items()}
         copy.special = dict(getattr(self, "special", {}))
+        regs = getattr(self, "registers", None)
+        copy.registers = None if regs is None else regs.snapshot()
         return copy
 
 
@@ -243,6 +251,52 @@ class Trace:
         self._xlo: dict[str, np.ndarray] = {}
         self._xhi: dict[str, np.ndarray] = {}
         self._overlap: dict[str, bool] = {}
+        #: Register accesses, in order: (kind "read"/"write", file, index, what) (see `read_register`).
+        self.register_records: list[tuple[str, str, int, str]] = []
+        #: Results of the call that are neither memory nor registers, by name (e.g. an updated pointer).
+        self.outputs: dict[str, Any] = {}
+
+    # ----------------------------------------------------------------- registers
+    def read_register(self, file: str, index: int, *, what: str = "") -> np.ndarray:
+        """Check and record the read of a whole register of ``memory.registers`` (file "vreg", "mask" or
+        "addr", see `core.registers`); its bytes, zeros where the read faults. Faults: no_buffer (the product
+        has no register file), out_of_bounds (no such register), uninitialized (bytes never written)."""
+        from .registers import access
+
+        regs = getattr(self.memory, "registers", None)
+        nbytes, faults = access(regs, file, index, "read", what)
+        found: list[Fault] = []
+        self.register_records.append(("read", file, int(index), what))
+        if faults:
+            self._emit(found, faults, len(faults))
+            self.faults.extend(found)
+            return np.zeros(nbytes, np.uint8)
+        fresh = ~regs.initialized(file, index)
+        if fresh.any():
+            self._emit(found, [Fault("uninitialized", f"{file}{index}", int(np.flatnonzero(fresh)[0]), nbytes, None,
+                                     what, access="read",
+                                     detail=f"reads {int(fresh.sum())} uninitialized byte(s) of {regs.spec(file).title} "
+                                            f"{index}")], 1)
+        self.faults.extend(found)
+        return regs.get(file, index)
+
+    def write_register(self, file: str, index: int, data: Any, *, what: str = "") -> None:
+        """Check, record and apply the write of a whole register (the raw little-endian bytes of ``data``)."""
+        from .registers import access
+
+        regs = getattr(self.memory, "registers", None)
+        nbytes, faults = access(regs, file, index, "write", what)
+        found: list[Fault] = []
+        self.register_records.append(("write", file, int(index), what))
+        if faults:
+            self._emit(found, faults, len(faults))
+            self.faults.extend(found)
+            return
+        regs.fill(file, index, data)
+
+    def registers_touched(self, kind: str) -> list[str]:
+        """Names ("mask0", "vreg3") of the registers read or written (``kind``), in first-access order."""
+        return list(dict.fromkeys(f"{f}{i}" for k, f, i, _ in self.register_records if k == kind))
 
     # ----------------------------------------------------------------- per-byte bookkeeping
     def _per_byte(self, table: dict, key: Any, buffer: str, fill: Any, dtype: Any) -> np.ndarray:

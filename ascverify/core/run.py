@@ -9,6 +9,7 @@ import numpy as np
 from ..case import Case
 from ..dtypes import DType
 from .memory import Fault, Memory, Trace
+from .registers import FILES
 
 
 def random_values(dtype: DType, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -30,6 +31,8 @@ class RunResult:
     trace: Trace
     inputs: dict[str, np.ndarray]
     tensors: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the registers loaded before the call: "vreg3" -> "given" (the case's ``registers``) / "generated"
+    register_inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def faults(self) -> list[Fault]:
@@ -61,7 +64,32 @@ def prepare(case: Case, *, seed: int = 0, fill_outputs: bool = True) -> tuple[Me
         inputs[decl.name] = data
         if data.size:
             memory.fill(t.buffer, t.addr, np.ascontiguousarray(data).astype(data.dtype.newbyteorder("<")))
+    fill_registers(case, memory, seed)
     return memory, inputs
+
+
+def fill_registers(case: Case, memory: Memory, seed: int = 0) -> dict[str, str]:
+    """Load the registers the case gives (its ``registers`` object) into the core's register file, and fill
+    the registers the call reads (`ApiModel.input_registers`) that the case does not give with random bytes
+    drawn from ``seed`` (like tensors without data); "vreg3" -> "given" / "generated" for each one loaded."""
+    regs = getattr(memory, "registers", None)
+    out: dict[str, str] = {}
+    if regs is None:
+        return out
+    given = getattr(case, "registers", None) or {}
+    for file, entries in given.items():
+        for index, raw in entries.items():
+            regs.fill(file, index, raw)
+            out[f"{file}{index}"] = "given"
+    for file, index in case.model.input_registers(case):
+        if index in given.get(file, {}) or not regs.has(file, index):
+            continue  # given, or no such register (the read faults)
+        # one stream per register: the bytes do not depend on which tensors were generated before
+        rng = np.random.default_rng([seed, 1 + FILES.index(file), int(index)])
+        regs.fill(file, index, rng.integers(0, 256, size=regs.spec(file).nbytes, dtype=np.uint8))
+        out[f"{file}{index}"] = "generated"
+    regs.loaded.update(out)
+    return out
 
 
 def run_case(case: Case, *, seed: int = 0, strict: bool = True, memory: Memory | None = None) -> RunResult:
@@ -73,8 +101,11 @@ def run_case(case: Case, *, seed: int = 0, strict: bool = True, memory: Memory |
     trace = Trace(memory, strict=strict)
     case.model.execute(case, trace)
     result = RunResult(case, memory, trace, inputs)
+    if getattr(memory, "registers", None) is not None:
+        result.register_inputs = dict(memory.registers.loaded)
     for decl in case.model.tensors:
         t = case.tensor(decl.name)
         if t.present and t.size and t.end <= memory.size(t.buffer):
             result.tensors[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)
     return result
+

@@ -10,6 +10,7 @@ their buffers. Relational rules (e.g. the vertical overlap) are checked by the m
 from __future__ import annotations
 
 from functools import lru_cache
+from math import lcm
 from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import assume, strategies as st
@@ -19,7 +20,7 @@ from ..case import Case
 from ..checker import check_case
 from ..domains import Domain, field_domains
 from ..model import ApiModel
-from ..params import MaskArg
+from ..params import LevelsArg, MaskArg, StructArg
 from ..products import POSITION_BUFFER, get_product
 from ..registry import get_api
 from ..rules import ERROR, Context, Rule, Values, buffer_alignment
@@ -54,9 +55,10 @@ class _Layout:
     def align(self, tensor: str, buffer: str) -> int:
         decl = self.model.tensor(tensor)
         m = decl.align(self.ctx) if callable(decl.align) else decl.align
+        pack = getattr(decl, "pack_align", None) or 1  # more than the rule asks, for a relational rule's sake
         if getattr(decl, "align_exact", False):
-            return max(1, m)
-        return buffer_alignment(self.ctx, buffer, m)
+            return lcm(max(1, m), pack)
+        return lcm(buffer_alignment(self.ctx, buffer, m), pack)
 
     def min_sizes(self, env: dict[str, Any]) -> dict[str, int]:
         """Each tensor's minimum size (elements) given the fields in env; fills env's sizes in order."""
@@ -104,6 +106,52 @@ def _mask_strategy(draw: Callable, arg: MaskArg, ctx: Context, env: dict[str, An
     env[f"{n}.nwords"] = k
     for i, w in enumerate(words):
         env[f"{n}.w{i}"] = w
+
+
+def _levels_strategy(draw: Callable, arg: LevelsArg, layout: "_Layout", env: dict[str, Any],
+                     positions: Mapping[str, str]) -> None:
+    """1..max_levels levels (none when the optional argument is absent); level by level, each entry from its
+    field's domain below the largest value whose minimal tensors still fit (the entries not drawn yet at 0)."""
+    n = arg.name
+    levels = draw(st.integers(1, arg.max_levels)) if env.get(f"{n}.present", True) else 0
+    env[f"{n}.levels"] = levels
+    for k in range(arg.max_levels):
+        for _, stem, _ in arg.lists:
+            env[f"{n}.{stem}{k}"] = 0
+    for k in range(levels):
+        for _, stem, _ in arg.lists:
+            name, d = f"{n}.{stem}{k}", layout.domains[f"{n}.{stem}{k}"]
+            top = _max_feasible(layout, env, name, d, positions)
+            assume(top is not None)
+            env[name] = _draw_value(draw, d, top)
+
+
+def _struct_fields(arg: StructArg) -> list[Any]:
+    return [f for m in arg.members for f in arg.member_fields(m)]
+
+
+def _struct_minimum(arg: StructArg, doms: Mapping[str, Domain], env: dict[str, Any]) -> None:
+    """Every member field at its domain's minimum when the struct is present (drawn with the optional
+    arguments), else at its default; `_struct_draw` then draws them like scalar arguments."""
+    present = env.get(f"{arg.name}.present", True)
+    for f in _struct_fields(arg):
+        env[f.name] = (bool(doms[f.name].nth(0)) if f.type.kind == "bool" else doms[f.name].nth(0)) if present \
+            else f.default
+
+
+def _struct_draw(draw: Callable, arg: StructArg, layout: "_Layout", env: dict[str, Any],
+                 positions: Mapping[str, str]) -> None:
+    """The members of a present struct, each below the largest value that still fits (as scalar arguments)."""
+    if not env.get(f"{arg.name}.present", True):
+        return
+    for f in _struct_fields(arg):
+        d = layout.domains[f.name]
+        if f.type.kind in ("bool", "enum"):
+            env[f.name] = bool(_draw_value(draw, d)) if f.type.kind == "bool" else _draw_value(draw, d)
+            continue
+        top = _max_feasible(layout, env, f.name, d, positions)
+        assume(top is not None)
+        env[f.name] = _draw_value(draw, d, top)
 
 
 def _draw_value(draw: Callable, d: Domain, hi: int | None = None) -> int:
@@ -159,19 +207,37 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
         if decl.optional:
             env[f"{decl.name}.present"] = decl.name in layout.required or draw(st.booleans())
 
+    # optional arguments: those of one prototype (ApiModel.forms), or each at random without forms
+    optional = [a.name for a in model.args if getattr(a, "optional", False)]
+    if optional:
+        form = set(draw(st.sampled_from(model.forms))) if model.forms else {n for n in optional if draw(st.booleans())}
+        for n in optional:
+            env[f"{n}.present"] = n in form
+
     # arguments, each below the largest value that still fits (the rest at their minimum)
     given = dict(args or {})
     for a in model.args:
         if isinstance(a, MaskArg):
             _mask_strategy(draw, a, ctx, env)
             continue
+        if isinstance(a, LevelsArg):  # drawn below, once the scalar arguments are at their minimum
+            continue
+        if isinstance(a, StructArg):
+            _struct_minimum(a, doms, env)
+            continue
         if a.name in given:
             env[a.name] = given[a.name]
     for a in model.args:
-        if not isinstance(a, MaskArg) and a.name not in given:
+        if not isinstance(a, (MaskArg, LevelsArg, StructArg)) and a.name not in given:
             env[a.name] = doms[a.name].nth(0) if doms[a.name].choices is None else min(doms[a.name].choices)
     for a in model.args:
-        if isinstance(a, MaskArg) or a.name in given:
+        if isinstance(a, LevelsArg) and a.name not in given:
+            _levels_strategy(draw, a, layout, env, positions)
+            continue
+        if isinstance(a, StructArg) and a.name not in given:
+            _struct_draw(draw, a, layout, env, positions)
+            continue
+        if isinstance(a, (MaskArg, LevelsArg, StructArg)) or a.name in given:
             continue
         d = doms[a.name]
         if a.type.kind in ("bool", "enum"):
@@ -180,6 +246,9 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
         top = _max_feasible(layout, env, a.name, d, positions)
         assume(top is not None)
         env[a.name] = _draw_value(draw, d, top)
+    model.construct_args(draw, ctx, env)  # relational rules among arguments, by construction
+    # the hook may also have moved a tensor (a data path ties positions together): pack where env says
+    positions = {decl.name: POSITION_NAMES[int(env[f"{decl.name}.position"])] for decl in model.tensors}
     for a in model.args:  # a mask set elsewhere (isSetMask=false) is the placeholder
         if isinstance(a, MaskArg) and a.placeholder_flag and not env[a.placeholder_flag]:
             env[f"{a.name}.placeholder"] = True

@@ -1,0 +1,283 @@
+"""`ascverify fuzz`, `ascverify replay` and `ascverify selftest`: fuzz campaigns, their reproducers, the checker's check."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InputError, did_you_mean
+from .common import emit, emit_error, main
+
+#: Keys a campaign file may set: each is an option of `ascverify fuzz` (``apis`` is the API argument).
+CONFIG_KEYS = ("apis", "product", "target", "target_cmd", "kind", "examples", "time", "seed", "rtol", "atol",
+               "error_ratio", "timeout", "junit", "report", "findings", "database", "workers", "shard", "shrink",
+               "coverage", "quiet")
+
+
+#: Campaign-file keys whose option stores under another name.
+_PARAM_NAMES = {"time": "seconds"}
+
+
+def _read_config(path: str) -> dict[str, Any]:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such file", where=path, field="--config")
+    text = p.read_text(encoding="utf-8")
+    try:
+        if p.suffix.lower() == ".json":
+            doc = json.loads(text)
+        else:
+            try:
+                import tomllib
+            except ImportError:  # Python 3.10
+                raise InputError("TOML campaign files need Python 3.11 (use a .json file)", where=path,
+                                 field="--config") from None
+            doc = tomllib.loads(text)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a malformed file is bad input
+        raise InputError(f"cannot parse: {exc}", where=path, field="--config") from None
+    if isinstance(doc, dict) and isinstance(doc.get("fuzz"), dict):
+        doc = doc["fuzz"]
+    if not isinstance(doc, dict):
+        raise InputError("expected a table of options", where=path, field="--config")
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        k = str(key).replace("-", "_")
+        if k in ("api",):
+            k = "apis"
+        if k in ("products",):
+            k = "product"
+        if k in ("kinds",):
+            k = "kind"
+        if k not in CONFIG_KEYS:
+            raise InputError(f"unknown option {key!r}{did_you_mean(k, CONFIG_KEYS)}", where=path, field="--config")
+        if k in ("apis", "product", "kind") and isinstance(value, str):
+            value = [value]
+        out[_PARAM_NAMES.get(k, k)] = value
+    return out
+
+
+def _config_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value:
+        ctx.default_map = {**(ctx.default_map or {}), **_read_config(value)}
+    return value
+
+
+def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None:
+    if target and target_cmd:
+        raise InputError("give --target or --target-cmd, not both", field="--target")
+    if target:
+        return {"kind": "python", "spec": target}
+    if target_cmd:
+        return {"kind": "command", "spec": target_cmd}
+    return None
+
+
+@main.command()
+@click.argument("apis", nargs=-1, metavar="[API]...")
+@click.option("--config", "config_file", metavar="FILE", is_eager=True, expose_value=False, callback=_config_callback,
+              help="A campaign file (TOML, or JSON): options by name; command-line options override it.")
+@click.option("-p", "--product", multiple=True, metavar="P", help="Product to fuzz (repeatable; default: every supported one).")
+@click.option("--target", metavar="MODULE:FUNCTION", help="Python implementation under test (also path/file.py:function).")
+@click.option("--target-cmd", metavar="'PROG {dir}'", help="External implementation under test: a command reading {dir}.")
+@click.option("--kind", multiple=True, type=click.Choice(("invariants", "negative", "differential")),
+              help="What to run (default: invariants and negative without a target, differential with one).")
+@click.option("--examples", type=click.IntRange(min=1), default=100, show_default=True, metavar="N",
+              help="Cases per API and product (negative campaigns run a quarter).")
+@click.option("--time", "seconds", type=click.FloatRange(min=1), metavar="SECONDS",
+              help="Run for this long instead of a number of cases.")
+@click.option("--seed", type=click.IntRange(min=0), metavar="S", help="Campaign seed (default: random, printed).")
+@click.option("--rtol", type=click.FloatRange(min=0), help="Relative tolerance for float outputs (default per type).")
+@click.option("--atol", type=click.FloatRange(min=0), help="Absolute tolerance for float outputs (default per type).")
+@click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R",
+              help="Largest share of float elements outside rtol/atol that still passes (default per type).")
+@click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True, metavar="SECONDS",
+              help="Time a target may take for one case.")
+@click.option("--junit", metavar="FILE", help="Write a JUnit XML report.")
+@click.option("--report", metavar="FILE", help="Write the JSON summary.")
+@click.option("--findings", default="ascverify-findings", show_default=True, metavar="DIR",
+              help="Folder for the reproducers of findings.")
+@click.option("--database", metavar="DIR|redis://HOST:PORT/DB|none",
+              help="Example database shared by runs and machines (default: DIR/.examples of --findings).")
+@click.option("--workers", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
+              help="Worker processes (0: one per CPU core).")
+@click.option("--shard", metavar="K/N", help="Run shard K of N (N machines share a campaign).")
+@click.option("--shrink/--no-shrink", default=True, show_default=True, help="Shrink each failure before saving it.")
+@click.option("--coverage/--no-coverage", default=True, show_default=True, help="Print the rule coverage table.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress display (findings and the summary still print).")
+def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, target_cmd: str | None,
+         kind: tuple[str, ...], examples: int, seconds: float | None, seed: int | None, rtol: float | None,
+         atol: float | None, error_ratio: float | None, timeout: float, junit: str | None, report: str | None,
+         findings: str, database: str | None, workers: int, shard: str | None, shrink: bool, coverage: bool,
+         quiet: bool) -> None:
+    """Fuzz the core, or an implementation against the core, with generated valid cases.
+
+    Without a target, every API's valid cases are run against the models' invariants, and cases
+    breaking exactly one rule check the model against the core. With --target (a Python function
+    `f(case: dict, inputs: dict[str, ndarray]) -> dict[str, ndarray]`) or --target-cmd (a command
+    reading DIR/case.json and DIR/inputs/*.bin, writing DIR/outputs/*.bin), every case's inputs go
+    to both and the outputs are compared: integers bit for bit, floats with np.isclose(rtol, atol,
+    equal_nan) and a largest share of mismatches (half: 1e-3, 1e-5, 1e-3; float: 1e-4, 1e-5, 1e-4).
+
+    Each finding is shrunk, then saved at once as a folder under --findings (case.json, inputs,
+    expected, actual, diff.txt, coverage.json) that `ascverify replay` runs again; findings print
+    one per line on standard output. Ctrl-C or SIGTERM stops the campaign cleanly: findings are
+    kept, reports written for what ran. Rerunning with the same --database replays stored failures
+    first (so does every machine sharing it).
+
+    \b
+    Examples:
+      ascverify fuzz --examples 200
+      ascverify fuzz BilinearInterpolation -p atlas-a2 --target examples/targets/bilinear_numpy.py:bilinear
+      ascverify fuzz --target-cmd './build/kernel_cpu {dir}' --time 600 --junit fuzz.xml
+      ascverify fuzz --config ci/campaign.toml --shard 2/4 --database redis://127.0.0.1:6379/0
+
+    Exit status: 0 no finding, 1 findings, 2 bad options or target, 3 internal error,
+    130 interrupted.
+    """
+    from ..fuzz.campaign import CampaignConfig, run_campaign
+    from ..fuzz.plan import parse_shard
+    from ..fuzz.progress import Display
+
+    ctx = click.get_current_context()
+    source = click.core.ParameterSource
+    if seconds is not None and ctx.get_parameter_source("examples") == source.COMMANDLINE:
+        if ctx.get_parameter_source("seconds") == source.COMMANDLINE:
+            raise InputError("give --examples or --time, not both", field="--time")
+        seconds = None  # --examples on the command line overrides a campaign file's time
+    config = CampaignConfig(
+        apis=tuple(apis), products=tuple(product), kinds=tuple(kind) or None, target=_target(target, target_cmd),
+        examples=examples, time_budget=seconds, seed=seed, rtol=rtol, atol=atol, error_ratio=error_ratio,
+        timeout=timeout, findings=findings, database=database, workers=workers or (os.cpu_count() or 1),
+        shard=parse_shard(shard), shrink=shrink, junit=junit, report=report)
+    from ..fuzz.campaign import plan
+
+    items = plan(config)
+    if not items:
+        raise InputError("nothing to fuzz: no API supports the products given"
+                         + (" (a differential campaign needs APIs with output tensors)" if config.target else ""),
+                         field="--product")
+    display = Display(items=len(items), quiet=quiet, seconds=seconds,
+                      total_cases=None if seconds is not None else _total(items, config))
+    try:
+        result = run_campaign(config, display=display, print_coverage=coverage)
+    finally:
+        display.close()
+    sys.exit(result.exit_status)
+
+
+def _total(items: Any, config: Any) -> int:
+    from ..fuzz.plan import examples_for
+
+    return sum(max(1, round(examples_for(u, config.examples) * (config.negative_share if u.kind == "negative" else 1.0)))
+               for u in items)
+
+
+@main.command()
+@click.argument("folders", nargs=-1, required=True, metavar="DIR...")
+@click.option("--target", metavar="MODULE:FUNCTION", help="Replay against this Python target instead of the recorded one.")
+@click.option("--target-cmd", metavar="'PROG {dir}'", help="Replay against this command instead of the recorded target.")
+@click.option("--timeout", type=click.FloatRange(min=0.01), metavar="SECONDS", help="Time the target may take.")
+@click.option("--rtol", type=click.FloatRange(min=0), help="Relative tolerance (default: the campaign's).")
+@click.option("--atol", type=click.FloatRange(min=0), help="Absolute tolerance (default: the campaign's).")
+@click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R", help="Allowed share of mismatches.")
+def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None, timeout: float | None,
+           rtol: float | None, atol: float | None, error_ratio: float | None) -> None:
+    """Run saved findings again.
+
+    Each DIR is a finding folder written by `ascverify fuzz`. Invariant and negative findings rerun
+    the core with the recorded case and seed; differential findings feed the saved inputs to the
+    target (the recorded one unless --target/--target-cmd) and compare with the core. One line per
+    folder: `DIR: still fails: ...` or `DIR: fixed`.
+
+    \b
+    Examples:
+      ascverify replay ascverify-findings/BilinearInterpolation-atlas-a2-*
+      ascverify replay DIR --target my_kernels:bilinear
+
+    Exit status: 0 every finding passes now, 1 some still fails, 2 a folder could not be read.
+    """
+    from ..fuzz.reproducers import replay as replay_one
+    from ..fuzz.targets import make_target
+
+    tgt = make_target(_target(target, target_cmd))
+    failing = 0
+    try:
+        for folder in folders:
+            res = replay_one(Path(folder), target=tgt, timeout=timeout, rtol=rtol, atol=atol, error_ratio=error_ratio)
+            if res.failing:
+                failing += 1
+                emit(f"{folder}: still fails: {res.key}: {' '.join(res.message.split())[:500]}\n")
+            else:
+                emit(f"{folder}: fixed ({res.meta.get('check')} passes now)\n")
+    finally:
+        if tgt is not None:
+            tgt.close()
+    emit_error(f"{len(folders)} finding(s) replayed: {failing} still fail, {len(folders) - failing} fixed")
+    sys.exit(1 if failing else 0)
+
+
+@main.command()
+@click.argument("apis", nargs=-1, metavar="[API]...")
+@click.option("--mutant", "mutants", multiple=True, metavar="NAME", help="Only this mutant (repeatable).")
+@click.option("--examples", type=click.IntRange(min=1), default=60, show_default=True, metavar="N",
+              help="Cases per mutant and API at most (a killed mutant stops at its first failure).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S", help="Seed of the campaigns.")
+@click.option("--workers", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
+              help="Worker processes (0: one per CPU core).")
+@click.option("--list", "list_only", is_flag=True, help="List the mutants and exit.")
+@click.option("--report", metavar="FILE", help="Write the outcomes as JSON.")
+def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, seed: int, workers: int, list_only: bool,
+             report: str | None) -> None:
+    """Check the checker: fuzz deliberately broken variants of the core.
+
+    Each mutant breaks the core's semantics one way (mask words swapped, stores one block late,
+    accumulate instead of overwrite, masked lanes stored, a stride ignored, and more per API); a
+    short invariants campaign per mutant and API must fail (the mutant is killed). A control run
+    per API first checks that the unmutated core passes. Prints one line per mutant and the kill
+    rate; generic mutants that change nothing on an API are not counted there.
+
+    Exit status: 0 every mutant killed (and the control runs pass), 1 otherwise.
+    """
+    from ..fuzz.mutants import all_mutants, describe_mutants, kill_rate, run_selftest
+    from ..fuzz.plan import select_models
+    from ..report import table_text
+
+    if list_only:
+        rows = [(m["name"], m["apis"], m["description"]) for m in describe_mutants()]
+        emit(table_text(("mutant", "applies to", "what it breaks"), rows))
+        return
+    known = {m.name for m in all_mutants()}
+    for name in mutants:
+        if name not in known:
+            raise InputError(f"unknown mutant {name!r}{did_you_mean(name, known)}", field="--mutant")
+    names = [m.name for m in select_models(apis)]
+
+    def show(o: Any) -> None:
+        if o.mutant == "(none)":
+            emit_error(f"selftest: control {o.api}: {o.status} ({o.cases} cases, {o.elapsed:.1f} s)")
+        else:
+            by = f" by {o.killed_by}" if o.killed_by else ""
+            emit_error(f"selftest: {o.mutant} on {o.api}: {o.status}{by} ({o.cases} cases, {o.elapsed:.1f} s)")
+
+    outcomes = run_selftest(names, mutant_names=mutants or None, examples=examples, seed=seed,
+                            workers=workers or (os.cpu_count() or 1), on_outcome=show)
+    rows = [(o.mutant, o.api, o.status, o.killed_by or "-", str(o.cases)) for o in outcomes if o.mutant != "(none)"]
+    emit(table_text(("mutant", "api", "outcome", "killed by", "cases"), rows))
+    killed, counted = kill_rate(outcomes)
+    controls_ok = all(o.status == "passed" for o in outcomes if o.mutant == "(none)")
+    rate = killed / counted if counted else 1.0
+    emit(f"kill rate: {killed}/{counted} ({rate:.0%})"
+         + ("" if controls_ok else "; a control run failed: the unmutated core does not pass its own invariants") + "\n")
+    if report:
+        from ..fuzz.reports import write_json
+
+        write_json(report, {"killed": killed, "counted": counted, "kill_rate": rate, "controls_pass": controls_ok,
+                            "outcomes": [o.to_json() for o in outcomes]})
+    sys.exit(0 if controls_ok and killed == counted else 1)

@@ -1,0 +1,103 @@
+"""`ascverify gen`: test cases with inputs, golden outputs and a manifest (random, boundary, negative)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from ..errors import InputError, did_you_mean
+from .common import emit, emit_error, joined_lines, main, model_for, output_dir, product_for
+
+
+@main.command()
+@click.argument("api")
+@click.option("--product", "product_name", required=True, metavar="P", help="Product to generate for.")
+@click.option("-n", "count", type=click.IntRange(min=1, max=1_000_000), default=None, metavar="N",
+              help="How many cases: exactly N in random mode (default 100); at most N in boundary and "
+                   "negative modes (default: one per target).")
+@click.option("-o", "--output", "out", required=True, metavar="DIR", help="Folder for the cases (created if needed).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
+              help="Seed: the same seed writes the same cases.")
+@click.option("--mode", type=click.Choice(("random", "boundary", "negative")), default="random", show_default=True,
+              help="random: valid cases spread over the legal space; boundary: extremes and both sides of every "
+                   "rule's boundary; negative: cases that break one rule each.")
+@click.option("--dtype", metavar="T", help="Element type T (default: the first type the product supports).")
+def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mode: str, dtype: str | None) -> None:
+    """Generate test cases of API with inputs, golden outputs and a manifest.
+
+    Writes DIR/case_NNNN/ per case (case.json, inputs/NAME.bin, golden/NAME.bin: raw
+    little-endian as numpy `tofile` writes them; goldens from the core, for valid cases) and
+    DIR/manifest.json: every case in msOpST terms (op, input_desc/output_desc with format, type,
+    shape, value_range; attr; expect success or failed), the rules each case breaks, and the
+    mode's report: random: the technique and the diversity (distinct values per field, domain
+    ends hit); boundary: every target (field extremes, just legal / just illegal per rule) and
+    why the impossible ones are; negative: the rules that cannot be broken alone and the rules
+    they drag along. Case directories appear whole (written under a temporary name, then
+    renamed); the manifest is written last, also after Ctrl-C (then "complete": false).
+
+    \b
+    Examples:
+      ascverify gen BilinearInterpolation --product atlas-a2 -n 200 -o cases/ --seed 1
+      ascverify gen BlockReduceMin --product atlas-350 --dtype float --mode boundary -o bnd/
+      ascverify gen block_reduce_min --product atlas-a2 --mode negative -o neg/
+      ascverify check cases/case_0000/case.json
+
+    Exit status: 0 every case shows what it should, 1 some case does not (a model or core bug:
+    see "problem" in the manifest), 2 bad input (unknown API, product or type, an unsupported
+    product, an unusable DIR).
+    """
+    from ..dtypes import dtype_names, lookup_dtype
+    from ..gen import generate
+    from ..gen.output import write_generation
+
+    model = model_for(api)
+    product = product_for(product_name)
+    supported = model.support.get(product.id, ())
+    if not supported:
+        ok = ", ".join(model.supported_products())
+        raise InputError(f"{model.name} is not supported on {product.id} (supported: {ok})", field="--product")
+    if dtype is not None:
+        t = lookup_dtype(dtype)
+        if t is None:
+            raise InputError(f"unknown element type {dtype!r}{did_you_mean(dtype, dtype_names())}", field="--dtype")
+        if t.name not in supported:
+            raise InputError(f"{model.name} does not support T={t.name} on {product.id} (supported: "
+                             f"{', '.join(supported)})", field="--dtype")
+        tname = t.name
+    else:
+        tname = supported[0]
+    outdir = output_dir(out)
+    ctx = model.context(product.id, tname)
+    t0 = time.perf_counter()
+    g = generate(model, ctx, mode, count, seed)
+    t_gen = time.perf_counter() - t0
+    doc = write_generation(g, outdir, limit=count if mode != "random" else None)
+    t_all = time.perf_counter() - t0
+    lines = [f"gen: {len(doc['cases'])} {mode} cases of {model.name} on {product.id} (T={tname}) in {outdir}: "
+             f"{doc['counts']['success']} expect success, {doc['counts']['failed']} expect failed"]
+    if mode == "random":
+        div = g.report["diversity"]
+        rate = g.report["constructed"]["kept"] / g.report["construction_seconds"] if g.report.get("construction_seconds") else 0
+        lines.append(f"gen: technique: {g.report['technique']}; {rate:,.0f} valid cases/s constructed; "
+                     f"median {div['median_distinct_per_argument_field']} distinct values per argument field; "
+                     f"{div['domain_ends_hit']} of {div['domain_ends']} domain ends hit")
+    else:
+        cov = doc["coverage"]
+        shown = {k: v for k, v in cov.items() if isinstance(v, int)}
+        lines.append("gen: targets: " + ", ".join(f"{v} {k}" for k, v in shown.items()))
+        for t in cov["not_covered"][:50]:
+            lines.append(f"gen:   {t['status']}: {t['target']}: {t.get('reason', '')}")
+        if len(cov["not_covered"]) > 50:
+            lines.append(f"gen:   ... and {len(cov['not_covered']) - 50} more (manifest.json: coverage)")
+        for t in cov.get("not_alone", []):
+            lines.append(f"gen:   not alone: [{t['rule']}] drags along {', '.join(t['drags_along'])}")
+    problems = [c for c in doc["cases"] if c.get("problem")]
+    for c in problems[:20]:
+        lines.append(f"gen: problem: {c['case_name']}: {c['problem']}")
+    lines.append(f"gen: {t_gen:.2f} s generating, {t_all - t_gen:.2f} s writing inputs and goldens")
+    emit_error("".join(l + "\n" for l in lines).rstrip("\n"))
+    emit(joined_lines([str(outdir / "manifest.json")]))
+    sys.exit(1 if problems else 0)

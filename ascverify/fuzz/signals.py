@@ -1,0 +1,87 @@
+"""Clean interruption: SIGINT and SIGTERM raise `Interrupted` in the main thread, except inside a critical section.
+
+A campaign writes findings and reports inside `critical()`: a signal that arrives there is held back
+and raised when the section ends, so no finding or report is ever half written.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+
+class Interrupted(KeyboardInterrupt):
+    """The campaign was asked to stop (Ctrl-C or SIGTERM)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _State:
+    depth = 0
+    pending: int | None = None
+    requested: int | None = None  # the first signal received (the campaign stops at the next occasion)
+
+
+_state = _State()
+
+
+def requested() -> bool:
+    """A stop was asked for (the campaign should not start more work)."""
+    return _state.requested is not None
+
+
+def _handler(signum: int, frame: Any) -> None:
+    if _state.requested is None:
+        _state.requested = signum
+    if _state.depth:
+        _state.pending = signum
+        return
+    raise Interrupted(signum)
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Install the handlers for the duration (only possible in the main thread; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    _state.requested = None
+    _state.pending = None
+    _state.depth = 0
+    for s in old:
+        signal.signal(s, _handler)
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+@contextmanager
+def critical() -> Iterator[None]:
+    """Hold signals back while the body runs; raise the held one (if any) after it."""
+    _state.depth += 1
+    try:
+        yield
+    finally:
+        _state.depth -= 1
+    if _state.depth == 0 and _state.pending is not None:
+        signum, _state.pending = _state.pending, None
+        raise Interrupted(signum)
+
+
+@contextmanager
+def shielded() -> Iterator[None]:
+    """Like `critical`, but a held signal is only recorded (for the final steps of an interrupted campaign)."""
+    _state.depth += 1
+    try:
+        yield
+    finally:
+        _state.depth -= 1
+        if _state.depth == 0:
+            _state.pending = None

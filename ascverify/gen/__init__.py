@@ -1,0 +1,405 @@
+"""Test-case generation: valid, boundary and rule-breaking cases with inputs, golden outputs and a manifest.
+
+Three modes, for any registered API (nothing here is API-specific):
+
+- ``random``: valid cases spread over the legal space (`construct`: the strategies' builder driven
+  by a seeded random source, placement spread over the buffers; the solver's random pivots when
+  the builder cannot serve), with a diversity report (distinct values per argument, domain ends hit);
+- ``boundary``: every field's extremes and both sides of every rule's boundary (`targets`), with
+  the targets no case can reach and why;
+- ``negative``: for each rule, cases that break it and no other rule; rules that cannot be broken
+  alone come with the minimal set of rules they drag along.
+
+Inputs are drawn by the model (`ApiModel.input_data`, else the core's random values) from a seed
+per case; golden outputs come from the core (`run_case`, strict). `ascverify.gen.output` writes
+each case as a directory and the manifest. The same seed gives the same cases in a fresh process
+(Z3 replays its answers for the same sequence of queries).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..case import Case
+from ..checker import check_case, check_cases
+from ..errors import InputError
+from ..model import ApiModel
+from ..rules import Context
+
+MODES = ("random", "boundary", "negative")
+
+#: Rule kinds whose violation keeps a case off the core (absurd sizes, tensors outside their buffer).
+UNRUNNABLE = ("type", "fits")
+
+
+@dataclass
+class GenCase:
+    """One generated case: what it should show and what it does."""
+
+    case: Case
+    expect: str  # "success" or "failed"
+    covers: list[str] = field(default_factory=list)
+    note: str = ""
+    breaks: list[str] = field(default_factory=list)
+    warns: list[str] = field(default_factory=list)
+    data_seed: int = 0
+    inputs: dict[str, np.ndarray] = field(default_factory=dict)
+    golden: dict[str, np.ndarray] = field(default_factory=dict)
+    unspecified: dict[str, np.ndarray] = field(default_factory=dict)
+    faults: list[str] = field(default_factory=list)
+    not_run: str = ""
+    problem: str = ""
+
+
+@dataclass
+class Generation:
+    """The cases of one run and the report that goes into the manifest."""
+
+    model: ApiModel
+    ctx: Context
+    mode: str
+    seed: int
+    requested: int | None
+    cases: list[GenCase] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def case_key(case: Case) -> tuple:
+    return tuple(sorted(case.env.items()))
+
+
+def data_seed(seed: int, index: int) -> int:
+    return (seed * 1_000_003 + index * 7919 + 1) % (2**32)
+
+
+# -- the three modes --------------------------------------------------------------------------------------------------
+
+def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int = 0, *,
+             progress: Callable[[str], None] | None = None) -> Generation:
+    """The cases of one run (not yet given data: see `materialize`)."""
+    if mode not in MODES:
+        raise InputError(f"unknown mode {mode!r}; one of {', '.join(MODES)}", field="--mode")
+    gen = Generation(model, ctx, mode, seed, n)
+    t0 = time.perf_counter()
+    if mode == "random":
+        _random(gen, n if n is not None else 100)
+    elif mode == "boundary":
+        _boundary(gen)
+    else:
+        _negative(gen)
+    gen.seconds = time.perf_counter() - t0
+    return gen
+
+
+def _random(gen: Generation, n: int) -> None:
+    from .construct import Unsupported, builder, quiet_assumptions, spread_placement
+
+    model, ctx = gen.model, gen.ctx
+    rng = random.Random(gen.seed)
+    seen: set[tuple] = set()
+    technique = "construction"
+    attempts = built = valid_built = 0
+    try:
+        build = builder(model, ctx)
+    except Unsupported as exc:
+        build, technique = None, f"solver pivots ({exc})"
+    limit = max(2000, 40 * n)
+    t0 = time.perf_counter()
+    if build is not None:
+        with quiet_assumptions():
+            while len(gen.cases) < n and attempts < limit:
+                batch = []
+                for _ in range(min(512, 2 * (n - len(gen.cases)) + 8)):
+                    attempts += 1
+                    try:
+                        c = build(rng)
+                    except Unsupported as exc:
+                        technique = f"solver pivots ({exc})"
+                        attempts = limit
+                        break
+                    if c is not None:
+                        built += 1
+                        batch.append(spread_placement(c, rng) if rng.random() < 0.9 else c)
+                if not batch:
+                    continue
+                for c, res in zip(batch, check_cases(batch)):
+                    valid_built += res.valid
+                    if not res.valid or len(gen.cases) >= n:
+                        continue
+                    key = case_key(c)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    c.origin = f"gen:{len(gen.cases)}"
+                    gen.cases.append(GenCase(c, "success", note="constructed"))
+    construct_s = time.perf_counter() - t0
+    constructed = len(gen.cases)
+    if len(gen.cases) < n:  # the builder could not serve (or the legal space is small): the solver's pivots
+        from ..solver import Space
+
+        technique = technique if constructed == 0 else technique + " + solver pivots"
+        space = Space(model, ctx)
+        for c in space.sample(n - len(gen.cases) + 8, seed=gen.seed):
+            if len(gen.cases) >= n:
+                break
+            key = case_key(c)
+            if key in seen or not check_case(c).valid:
+                continue
+            seen.add(key)
+            c.origin = f"gen:{len(gen.cases)}"
+            gen.cases.append(GenCase(c, "success", note="solver pivots"))
+    gen.report["technique"] = technique
+    gen.report["constructed"] = {"drawn": attempts, "built": built, "valid": valid_built, "kept": constructed,
+                                 "valid_share": round(valid_built / built, 3) if built else None}
+    gen.report["construction_seconds"] = construct_s
+    gen.report["diversity"] = diversity(model, ctx, [g.case for g in gen.cases])
+    if len(gen.cases) < n:
+        gen.report["shortfall"] = f"{len(gen.cases)} distinct valid cases found of the {n} asked for"
+
+
+def diversity(model: ApiModel, ctx: Context, cases: list[Case]) -> dict[str, Any]:
+    """Distinct values per argument field and tensor field, and the domain ends (conditional domains) hit."""
+    from ..domains import field_domains
+
+    doms = field_domains(model, ctx, conditional=True)
+    per_field: dict[str, int] = {}
+    ends: dict[str, list[str]] = {"hit": [], "missed": []}
+    for f in model.fields:
+        values = {c.env[f.name] for c in cases}
+        per_field[f.name] = len(values)
+        d = doms.get(f.name)
+        if d is None or d.empty or d.values_count() < 2 or f.type.kind in ("bool", "enum") \
+                or model.param_kinds.get(f.param) == "tensor":
+            continue  # tensor fields: their domains ignore the minimum sizes, so their ends say little
+        for end, x in (("min", d.nth(0)), ("max", d.nth(d.values_count() - 1))):
+            (ends["hit"] if x in values else ends["missed"]).append(f"{f.name}.{end}={x}")
+    args = [f.name for f in model.fields if model.param_kinds.get(f.param) != "tensor"]
+    counts = sorted(per_field[a] for a in args) or [0]
+    return {"cases": len(cases), "distinct_values": per_field,
+            "median_distinct_per_argument_field": counts[len(counts) // 2],
+            "domain_ends_hit": len(ends["hit"]), "domain_ends": len(ends["hit"]) + len(ends["missed"]),
+            "ends_missed": ends["missed"]}
+
+
+def _boundary(gen: Generation) -> None:
+    from .solving import Solving
+    from .targets import describe_core, field_targets, rule_targets, solve_target
+
+    sv = Solving(gen.model, gen.ctx, seed=gen.seed)
+    targets = field_targets(sv) + rule_targets(sv)
+    seen: dict[tuple, GenCase] = {}
+    near: dict[str, Case | None] = {}
+    legal = sv.error_ids
+    # illegal targets first, so that the relational rules' broken cases are there for their "nearest valid" side
+    order = [t for t in targets if t.kind != "custom-near"] + [t for t in targets if t.kind == "custom-near"]
+    for t in order:
+        if t.status != "pending":
+            continue
+        if t.rule is not None and _constant(sv, t.rule):
+            t.status, t.reason = "context", _CONTEXT_REASON.format(p=gen.ctx.product.id, t=gen.ctx.dtype.name)
+            continue
+        out = solve_target(sv, t, origin=f"boundary:{t.id}", near=near)
+        if out.status == "unsat" and t.kind == "field" and "end" in t.extra:
+            # an end of the domain no legal case reaches: cover the legal extreme instead
+            f = t.field
+            d = sv.domains[f]
+            lo, hi = d.nth(0), d.nth(d.values_count() - 1)
+            best = sv.extreme(f, lo, hi, legal, largest=t.extra["end"] == "max")
+            t.reason = describe_core(sv, out.core)
+            if best is None:
+                t.status = "impossible"
+                t.reason += "; no legal case at all"
+                continue
+            t.extra["legal_extreme"] = best
+            from ..explain import value_term
+
+            out = sv.solve(legal, [sv.lit(f"{t.id}:extreme", value_term(sv.space.vars[f], best))],
+                           origin=f"boundary:{t.id}")
+            if out.status != "sat":
+                t.status = "impossible"
+                continue
+            t.status = "clipped"
+        elif out.status == "unsat":
+            t.status = "impossible"
+            t.reason = describe_core(sv, out.core) if t.kind != "custom-near" else "no case breaks the rule"
+            continue
+        elif out.status == "unknown":
+            t.status = "unknown"
+            t.reason = "the solver gave up (timeout)"
+            continue
+        else:
+            t.status = "covered"
+        t.released = out.released
+        key = case_key(out.case)
+        got = seen.get(key)
+        if got is None:
+            got = GenCase(out.case, t.expect, note=t.label)
+            seen[key] = got
+            gen.cases.append(got)
+        got.covers.append(t.id)
+        t.cases.append(len(gen.cases) - 1 if got is gen.cases[-1] else gen.cases.index(got))
+        if t.rule is not None and t.expect == "failed" and t.kind == "custom":
+            near[t.rule] = out.case
+        # other pending legal targets this case already shows
+        if t.expect == "success":
+            _cover_others(sv, targets, got, gen.cases.index(got))
+    gen.report["targets"] = targets
+
+
+def _cover_others(sv: Any, targets: list, gc: GenCase, index: int) -> None:
+    import z3
+
+    from ..explain import value_term
+
+    case = gc.case
+    subst = [(var, z3.BoolVal(bool(case.env[n])) if z3.is_bool(var) else z3.IntVal(int(case.env[n])))
+             for n, var in sv.space.vars.items()]
+    for t in targets:
+        if t.status != "pending" or t.expect != "success" or t.kind == "custom-near":
+            continue
+        if t.rule is not None and sv.model.rule_by_id[t.rule].severity != "error":
+            continue
+        try:
+            val = z3.simplify(z3.substitute(t.term(), *subst))
+        except z3.Z3Exception:
+            continue
+        if z3.is_true(val):
+            t.status = "covered"
+            t.cases.append(index)
+            gc.covers.append(t.id)
+
+
+def _negative(gen: Generation) -> None:
+    from .solving import Solving
+    from .targets import negative_targets, solve_target
+
+    sv = Solving(gen.model, gen.ctx, seed=gen.seed)
+    targets = negative_targets(sv)
+    seen: set[tuple] = set()
+    for t in targets:
+        if t.rule is not None and _constant(sv, t.rule):
+            t.status, t.reason = "context", _CONTEXT_REASON.format(p=gen.ctx.product.id, t=gen.ctx.dtype.name)
+            continue
+        out = solve_target(sv, t, origin=f"negative:{t.rule}")
+        if out.status != "sat":
+            t.status = "impossible" if out.status == "unsat" else "unknown"
+            t.reason = ("the rule holds for every value of the parameters' types" if not out.core
+                        else "conflicts with " + ", ".join(out.core)) if out.status == "unsat" else "the solver gave up"
+            continue
+        t.status = "covered"
+        t.released = out.released
+        key = case_key(out.case)
+        if key in seen:
+            continue
+        seen.add(key)
+        gen.cases.append(GenCase(out.case, t.expect, covers=[t.id], note=t.label))
+        t.cases.append(len(gen.cases) - 1)
+    # rules on tensor contents: a valid case with random data of the whole element range
+    _data_rules(gen, sv, targets)
+    gen.report["targets"] = targets
+
+
+_CONTEXT_REASON = ("the rule reads no field of the case on {p} with T={t}: it is about the product or the element "
+                   "types, which a case of this run cannot change")
+
+
+def _constant(sv: Any, rule_id: str) -> bool:
+    import z3
+
+    t = z3.simplify(sv.space.terms[rule_id])
+    return z3.is_true(t) or z3.is_false(t)
+
+
+def _data_rules(gen: Generation, sv: Any, targets: list) -> None:
+    from ..core.run import random_values
+    from .targets import Target
+
+    model, ctx = gen.model, gen.ctx
+    rules = [r for r in model.rules_for(ctx.product.id) if not r.symbolic and r.severity == "error"]
+    if not rules:
+        return
+    base = sv.solve(sv.error_ids, [], origin="negative:data")
+    for r in rules:
+        t = Target(f"negate:{r.id}", f"[{r.id}] broken (tensor contents)", "failed", rule=r.id, kind="data")
+        targets.append(t)
+        if base.status != "sat":
+            t.status, t.reason = "impossible", "no valid case to start from"
+            continue
+        found = None
+        for k in range(16):
+            rng = np.random.default_rng(data_seed(gen.seed, 10_000 + k))
+            c = Case(model, ctx, dict(base.case.env), origin=f"negative:{r.id}")
+            for name in r.requires_data:
+                c.set_data(name, random_values(c.tensor(name).dtype, c.tensor(name).size, rng))
+            ids = [v.id for v in check_case(c).violations]
+            if ids == [r.id]:
+                found = c
+                break
+        if found is None:
+            t.status, t.reason = "impossible", "random data over the whole element range never broke it alone"
+            continue
+        t.status = "covered"
+        gen.cases.append(GenCase(found, "failed", covers=[t.id], note=t.label))
+        t.cases.append(len(gen.cases) - 1)
+
+
+# -- inputs, goldens, verdicts ----------------------------------------------------------------------------------------
+
+def materialize(gc: GenCase, seed: int) -> None:
+    """Give the case its inputs (from ``seed``), run it on the core, record goldens and the final verdict."""
+    from ..core.memory import Fault
+    from ..core.run import prepare, run_case
+
+    case = gc.case
+    gc.data_seed = seed
+    pre = check_case(case)
+    blocking = [v.rule.id for v in pre.violations if v.rule.domain.get("kind") in UNRUNNABLE]
+    result = None
+    if blocking:
+        gc.not_run = "broken: " + ", ".join(blocking) + " (the core needs representable values and tensors in their buffers)"
+        try:
+            _, inputs = prepare(case, seed=seed)
+            gc.inputs = {k: np.array(v) for k, v in inputs.items()}
+        except Exception:  # noqa: BLE001 - an invalid case may not even lay out
+            gc.inputs = {}
+    else:
+        try:
+            result = run_case(case, seed=seed, strict=gc.expect == "success" and not pre.violations)
+        except Fault as exc:
+            gc.faults = [str(exc)]
+            if not pre.violations:
+                gc.problem = f"the core faulted on a valid case: {exc}"
+        except Exception as exc:  # noqa: BLE001 - the core need not cope with every invalid case
+            if not pre.violations:
+                raise
+            gc.not_run = f"{type(exc).__name__}: {str(exc)[:200]}"
+        if result is not None:
+            gc.inputs = {k: np.array(v) for k, v in result.inputs.items()}
+            gc.faults = [str(f) for f in result.faults]
+    verdict = check_case(case)  # now with the data: rules on tensor contents are checked too
+    gc.breaks = [v.id for v in verdict.violations]
+    gc.warns = [v.id for v in verdict.warnings]
+    if result is not None and verdict.valid and not gc.faults:
+        for decl in case.model.tensors:
+            t = case.tensor(decl.name)
+            if decl.role in ("out", "inout") and decl.name in result.tensors:
+                gc.golden[decl.name] = result.tensors[decl.name]
+                poisoned = result.memory.poisoned(t.buffer, t.addr, t.nbytes).reshape(t.size, -1).any(axis=1)
+                if poisoned.any():
+                    gc.unspecified[decl.name] = poisoned
+    if gc.expect == "success" and not verdict.valid and not gc.problem:
+        gc.problem = "expected valid but breaks " + ", ".join(gc.breaks)
+    if gc.expect == "failed" and verdict.valid and not gc.problem:
+        gc.problem = "expected to break a rule but is valid"
+
+
+def summary_counts(gen: Generation) -> dict[str, int]:
+    c = Counter(g.expect for g in gen.cases)
+    return {"cases": len(gen.cases), "success": c.get("success", 0), "failed": c.get("failed", 0)}

@@ -1,0 +1,191 @@
+"""The solver side of generation: one tracked solver per context, targets as literals, release sets.
+
+Every rule (warnings included) is guarded by its indicator literal (`Space`); a generation target
+(``hRepeat == 1``, ``dst.size == need - 1``, ``not rule``) is one more literal. A query activates
+the indicators of the rules that must hold and the target's literal, so one incremental solver
+answers every question of a run (and Z3 replays the same answers for the same sequence of calls).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import z3
+
+from ..case import Case
+from ..domains import Domain, field_domains
+from ..explain import check, core_names, value_term
+from ..model import ApiModel
+from ..rules import ERROR, Context, Rule
+from ..solver import Space, _normalize
+
+#: Milliseconds one generation query may take (then it counts as "unknown").
+TIMEOUT_MS = 4_000
+
+
+@dataclass
+class Outcome:
+    """A query's answer: the case found (or None), what had to be released, and why it failed."""
+
+    status: str  # "sat", "unsat" or "unknown"
+    case: Case | None = None
+    released: list[str] = field(default_factory=list)
+    core: list[str] = field(default_factory=list)
+
+
+class Solving:
+    """A tracked solver over one model and context, with cached target literals."""
+
+    def __init__(self, model: ApiModel, ctx: Context, *, seed: int = 0, timeout_ms: int = TIMEOUT_MS) -> None:
+        self.model = model
+        self.ctx = ctx
+        self.space = Space(model, ctx, include_warnings=True, timeout_ms=timeout_ms)
+        self.errors: list[Rule] = [r for r in self.space.rules if r.severity == ERROR]
+        self.warnings: list[Rule] = [r for r in self.space.rules if r.severity != ERROR]
+        self.error_ids = [r.id for r in self.errors]
+        self.s = self.space.solver(seed=seed, tracked=True)
+        self.rng = random.Random(seed)
+        self.domains: dict[str, Domain] = field_domains(model, ctx, conditional=True)
+        self._lits: dict[str, z3.BoolRef] = {}
+        self._lit_names: dict[str, str] = {}
+        self.queries = 0
+        self.unknown = 0
+
+    # -- literals ---------------------------------------------------------------------------------------------------
+
+    def lit(self, key: str, term: z3.BoolRef) -> z3.BoolRef:
+        """The literal standing for ``term`` (added once as ``lit -> term``)."""
+        got = self._lits.get(key)
+        if got is None:
+            got = z3.Bool(f"target:{key}")
+            self.s.add(z3.Implies(got, term))
+            self._lits[key] = got
+            self._lit_names[str(got)] = key
+        return got
+
+    def ind(self, rule_ids: Iterable[str]) -> list[z3.BoolRef]:
+        return [self.space.indicators[r] for r in rule_ids]
+
+    def query(self, lits: Sequence[z3.BoolRef]) -> str:
+        self.queries += 1
+        res = check(self.s, lits)
+        if res == "unknown":
+            self.unknown += 1
+        return res
+
+    def rules_in_core(self) -> list[str]:
+        core = core_names(self.s)
+        return [r for r in self.space.indicators if str(self.space.indicators[r]) in core]
+
+    # -- cases ------------------------------------------------------------------------------------------------------
+
+    def case_from(self, m: z3.ModelRef, origin: str) -> Case:
+        """The case of a model; fields the constraints leave free take their defaults."""
+        return self.space.case_from(m, origin=origin)
+
+    def pivots(self, fraction: float = 0.6) -> dict[str, z3.BoolRef]:
+        """Random targets for a random part of the fields (assumptions dropped on conflict)."""
+        from ..solver import _pick
+
+        out: dict[str, z3.BoolRef] = {}
+        for name, d in self.domains.items():
+            if d.empty or d.values_count() < 2 or self.rng.random() > fraction:
+                continue
+            value = d.nth(_pick(self.rng, 0, d.values_count() - 1))
+            out[name] = value_term(self.space.vars[name], value)
+        return out
+
+    def solve(self, rules: Sequence[str], lits: Sequence[z3.BoolRef] = (), *, spread: bool = False,
+              origin: str = "gen") -> Outcome:
+        """A case satisfying ``rules`` and ``lits``; with ``spread``, random pivots steer it away from the
+        solver's favourite corner (each conflicting pivot is dropped)."""
+        base = self.ind(rules) + list(lits)
+        if spread:
+            active = self.pivots()
+            for _ in range(len(active) + 1):
+                res = self.query(base + list(active.values()))
+                if res == "sat":
+                    return Outcome("sat", self.case_from(self.s.model(), origin))
+                if res != "unsat":
+                    break
+                core = core_names(self.s)
+                dropped = [k for k, t in active.items() if str(t) in core]
+                if not dropped:
+                    break
+                for k in dropped[: max(1, len(dropped) // 2)]:
+                    del active[k]
+        res = self.query(base)
+        if res == "sat":
+            return Outcome("sat", self.case_from(self.s.model(), origin))
+        if res == "unsat":
+            return Outcome("unsat", core=self.rules_in_core())
+        return Outcome("unknown")
+
+    def break_rule(self, rule_id: str, target: z3.BoolRef, *, spread: bool = False, origin: str = "gen",
+                   hold: Sequence[str] | None = None) -> Outcome:
+        """A case meeting ``target`` (which breaks ``rule_id``) with every other error rule in force if possible;
+        otherwise with a minimal set of other rules released (``Outcome.released``).
+
+        ``hold``: the rules to keep (default: every error rule but ``rule_id``).
+        """
+        others = [r for r in (self.error_ids if hold is None else hold) if r != rule_id]
+        out = self.solve(others, [target], spread=spread, origin=origin)
+        if out.status != "unsat":
+            return out
+        # the target alone (with the parsing constraints only) may be impossible
+        if self.query([target]) == "unsat":
+            return Outcome("unsat", core=[])
+        core = [r for r in out.core if r in others]
+        for c in core:  # one rule released is the common case
+            trial = [r for r in others if r != c]
+            res = self.query(self.ind(trial) + [target])
+            if res == "sat":
+                return Outcome("sat", self.case_from(self.s.model(), origin), released=[c])
+        # a maximal set of the other rules that can hold with the target, grown in order (core rules last):
+        # its complement is a minimal set to release
+        keep: list[str] = []
+        order = [r for r in others if r not in core] + core
+        for r in order:
+            if self.query(self.ind(keep + [r]) + [target]) == "sat":
+                keep.append(r)
+        res = self.query(self.ind(keep) + [target])
+        if res != "sat":
+            return Outcome(res)
+        return Outcome("sat", self.case_from(self.s.model(), origin), released=[r for r in others if r not in keep])
+
+    def extreme(self, name: str, lo: int, hi: int, rules: Sequence[str], *, largest: bool) -> int | None:
+        """The largest (smallest) legal value of an integer field within [lo, hi], by bisection on models."""
+        var = self.space.vars[name]
+        if self.query(self.ind(rules) + [var >= lo, var <= hi]) != "sat":
+            return None
+        best = self.s.model().eval(var, model_completion=True).as_long()
+        a, b = (best, hi) if largest else (lo, best)
+        for _ in range(80):
+            if a >= b:
+                break
+            if largest:
+                mid = (a + b + 1) // 2
+                res = self.query(self.ind(rules) + [var >= mid, var <= hi])
+                if res == "sat":
+                    a = self.s.model().eval(var, model_completion=True).as_long()
+                elif res == "unsat":
+                    b = mid - 1
+                else:
+                    return a
+            else:
+                mid = (a + b) // 2
+                res = self.query(self.ind(rules) + [var <= mid, var >= lo])
+                if res == "sat":
+                    b = self.s.model().eval(var, model_completion=True).as_long()
+                elif res == "unsat":
+                    a = mid + 1
+                else:
+                    return b
+        return a if largest else b
+
+
+def normalize(model: ApiModel, env: dict[str, Any]) -> None:
+    """Clear the fields of the mask mode a case does not use (as the solver's cases are)."""
+    _normalize(model, env)

@@ -1,0 +1,328 @@
+"""check: cases per second of `ascverify check` on a JSON Lines file, against checking the same cases with Z3.
+
+The file mixes every registered API, product and element type: valid cases drawn with
+`ascverify.strategies.cases`, and for half of the lines such a case mutated cheaply (one argument or
+tensor field, the product or the type changed at random; again until it breaks a rule, up to 4
+times), so that about half break a rule. Building the file is not timed.
+
+Figures:
+- CLI: ``ascverify check --format json FILE > /dev/null`` as a subprocess (startup included), and the
+  startup alone (a 1-case file).
+- in-process: `read_cases` + `check_cases` (the CLI's path, with the cyclic GC paused as the CLI does).
+- Z3 baseline: per case, the case's values substituted into every rule's term of the API's `Space`
+  (built once per API and context, not timed) and simplified to true/false: an honest per-case query
+  that yields the same list of broken rules. Measured on a sample of the cases.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .common import Config, Figure, at_least, collect, load_models, median_time, note, safe_ratio, skip
+
+NAME = "check"
+ROOT = Path(__file__).resolve().parents[1]
+
+# -- building the file --------------------------------------------------------------------------------------------
+
+
+def base_pool(per_api: int, seed: int = 0) -> list[dict[str, Any]]:
+    """Valid cases of every registered API (JSON dicts), drawn with `strategies.cases`."""
+    from ascverify.strategies import cases
+
+    out: list[dict[str, Any]] = []
+    for i, model in enumerate(load_models()):
+        try:
+            got, _ = collect(cases(model), per_api, seed=seed + i)
+            out.extend(c.to_json() for c in got)
+        except Exception as exc:  # noqa: BLE001 - a model in progress elsewhere must not stop the benchmark
+            skip(NAME, model.name, f"strategies.cases raised {type(exc).__name__}: {str(exc)[:200]}")
+    return out
+
+
+def _int_field_range(model: Any, name: str) -> tuple[int, int]:
+    f = model.field_by_name.get(name)
+    return (f.type.lo, f.type.hi) if f is not None else (0, 2**16)
+
+
+def mutate(doc: dict[str, Any], rng: random.Random, models: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``doc`` with one field changed: an argument, a tensor's place or size, the product or type."""
+    from ascverify.products import PRODUCT_IDS, POSITIONS
+
+    doc = orjson.loads(orjson.dumps(doc))
+    model = models[doc["api"]]
+    what = rng.random()
+    args, tensors = doc["args"], doc["tensors"]
+    if what < 0.45 and args:
+        name = rng.choice(sorted(args))
+        value = args[name]
+        if isinstance(value, bool):
+            args[name] = not value
+        elif isinstance(value, list):  # bitwise mask: drop, add or zero words
+            k = rng.random()
+            args[name] = [] if k < 0.2 else ([0] * len(value) if k < 0.5 else value + [rng.getrandbits(64)])
+        elif isinstance(value, int):
+            lo, hi = _int_field_range(model, name if name in model.field_by_name else f"{name}.count")
+            k = rng.random()
+            if k < 0.3:
+                args[name] = value + rng.choice((-1, 1))
+            elif k < 0.5:
+                args[name] = rng.choice((lo, hi, 0))
+            elif k < 0.6:
+                args[name] = [rng.getrandbits(64) for _ in range(rng.randint(1, 2))] \
+                    if model.param_kinds.get(name) == "mask" else rng.randint(lo, hi)
+            else:
+                low = max(lo, 0)
+                args[name] = rng.randint(low, max(low, min(hi, 4 * abs(value) + 8)))
+        elif isinstance(value, str):  # an enum: another of its names; a placeholder mask: a count
+            choices = getattr(getattr(model.field_by_name.get(name), "type", None), "choices", None)
+            args[name] = rng.choice(choices) if choices else rng.randint(0, 200)
+    elif what < 0.9 and tensors:
+        name = rng.choice(sorted(tensors))
+        t = tensors[name]
+        k = rng.random()
+        if k < 0.3:
+            t["addr"] = max(0, t["addr"] + rng.choice((-32, -16, -2, 2, 16, 32, 512)))
+        elif k < 0.55:
+            t["size"] = max(0, t["size"] // rng.choice((2, 3, 4)) - rng.randint(0, 4))
+        elif k < 0.7:
+            t["position"] = rng.choice(POSITIONS)
+        elif k < 0.9:
+            other = rng.choice(sorted(tensors))
+            t["addr"] = tensors[other]["addr"] + rng.randint(0, 4) * 32
+        else:
+            t["addr"] = t["addr"] + rng.choice((1, 4, 16)) * 1024 * 64
+    elif what < 0.95:
+        doc["product"] = rng.choice(PRODUCT_IDS)
+    else:
+        doc["dtype"] = rng.choice(("half", "float", "int16", "uint8"))
+    return doc
+
+
+def _invalid(doc: dict[str, Any]) -> bool:
+    """The case is readable and breaks a rule."""
+    from ascverify import check_case, parse_case
+    from ascverify.errors import InputError
+
+    try:
+        return not check_case(parse_case(doc)).valid
+    except InputError:
+        return False
+
+
+def build_file(path: Path, n: int, *, seed: int = 0, per_api: int = 150, invalid_share: float = 0.5,
+               tries: int = 4, mutants_max: int = 2000) -> dict[str, Any]:
+    """Write ``n`` cases (JSON Lines) to ``path``, each drawn from the pool of valid cases or, for
+    ``invalid_share`` of them, from a pool of mutants (a valid case mutated, again up to ``tries`` times,
+    until it breaks a rule). Returns counts by API."""
+    rng = random.Random(seed)
+    models = {m.name: m for m in load_models()}
+    pool = base_pool(per_api, seed)
+    lines: list[bytes] = []
+    counts: dict[str, int] = {}
+    mutants: list[dict[str, Any]] = []
+    for _ in range(max(20, min(n // 2, mutants_max))):
+        doc = rng.choice(pool)
+        for _ in range(tries):
+            doc = mutate(doc, rng, models)
+            if _invalid(doc):
+                break
+        mutants.append(doc)
+    for _ in range(n):
+        doc = rng.choice(mutants if rng.random() < invalid_share else pool)
+        counts[doc["api"]] = counts.get(doc["api"], 0) + 1
+        lines.append(orjson.dumps(doc))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return {"cases": n, "pool": len(pool), "mutants": len(mutants), "by_api": counts, "bytes": path.stat().st_size}
+
+
+# -- the Z3 baseline ------------------------------------------------------------------------------------------------
+
+
+class Z3Checker:
+    """Per case: substitute the case's values into each rule's Z3 term and simplify (one Space per API, context)."""
+
+    def __init__(self) -> None:
+        self.spaces: dict[tuple, Any] = {}
+
+    def space(self, case: Any) -> Any:
+        from ascverify.solver import Space
+
+        key = (case.model.name, case.ctx.key)
+        sp = self.spaces.get(key)
+        if sp is None:
+            sp = self.spaces[key] = Space(case.model, case.ctx, include_warnings=True)
+            sp._bench_terms = list(sp.terms.items())  # noqa: SLF001 - cached for the timed loop
+        return sp
+
+    @staticmethod
+    def check(space: Any, case: Any) -> list[str]:
+        """Ids of the rules (symbolic ones, errors and warnings) that the case breaks, by Z3."""
+        import z3
+
+        subs = []
+        for name, var in space.vars.items():
+            val = case.env[name]
+            subs.append((var, z3.BoolVal(bool(val)) if z3.is_bool(var) else z3.IntVal(int(val))))
+        broken = []
+        for rid, term in space._bench_terms:  # noqa: SLF001
+            t = z3.simplify(z3.substitute(term, *subs))
+            if z3.is_true(t):
+                continue
+            if not z3.is_false(t):  # a bounded quantifier that simplify cannot decide: ask the solver
+                s = z3.Solver()
+                s.set("timeout", space.timeout_ms)
+                s.add(z3.Not(t))
+                if s.check() == z3.unsat:
+                    continue
+            broken.append(rid)
+        return broken
+
+
+def count_solver_calls(fn: Any) -> int:
+    """How many Z3 solver checks, simplifications and substitutions ``fn()`` makes (untimed run)."""
+    import z3
+
+    calls = [0]
+    patched = []
+
+    def wrap(owner: Any, name: str) -> None:
+        orig = getattr(owner, name)
+
+        def counted(*a: Any, **k: Any) -> Any:
+            calls[0] += 1
+            return orig(*a, **k)
+
+        patched.append((owner, name, orig))
+        setattr(owner, name, counted)
+
+    for owner, name in ((z3.Solver, "check"), (z3.Optimize, "check"), (z3, "simplify"), (z3, "substitute")):
+        wrap(owner, name)
+    try:
+        fn()
+    finally:
+        for owner, name, orig in patched:
+            setattr(owner, name, orig)
+    return calls[0]
+
+
+# -- the benchmark --------------------------------------------------------------------------------------------------
+
+
+def _cli(path: str, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "ascverify", "check", "--format", "json", *extra, path]
+
+
+def _has_jobs_option() -> bool:
+    try:
+        from ascverify.cli import main
+
+        return any("--jobs" in p.opts for p in main.commands["check"].params)
+    except Exception:  # noqa: BLE001 - the CLI in progress elsewhere
+        return False
+
+
+def _run_cli(path: str, *extra: str) -> None:
+    r = subprocess.run(_cli(path, *extra), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(ROOT))
+    if r.returncode not in (0, 1):
+        raise RuntimeError(f"ascverify check exited {r.returncode}: {r.stderr.decode()[-500:]}")
+
+
+def run(cfg: Config) -> list[Figure]:
+    from ascverify import check_cases, read_cases
+
+    n = cfg.size(100_000, 10_000, minimum=20)
+    z3_sample = cfg.size(300, 60, minimum=5)
+    reps = cfg.repeats
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory(prefix="ascverify-bench-") as tmp:
+        path = Path(tmp) / "cases.jsonl"
+        t0 = time.perf_counter()
+        info = build_file(path, n, per_api=cfg.size(150, 30, minimum=5), mutants_max=2000 if not cfg.quick else 500)
+        note(f"check: built {n:,} cases ({info['bytes'] / 1e6:.1f} MB, pool {info['pool']} valid + "
+             f"{info['mutants']} mutants, by API "
+             f"{info['by_api']}) in {time.perf_counter() - t0:.1f} s")
+        one = Path(tmp) / "one.jsonl"
+        one.write_bytes(path.read_bytes().split(b"\n", 1)[0] + b"\n")
+
+        # (a) the command line, startup included; startup alone on a 1-case file
+        t_start, s_start, _ = median_time(lambda: _run_cli(str(one)), reps, warmup=True)
+        t_cli, s_cli, _ = median_time(lambda: _run_cli(str(path)), reps)
+        jobs1 = _has_jobs_option()
+        if jobs1:  # the default uses every core; one worker gives the per-core speed
+            t_cli1, s_cli1, _ = median_time(lambda: _run_cli(str(path), "--jobs", "1"), reps)
+
+        # (b) in process: read + check, GC paused as in the CLI
+        def in_process() -> list[Any]:
+            entries = list(read_cases(str(path)))
+            cases = [e.case for e in entries if e.case is not None]
+            return check_cases(cases)
+
+        t_proc, s_proc, results = median_time(in_process, reps, gc_off=True)
+        n_read = len(results)
+        valid = sum(r.valid for r in results)
+        cases = [r.case for r in results]
+        t_chk, s_chk, _ = median_time(lambda: check_cases(cases), reps, gc_off=True)
+        solver_calls = count_solver_calls(in_process)
+
+        # the Z3 baseline on a sample of the same cases (spaces built before timing)
+        rng = random.Random(1)
+        sample_idx = rng.sample(range(len(cases)), min(z3_sample, len(cases)))
+        sample = [cases[i] for i in sample_idx]
+        z = Z3Checker()
+        pairs = [(z.space(c), c) for c in sample]
+        agree = 0
+
+        def z3_all() -> list[list[str]]:
+            return [Z3Checker.check(sp, c) for sp, c in pairs]
+
+        t_z3, s_z3, z3_out = median_time(z3_all, max(1, reps - 2) if not cfg.quick else 1)
+        concrete = [results[i] for i in sample_idx]
+        for zr, cr in zip(z3_out, concrete):
+            c_broken = {v.id for v in cr.violations} | {v.id for v in cr.warnings}
+            agree += set(zr) == c_broken
+        if agree != len(sample):
+            note(f"check: Z3 and the concrete checker disagree on {len(sample) - agree} of {len(sample)} sampled cases")
+
+    per_case_z3 = t_z3 / len(sample)
+    per_case_proc = t_proc / n_read
+    per_case_chk = t_chk / n_read
+    cli_rate = n / t_cli
+    figures.append(at_least(Figure(
+        NAME, f"CLI cases/s ({n:,}-case JSONL, startup incl., default jobs)", cli_rate, "cases/s",
+        "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(cli_rate, 1 / per_case_z3),
+        detail=f"median {t_cli:.3f} s for {n:,} cases; {valid:,} valid ({100 * valid / n_read:.0f}%); "
+               f"startup {t_start:.3f} s; excluding startup {n / max(t_cli - t_start, 1e-9):,.0f} cases/s",
+        samples=s_cli, baseline_samples=s_z3), 50_000, on="value"))
+    if jobs1:
+        figures.append(at_least(Figure(
+            NAME, "CLI --jobs 1 cases/s (startup incl.)", n / t_cli1, "cases/s",
+            "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(n / t_cli1, 1 / per_case_z3),
+            detail=f"median {t_cli1:.3f} s; one process (the default runs one worker per core: {os.cpu_count()})",
+            samples=s_cli1, baseline_samples=s_z3), 50_000, on="value"))
+    figures.append(Figure(NAME, "CLI startup (1-case file)", t_start, "s", detail="python -m ascverify check --format json",
+                          samples=s_start))
+    figures.append(at_least(Figure(
+        NAME, "in-process read+check cases/s", n_read / t_proc, "cases/s",
+        "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(per_case_z3, per_case_proc),
+        detail=f"{per_case_proc * 1e6:.1f} µs/case concrete (read_cases + check_cases) vs "
+               f"{per_case_z3 * 1e3:.2f} ms/case Z3 on {len(sample)} sampled cases; ratio = Z3 / concrete per case; "
+               f"Z3 agrees on {agree}/{len(sample)}",
+        samples=s_proc, baseline_samples=s_z3), 300))
+    figures.append(Figure(NAME, "Z3 calls during read+check", float(solver_calls), "calls",
+                          detail="z3 Solver/Optimize.check, simplify and substitute calls while reading and checking "
+                                 "every case (target: none)", target="0", target_of="value", met=solver_calls == 0))
+    figures.append(Figure(
+        NAME, "check_cases only cases/s (parsed cases)", n_read / t_chk, "cases/s",
+        "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(per_case_z3, per_case_chk),
+        detail=f"{per_case_chk * 1e6:.2f} µs/case", samples=s_chk, baseline_samples=s_z3))
+    return figures

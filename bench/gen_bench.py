@@ -1,0 +1,226 @@
+"""synth / gen random: distinct valid cases per second and how far they spread, against a Z3 enumerator.
+
+Generators, per API in one context (atlas-a2 and half where supported):
+- ``Space.sample`` (what ``ascverify synth`` uses): random targets per field, relaxed on conflict;
+- ``strategies.cases`` drawn by a ``@given`` test (generate phase only, no database);
+- baseline: a plain Z3 blocking-clause enumerator: a solver with every rule; loop check, model,
+  add ``Or(var != value)`` over the argument fields.
+
+Sizes: ``Space.sample`` is asked for as many cases as a pilot run (10 cases, its own process) says
+fit in about 12 s (at least 20, at most 300); the strategy and the enumerator stop at 1,000 cases or
+12 s. Diversity, over the first cases of each generator (at most 1,000; compared at equal counts): the
+number of distinct values per argument field (the median over the fields; the sum in the details), and the share of the argument
+fields' domain ends (lo and hi of `ascverify.domains.field_domains`, conditional rules included)
+that some case hits. Space construction is not timed. The solver-based generators run once (each
+run lasts seconds), and so does the strategy (its speed is also measured by the strategies benchmark).
+Each generator runs in a fresh
+interpreter: Z3's speed depends on the history of the process's global context.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import statistics
+import time
+from typing import Any, Sequence
+
+from .common import Config, Figure, at_least, collect, distinct_key, load_models, note, pick_context, safe_ratio, skip
+
+NAME = "gen"
+#: The product to generate for when the API supports it (with half when listed), else its first product.
+PRODUCT = "atlas-a2"
+
+
+def arg_fields(model: Any) -> list[str]:
+    return [f.name for f in model.fields if model.param_kinds.get(f.param) != "tensor"]
+
+
+def ends(model: Any, ctx: Any) -> dict[str, tuple[int, int]]:
+    """(lo, hi) of each argument field's structured domain (fields with more than one value)."""
+    from ascverify.domains import field_domains
+
+    out = {}
+    doms = field_domains(model, ctx, conditional=True)
+    for name in arg_fields(model):
+        d = doms.get(name)
+        if d is None or d.empty or d.values_count() < 2:
+            continue
+        out[name] = (d.nth(0), d.nth(d.values_count() - 1))
+    return out
+
+
+def diversity(envs: Sequence[dict], model: Any, bounds: dict[str, tuple[int, int]]) -> dict[str, Any]:
+    fields = arg_fields(model)
+    per_field = {f: len({e[f] for e in envs}) for f in fields}
+    hits = 0
+    missed = []
+    for f, (lo, hi) in bounds.items():
+        seen = {int(e[f]) for e in envs}
+        for end, x in (("lo", lo), ("hi", hi)):
+            if x in seen:
+                hits += 1
+            else:
+                missed.append(f"{f}.{end}")
+    counts = sorted(per_field.values())
+    median = counts[len(counts) // 2] if len(counts) % 2 else (counts[len(counts) // 2 - 1] + counts[len(counts) // 2]) / 2
+    return {"distinct_values": sum(per_field.values()), "median_distinct": median, "per_field": per_field,
+            "boundary_share": 100.0 * hits / max(1, 2 * len(bounds)), "missed": missed}
+
+
+def enumerate_blocking(space: Any, n: int, budget_s: float) -> tuple[list[Any], float]:
+    """The baseline: check, model, block the model's argument values; repeat."""
+    import z3
+
+    s = space.solver(seed=0)
+    fields = [space.vars[f] for f in arg_fields(space.model)]
+    out: list[Any] = []
+    t0 = time.perf_counter()
+    while len(out) < n and time.perf_counter() - t0 < budget_s:
+        if s.check() != z3.sat:
+            break
+        m = s.model()
+        out.append(space.case_from(m, origin=f"enum:{len(out)}"))
+        s.add(z3.Or([v != m.eval(v, model_completion=True) for v in fields]))
+    return out, time.perf_counter() - t0
+
+
+def distinct_valid(cases: Sequence[Any]) -> list[Any]:
+    from ascverify import check_case
+
+    seen: set = set()
+    out = []
+    for c in cases:
+        k = distinct_key(c)
+        if k in seen or not check_case(c).valid:
+            continue
+        seen.add(k)
+        out.append(c)
+    return out
+
+
+def _generate(kind: str, api: str, n: int, seed: int, budget_s: float) -> dict[str, Any]:
+    """Run one generator (in a fresh process): the distinct valid cases' field values and the wall time."""
+    from ascverify.solver import Space
+    from ascverify.strategies import cases as st_cases
+
+    model = {m.name: m for m in load_models()}[api]
+    product, dtype = pick_context(model, PRODUCT)
+    ctx = model.context(product, dtype)
+    space = Space(model, ctx)  # not timed
+    if kind in ("sample", "pilot"):
+        t0 = time.perf_counter()
+        got = space.sample(n, seed=seed)
+        seconds = [time.perf_counter() - t0]
+    elif kind == "enum":
+        got, t = enumerate_blocking(space, n, budget_s)
+        seconds = [t]
+    else:
+        seconds = []
+        for rep in range(max(1, int(kind.split(":")[1]))):
+            got, t = collect(st_cases(model, product=product, dtype=dtype), n, seed=seed + rep,
+                             budget_s=budget_s or None)
+            seconds.append(t)
+    good = distinct_valid(got)
+    return {"envs": [dict(c.env) for c in good], "drawn": len(got), "seconds": seconds,
+            "median": statistics.median(seconds)}
+
+
+_CTX: list[Any] = []
+
+
+def _mp_context() -> Any:
+    """A forkserver context whose server has imported ascverify, z3 and hypothesis but used no solver;
+    spawn where forkserver is not available."""
+    if not _CTX:
+        try:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["bench.gen_bench", "ascverify", "ascverify.models", "ascverify.solver",
+                                        "ascverify.strategies", "z3", "hypothesis"])
+        except ValueError:
+            ctx = multiprocessing.get_context("spawn")
+        _CTX.append(ctx)
+    return _CTX[0]
+
+
+def _fresh(kind: str, api: str, n: int, seed: int, budget_s: float) -> dict[str, Any]:
+    """`_generate` in a fresh process: Z3's speed depends on what the process's global context saw before
+    (the enumerator ran 6 to 50 times slower after other solver work in the same process)."""
+    with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=_mp_context()) as pool:
+        return pool.submit(_generate, kind, api, n, seed, budget_s).result()
+
+
+def bench_api(model: Any, cfg: Config) -> list[Figure]:
+    product, dtype = pick_context(model, PRODUCT)
+    ctx = model.context(product, dtype)
+    bounds = ends(model, ctx)
+    first = 1000
+    budget = max(1.0, (5 if cfg.quick else 12) * min(1.0, cfg.scale))
+    n_sample = cfg.size(300, 8, minimum=3)
+    if not cfg.quick:  # Space.sample runs 1 to 1,000 cases/s depending on the API: size it to the budget
+        pilot = _fresh("pilot", model.name, 10, 7, 0)
+        rate = len(pilot["envs"]) / max(pilot["median"], 1e-9)
+        n_sample = max(20, min(n_sample, int(rate * budget)))
+    n_st = cfg.size(1000, 60, minimum=5)
+    sample = _fresh("sample", model.name, n_sample, 1, 0)
+    strat = _fresh("strategies:1", model.name, n_st, 2, budget)
+    n_enum = max(len(sample["envs"]), len(strat["envs"]), min(first, n_st))
+    enum = _fresh("enum", model.name, n_enum, 0, budget)
+    good_sample, good_st, good_enum = sample["envs"], strat["envs"], enum["envs"]
+    t_sample, t_st, t_enum = sample["median"], strat["median"], enum["median"]
+
+    rate_sample = len(good_sample) / t_sample
+    rate_st = len(good_st) / t_st
+    rate_enum = len(good_enum) / t_enum
+    where = f"{model.name} on {product} ({dtype})"
+
+    def div_pair(ours: Sequence[dict]) -> tuple[dict, dict, int]:
+        k = min(first, len(ours), len(good_enum))
+        return diversity(ours[:k], model, bounds), diversity(good_enum[:k], model, bounds), k
+
+    d_sample, d_enum_s, k_s = div_pair(good_sample)
+    d_st, d_enum_st, k_st = div_pair(good_st)
+    figures = [
+        at_least(Figure(NAME, f"{model.name}: Space.sample distinct valid cases/s", rate_sample, "cases/s",
+                        "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_sample, rate_enum),
+                        detail=f"{where}; {len(good_sample)} distinct valid of {n_sample} asked in {t_sample:.2f} s; "
+                               f"enumerator {len(good_enum)} distinct valid of {enum['drawn']} in {t_enum:.2f} s; "
+                               f"target: thousands per second",
+                        samples=sample["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
+        at_least(Figure(NAME, f"{model.name}: strategies.cases distinct valid cases/s", rate_st, "cases/s",
+                        "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_st, rate_enum),
+                        detail=f"{where}; {len(good_st)} distinct valid of {strat['drawn']} drawn (median of "
+                               f"{len(strat['seconds'])} runs); target: thousands per second",
+                        samples=strat["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
+        at_least(Figure(NAME, f"{model.name}: Space.sample median distinct values per argument (first {k_s})",
+                        d_sample["median_distinct"], "values", "enumerator, same count", d_enum_s["median_distinct"],
+                        "values", safe_ratio(d_sample["median_distinct"], d_enum_s["median_distinct"]),
+                        detail=f"sum over fields {d_sample['distinct_values']} vs {d_enum_s['distinct_values']}; "
+                               f"per field: {d_sample['per_field']} vs {d_enum_s['per_field']}"), 1),
+        at_least(Figure(NAME, f"{model.name}: Space.sample domain ends hit (first {k_s})", d_sample["boundary_share"],
+                        "%", "enumerator, same count", d_enum_s["boundary_share"], "%",
+                        safe_ratio(d_sample["boundary_share"], d_enum_s["boundary_share"]),
+                        detail=f"{2 * len(bounds)} ends; missed: {', '.join(d_sample['missed']) or 'none'}; "
+                               f"enumerator missed: {', '.join(d_enum_s['missed']) or 'none'}"), 1),
+        at_least(Figure(NAME, f"{model.name}: strategies.cases median distinct values per argument (first {k_st})",
+                        d_st["median_distinct"], "values", "enumerator, same count", d_enum_st["median_distinct"],
+                        "values", safe_ratio(d_st["median_distinct"], d_enum_st["median_distinct"]),
+                        detail=f"sum over fields {d_st['distinct_values']} vs {d_enum_st['distinct_values']}; "
+                               f"per field: {d_st['per_field']} vs {d_enum_st['per_field']}"), 1),
+        at_least(Figure(NAME, f"{model.name}: strategies.cases domain ends hit (first {k_st})", d_st["boundary_share"],
+                        "%", "enumerator, same count", d_enum_st["boundary_share"], "%",
+                        safe_ratio(d_st["boundary_share"], d_enum_st["boundary_share"]),
+                        detail=f"missed: {', '.join(d_st['missed']) or 'none'}; enumerator missed: "
+                               f"{', '.join(d_enum_st['missed']) or 'none'}"), 1),
+    ]
+    return figures
+
+
+def run(cfg: Config) -> list[Figure]:
+    figures: list[Figure] = []
+    for model in load_models():
+        try:
+            figures.extend(bench_api(model, cfg))
+        except Exception as exc:  # noqa: BLE001 - a model in progress elsewhere must not stop the benchmark
+            skip(NAME, model.name, f"{type(exc).__name__}: {str(exc)[:200]}")
+    return figures

@@ -1,0 +1,299 @@
+"""`ascverify fuzz` and `ascverify replay` end to end: targets, findings, reports, interruption, shared databases."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from ascverify.cli import main
+from ascverify.fuzz.checks import NEGATIVE_CHECKS, invariant_names
+from ascverify.registry import get_api
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = ROOT / "examples" / "targets"
+GOOD = f"{TARGETS / 'bilinear_numpy.py'}:bilinear"
+BUGGY = f"{TARGETS / 'bilinear_buggy.py'}:bilinear"
+
+
+def fuzz(tmp_path: Path, *args: str, findings: str = "findings"):
+    """Run `ascverify fuzz` in-process; the result, the JSON report and the JUnit root."""
+    report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
+    for p in (report, junit):
+        p.unlink(missing_ok=True)
+    r = CliRunner().invoke(main, ["fuzz", *args, "--findings", str(tmp_path / findings), "--report", str(report),
+                                  "--junit", str(junit), "--no-coverage"])
+    rep = json.loads(report.read_text()) if report.exists() else None
+    root = ET.parse(junit).getroot() if junit.exists() else None
+    return r, rep, root
+
+
+def finding_folders(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")) if folder.exists() else []
+
+
+def junit_cases(root: ET.Element) -> list[ET.Element]:
+    return root.findall("./testsuite/testcase")
+
+
+def check_junit_counts(root: ET.Element) -> None:
+    suite = root.find("testsuite")
+    cases = junit_cases(root)
+    assert int(suite.get("tests")) == len(cases) == int(root.get("tests"))
+    for tag, attr in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
+        assert int(suite.get(attr)) == sum(tc.find(tag) is not None for tc in cases), attr
+
+
+# -- differential --------------------------------------------------------------------------------------------------
+
+def test_buggy_target_yields_one_shrunk_finding_that_replays(tmp_path):
+    r, rep, root = fuzz(tmp_path, "BilinearInterpolation", "-p", "atlas-a2", "--target", BUGGY, "--examples", "60",
+                        "--seed", "3")
+    assert r.exit_code == 1, r.output
+    folders = finding_folders(tmp_path / "findings")
+    assert len(folders) == 1, folders
+    f = folders[0]
+    meta = json.loads((f / "finding.json").read_text())
+    assert meta["key"] == "differential.mismatch:dst" and meta["shrunk"] and meta["check"] == "differential"
+    args = json.loads((f / "case.json").read_text())["args"]
+    assert isinstance(args["mask"], list) and args["mask"][0] != args["mask"][1]  # what the bug needs ...
+    assert args["hRepeat"] == 1 and args["vRepeat"] == 1                           # ... and nothing more
+    for name in ("inputs/src0.bin", "inputs/src0Offset.npy", "expected/dst.npy", "actual/dst.bin", "diff.txt",
+                 "coverage.json"):
+        assert (f / name).is_file(), name
+    assert not np.array_equal(np.load(f / "expected" / "dst.npy"), np.load(f / "actual" / "dst.npy"))
+    assert "bilinear.vROffset.range" in json.loads((f / "coverage.json").read_text())
+    assert f"{f}: BilinearInterpolation on atlas-a2: differential" in r.stdout      # one line per finding
+    assert rep["exit_status"] == 1 and rep["totals"]["findings"] == 1 and not rep["interrupted"]
+    check_junit_counts(root)
+    (tc,) = junit_cases(root)
+    assert tc.get("classname") == "ascverify.fuzz.differential.BilinearInterpolation" and tc.find("failure") is not None
+
+    replayed = CliRunner().invoke(main, ["replay", str(f)])
+    assert replayed.exit_code == 1 and "still fails: differential.mismatch:dst" in replayed.stdout
+    fixed = CliRunner().invoke(main, ["replay", str(f), "--target", GOOD])
+    assert fixed.exit_code == 0 and "fixed" in fixed.stdout, fixed.output
+
+
+def test_correct_target_yields_no_finding(tmp_path):
+    r, rep, root = fuzz(tmp_path, "BilinearInterpolation", "-p", "atlas-350", "--target", GOOD, "--examples", "40")
+    assert r.exit_code == 0, r.output
+    assert finding_folders(tmp_path / "findings") == []
+    assert rep["totals"]["cases"] >= 40 and rep["totals"]["findings"] == 0
+    check_junit_counts(root)
+    assert root.find("testsuite").get("failures") == "0"
+
+
+PY_TARGETS = '''
+import os, time
+def boom(case, inputs):
+    raise RuntimeError("kaput")
+def hang(case, inputs):
+    time.sleep(60)
+def die(case, inputs):
+    os._exit(7)
+def short(case, inputs):
+    return {"dst": inputs["dst"][:3]}
+'''
+
+
+@pytest.mark.parametrize("target, key, words", [
+    (("--target-cmd", "sh -c 'echo boom >&2; exit 3'"), "differential.crash", "exit status 3"),
+    (("--target-cmd", "sh -c 'sleep 30'", "--timeout", "0.3"), "differential.timeout", "no exit within"),
+    (("--target-cmd", "sh -c 'head -c 7 /dev/zero > \"$0/outputs/dst.bin\"'"), "differential.shape:dst", "not a whole"),
+    (("--target", "t.py:boom"), "differential.crash", "RuntimeError: kaput"),
+    (("--target", "t.py:hang", "--timeout", "0.5"), "differential.timeout", "no answer within"),
+    (("--target", "t.py:die"), "differential.crash", "died"),
+    (("--target", "t.py:short"), "differential.shape:dst", "3 elements"),
+], ids=["cmd-crash", "cmd-hang", "cmd-bad-file", "py-raise", "py-hang", "py-exit", "py-short"])
+def test_a_failing_target_is_a_finding_not_a_crash(tmp_path, monkeypatch, target, key, words):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.py").write_text(PY_TARGETS)
+    t0 = time.monotonic()
+    r, rep, root = fuzz(tmp_path, "BlockReduceMin", "-p", "atlas-a2", *target, "--examples", "2", "--no-shrink",
+                        "--seed", "1")
+    assert r.exit_code == 1, r.output
+    assert time.monotonic() - t0 < 30
+    (f,) = finding_folders(tmp_path / "findings")
+    meta = json.loads((f / "finding.json").read_text())
+    assert meta["key"] == key and words in meta["message"], meta["message"]
+    check_junit_counts(root)
+
+
+# -- invariants and negative campaigns -----------------------------------------------------------------------------
+
+def test_core_campaign_reports_every_check_of_every_api(tmp_path):
+    apis = ("BlockReduceMin", "SetVectorMask")
+    r, rep, root = fuzz(tmp_path, *apis, "-p", "atlas-a2", "--examples", "4", "--seed", "5")
+    assert r.exit_code == 0, r.output
+    check_junit_counts(root)
+    names = {(tc.get("classname"), tc.get("name")) for tc in junit_cases(root)}
+    expected = {(f"ascverify.fuzz.invariants.{a}", n) for a in apis for n in invariant_names(get_api(a))}
+    expected |= {(f"ascverify.fuzz.negative.{a}", n) for a in apis for n in NEGATIVE_CHECKS}
+    assert names == expected
+    cov = rep["coverage"]["rules"]
+    assert set(cov) == set(apis)
+    assert cov["BlockReduceMin"]["block_reduce_min.repeatTime.range"]["interior"] \
+        + cov["BlockReduceMin"]["block_reduce_min.repeatTime.range"]["boundary"] >= 4
+    assert any(c["violated"] for c in cov["BlockReduceMin"].values())             # the negative cases
+    assert rep["negative_observed"]["BlockReduceMin"]
+
+
+# -- interruption --------------------------------------------------------------------------------------------------
+
+def _read_until(proc: subprocess.Popen, needle: str, seconds: float) -> str:
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    seen = ""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and needle not in seen:
+        if sel.select(timeout=0.5):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            seen += line
+    return seen
+
+
+@pytest.mark.parametrize("sig, workers", [(signal.SIGINT, 1), (signal.SIGTERM, 2)], ids=["sigint", "sigterm-2-workers"])
+def test_interrupted_campaign_keeps_findings_and_writes_reports(tmp_path, sig, workers):
+    report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
+    cmd = [sys.executable, "-m", "ascverify", "fuzz", "BilinearInterpolation",
+           "--target", BUGGY, "--time", "300", "--seed", "3", "--workers", str(workers), "--findings", "findings",
+           "--report", str(report), "--junit", str(junit), "--no-coverage"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out = _read_until(proc, "differential", 90)
+        assert "differential" in out, "no finding before the deadline"
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=40)
+        stopped = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert stopped < 25, f"took {stopped:.1f} s to stop"
+    doc = json.loads(report.read_text())
+    assert doc["interrupted"] and doc["exit_status"] == 130 and doc["totals"]["findings"] >= 1
+    check_junit_counts(ET.parse(junit).getroot())
+    folders = finding_folders(tmp_path / "findings")
+    assert folders and {f"{p}".split("/")[-1] for p in folders} >= {Path(f["path"]).name for f in doc["findings"]}
+    assert not [p for p in (tmp_path / "findings").iterdir() if p.name.startswith(".tmp-")]
+
+
+# -- shared databases ----------------------------------------------------------------------------------------------
+
+RECORDER = f'''
+import importlib.util, json, os
+_spec = importlib.util.spec_from_file_location("_buggy", {str(TARGETS / "bilinear_buggy.py")!r})
+_buggy = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_buggy)
+def bilinear(case, inputs):
+    with open(os.environ["ASCVERIFY_TEST_LOG"], "a") as f:
+        f.write(json.dumps(case, sort_keys=True) + "\\n")
+    return _buggy.bilinear(case, inputs)
+'''
+
+
+def _redis_url() -> str:
+    url = os.environ.get("ASCVERIFY_TEST_REDIS", "redis://127.0.0.1:6379/15")
+    try:
+        import redis
+
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except Exception as exc:  # noqa: BLE001
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must test the Redis database, but {url} is not reachable: {exc}")
+        pytest.skip(f"no redis-server reachable at {url} ({type(exc).__name__})")
+    return url
+
+
+@pytest.mark.parametrize("kind", ["directory", "redis"])
+def test_stored_failures_replay_first_from_the_shared_database(tmp_path, monkeypatch, kind):
+    if kind == "redis":
+        db = _redis_url()
+        import redis
+
+        client = redis.Redis.from_url(db)
+        for key in client.scan_iter(match="hypothesis-example:ascverify-fuzz/1/BilinearInterpolation/atlas-a2/*"):
+            client.delete(key)
+        client.delete("hypothesis-example:ascverify-fuzz/1/BilinearInterpolation/atlas-a2/differential")
+    else:
+        db = str(tmp_path / "db")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rec.py").write_text(RECORDER)
+    log = tmp_path / "seen.jsonl"
+    monkeypatch.setenv("ASCVERIFY_TEST_LOG", str(log))
+    common = ("BilinearInterpolation", "-p", "atlas-a2", "--target", "rec.py:bilinear", "--database", db)
+    r, rep, _ = fuzz(tmp_path, *common, "--examples", "60", "--seed", "3", findings="one")
+    assert r.exit_code == 1, r.output
+    (found,) = finding_folders(tmp_path / "one")
+    case = json.loads((found / "case.json").read_text())
+    for k in ("name", "comment"):
+        case.pop(k)
+    for t in case["tensors"].values():
+        t.pop("data", None)
+
+    # another machine (another seed, an empty findings folder) with one example: the stored failure comes first
+    log.unlink()
+    r2, rep2, _ = fuzz(tmp_path, *common, "--examples", "1", "--seed", "11", findings="two")
+    assert r2.exit_code == 1, r2.output
+    first = json.loads(log.read_text().splitlines()[0])
+    assert first == case
+    assert [f["id"] for f in rep2["findings"]] == [f["id"] for f in rep["findings"]]
+
+
+# -- options -------------------------------------------------------------------------------------------------------
+
+def test_campaign_file_and_overrides(tmp_path, monkeypatch):
+    from ascverify.cli.fuzz_cmd import _read_config
+
+    shipped = _read_config(str(ROOT / "ci" / "campaign.toml"))
+    assert shipped["junit"] and shipped["report"] and shipped["findings"]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.toml").write_text('[fuzz]\napis = ["SetVectorMask"]\nproduct = ["atlas-a2"]\nexamples = 3\n'
+                                     'kind = ["invariants"]\nseed = 9\n')
+    r, rep, _ = fuzz(tmp_path, "--config", "c.toml", "--examples", "2")
+    assert r.exit_code == 0, r.output
+    assert rep["config"]["examples"] == 2 and rep["config"]["kinds"] == ["invariants"] and rep["config"]["seed"] == 9
+    assert [i["key"] for i in rep["items"]] == ["SetVectorMask/atlas-a2/invariants"]
+    (tmp_path / "t.toml").write_text('apis = "SetVectorMask"\nproduct = "atlas-a2"\nkind = "invariants"\ntime = 1\n')
+    r, rep, _ = fuzz(tmp_path, "--config", "t.toml")
+    assert r.exit_code == 0, r.output
+    assert rep["config"]["time_budget"] == 1 and rep["config"]["examples"] is not None and rep["totals"]["cases"] > 0
+    (tmp_path / "bad.toml").write_text("exampels = 3\n")
+    bad = CliRunner().invoke(main, ["fuzz", "--config", "bad.toml"])
+    assert bad.exit_code == 2 and "did you mean 'examples'" in bad.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (("NoSuchApi",), "unknown API"),
+    (("--target", "no_such_module_xyz:f", "BlockReduceMin"), "cannot import"),
+    (("--target", "a:b", "--target-cmd", "c"), "not both"),
+    (("--shard", "5/4"), "between 1 and N"),
+    (("--database", "redis://127.0.0.1:1/0"), "cannot reach"),
+    (("--kind", "differential"), "needs --target"),
+    (("-p", "atlas-training", "--target", GOOD, "BilinearInterpolation"), "nothing to fuzz"),
+])
+def test_bad_options_exit_2(tmp_path, monkeypatch, args, words):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["fuzz", "--examples", "1", *args])
+    assert r.exit_code == 2, r.output
+    assert words in r.stderr and "Traceback" not in r.output
+
+
+def test_replay_refuses_a_folder_that_is_not_a_finding(tmp_path):
+    r = CliRunner().invoke(main, ["replay", str(tmp_path)])
+    assert r.exit_code == 2 and "not a finding folder" in r.stderr
