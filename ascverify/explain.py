@@ -29,8 +29,8 @@ from .case import Case
 from .checker import Violation, check_case
 from .errors import InputError, did_you_mean
 from .model import ApiModel
-from .params import EnumType, MaskArg
-from .rules import ERROR, POSITION_NAMES, Rule
+from .params import EnumType
+from .rules import Rule
 from .solver import Fix, Space
 
 #: Milliseconds one solver query of an explanation or repair may take.

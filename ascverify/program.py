@@ -181,7 +181,7 @@ class ProgramRun:
 def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> ProgramRun:
     """Execute the calls in order on one core state (buffers and special registers persist)."""
     from .core.memory import Memory
-    from .core.run import RunResult, random_values
+    from .core.run import RunResult, fits, load_tensor, tensors_after
     from .core.memory import Trace
 
     rng = np.random.default_rng(seed)
@@ -192,32 +192,19 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
     for call in program.calls:
         case = call.case.model.with_state(call.case, state)
         for decl in case.model.tensors:
-            t = case.tensor(decl.name)
             name = call.shared.get(decl.name)
-            if not t.present or name in filled or t.end > memory.size(t.buffer):
+            if name in filled or not fits(case, decl.name, memory):
                 continue
             if name is not None:
                 filled.add(name)
             elif decl.role == "out" and case.data(decl.name) is None:
                 continue  # an inline output without data keeps what earlier calls left there
-            data = case.data(decl.name)
-            if data is None:
-                if decl.role == "tmp" or (decl.role == "out" and decl.name in call.shared):
-                    continue
-                data = case.model.input_data(case, decl.name, rng)
-                if data is None:
-                    data = random_values(t.dtype, t.size, rng)
-                case.set_data(decl.name, data)
-                data = case.data(decl.name)
-            if data.size:
-                memory.fill(t.buffer, t.addr, np.ascontiguousarray(data).astype(data.dtype.newbyteorder("<")))
+            generate = not (decl.role == "tmp" or (decl.role == "out" and name is not None))
+            load_tensor(case, decl.name, memory, rng, generate=generate)
         trace = Trace(memory, strict=strict)
         case.model.execute(case, trace)
         res = RunResult(case, memory, trace, {})
-        for decl in case.model.tensors:
-            t = case.tensor(decl.name)
-            if t.present and t.size and t.end <= memory.size(t.buffer):
-                res.tensors[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)
+        res.tensors = tensors_after(case, memory)
         runs.append(res)
         call.case.model.apply_state(call.case, state)
     return ProgramRun(program, runs, memory)

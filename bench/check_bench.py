@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from .common import Config, Figure, at_least, collect, load_models, median_time, note, safe_ratio, skip
+from .common import Config, Figure, at_least, collect, interleaved, load_models, note, safe_ratio, skip
 
 NAME = "check"
 ROOT = Path(__file__).resolve().parents[1]
@@ -255,23 +255,27 @@ def run(cfg: Config) -> list[Figure]:
         one.write_bytes(path.read_bytes().split(b"\n", 1)[0] + b"\n")
 
         # (a) the command line, startup included; startup alone on a 1-case file
-        t_start, s_start, _ = median_time(lambda: _run_cli(str(one)), reps, warmup=True)
-        t_cli, s_cli, _ = median_time(lambda: _run_cli(str(path)), reps)
         jobs1 = _has_jobs_option()
+        cli_tasks = {"startup": (lambda: _run_cli(str(one)), None), "cli": (lambda: _run_cli(str(path)), None)}
         if jobs1:  # the default uses every core; one worker gives the per-core speed
-            t_cli1, s_cli1, _ = median_time(lambda: _run_cli(str(path), "--jobs", "1"), reps)
+            cli_tasks["cli1"] = (lambda: _run_cli(str(path), "--jobs", "1"), None)
+        _run_cli(str(one))  # warm: the first startup reads the .pyc files from disk
+        got = interleaved(cli_tasks, reps)
+        t_start, s_start, _ = got["startup"]
+        t_cli, s_cli, _ = got["cli"]
+        if jobs1:
+            t_cli1, s_cli1, _ = got["cli1"]
 
-        # (b) in process: read + check, GC paused as in the CLI
+        # (b) in process: read + check, GC paused as in the CLI; the Z3 baseline in alternation
         def in_process() -> list[Any]:
             entries = list(read_cases(str(path)))
             cases = [e.case for e in entries if e.case is not None]
             return check_cases(cases)
 
-        t_proc, s_proc, results = median_time(in_process, reps, gc_off=True)
+        results = in_process()
         n_read = len(results)
         valid = sum(r.valid for r in results)
         cases = [r.case for r in results]
-        t_chk, s_chk, _ = median_time(lambda: check_cases(cases), reps, gc_off=True)
         solver_calls = count_solver_calls(in_process)
 
         # the Z3 baseline on a sample of the same cases (spaces built before timing)
@@ -285,7 +289,11 @@ def run(cfg: Config) -> list[Figure]:
         def z3_all() -> list[list[str]]:
             return [Z3Checker.check(sp, c) for sp, c in pairs]
 
-        t_z3, s_z3, z3_out = median_time(z3_all, max(1, reps - 2) if not cfg.quick else 1)
+        got = interleaved({"proc": (in_process, None), "chk": (lambda: check_cases(cases), None),
+                           "z3": (z3_all, None)}, reps, gc_off=True)
+        t_proc, s_proc, results = got["proc"]
+        t_chk, s_chk, _ = got["chk"]
+        t_z3, s_z3, z3_out = got["z3"]
         concrete = [results[i] for i in sample_idx]
         for zr, cr in zip(z3_out, concrete):
             c_broken = {v.id for v in cr.violations} | {v.id for v in cr.warnings}

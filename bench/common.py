@@ -271,3 +271,37 @@ def skip(bench: str, api: str, reason: str) -> None:
     """Record and print that ``bench`` skipped ``api`` (e.g. a model still in progress raised)."""
     SKIPPED.append((bench, api, reason))
     note(f"{bench}: {api}: skipped ({reason})")
+
+
+def interleaved(tasks: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]], repeats: int, *,
+                gc_off: bool = False, warmup: bool = False) -> dict[str, tuple[float, list[float], Any]]:
+    """Time several tasks in alternation (A B C, B C A, ...), so that a shared machine's load changes
+    hit the measurement and its baseline alike. Per task: (median seconds, samples, last result).
+    ``tasks``: name -> (fn, setup run untimed before each call, or None)."""
+    names = list(tasks)
+    samples: dict[str, list[float]] = {n: [] for n in names}
+    last: dict[str, Any] = {}
+    if warmup:
+        for n in names:
+            fn, setup = tasks[n]
+            if setup is not None:
+                setup()
+            fn()
+    for rep in range(max(1, repeats)):
+        order = names[rep % len(names):] + names[:rep % len(names)]
+        for n in order:
+            fn, setup = tasks[n]
+            if setup is not None:
+                setup()
+            was = gc.isenabled()
+            if gc_off:
+                gc.collect()
+                gc.disable()
+            try:
+                t0 = time.perf_counter()
+                last[n] = fn()
+                samples[n].append(time.perf_counter() - t0)
+            finally:
+                if gc_off and was:
+                    gc.enable()
+    return {n: (statistics.median(samples[n]), samples[n], last.get(n)) for n in names}

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .common import Config, Figure, at_least, load_models, median_time, note, safe_ratio, skip
+from .common import Config, Figure, at_least, interleaved, load_models, median_time, note, safe_ratio, skip
 
 NAME = "core"
 PRODUCT = "atlas-a2"
@@ -197,10 +197,12 @@ def bench_api(api: str, cfg: Config) -> list[Figure]:
     def setup_same() -> None:
         memory_holder["m"], _ = prepare(case_holder["c"], seed=0)
 
-    t_vec, s_vec, trace = median_time(vectorized, reps, setup=setup_same, warmup=True)
-    t_run, s_run, result = median_time(lambda: run_case(case_holder["c"], seed=0), reps)
     loop = LOOPS[api]
-    t_loop, s_loop, looped = median_time(lambda: loop(case, inputs), 1 if cfg.quick else max(1, reps // 2))
+    got = interleaved({"vec": (vectorized, setup_same), "run": (lambda: run_case(case_holder["c"], seed=0), None),
+                       "loop": (lambda: loop(case, inputs), None)}, reps, warmup=True)
+    t_vec, s_vec, trace = got["vec"]
+    t_run, s_run, result = got["run"]
+    t_loop, s_loop, looped = got["loop"]
     got = result.tensors["dst"]
     same = np.array_equal(np.ascontiguousarray(got).view(np.uint8), np.ascontiguousarray(looped).view(np.uint8))
     if not same:

@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from .common import Config, Figure, StopDrawing, at_least, collect, load_models, median_time, note, safe_ratio, skip
+from .common import Config, Figure, StopDrawing, at_least, collect, load_models, note, safe_ratio, skip
 
 NAME = "strategies"
 
@@ -79,18 +79,24 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
 
     budget = max(0.5, (3.0 if cfg.quick else 6.0) * min(1.0, cfg.scale))
 
-    def draw(strategy: Any, seed: int) -> tuple[float, list[float], list[Any], float]:
-        """Median examples/s over ``reps`` runs of up to n examples (each capped at ``budget`` s)."""
-        rates, times, got = [], [], []
-        for rep in range(reps):
+    strategies = {"cases": (cases(model), 1), "raw": (raw_cases(model), 2), "naive": (naive_cases(model), 3)}
+    rates: dict[str, list[float]] = {k: [] for k in strategies}
+    times: dict[str, list[float]] = {k: [] for k in strategies}
+    last: dict[str, list[Any]] = {}
+    for rep in range(reps):  # in alternation, so that load changes hit all three alike
+        for name, (strategy, seed) in strategies.items():
             got, t = collect(strategy, n, seed=seed + 10 * rep, budget_s=budget)
-            rates.append(len(got) / t)
-            times.append(t)
-        return statistics.median(rates), times, got, statistics.median(times)
+            rates[name].append(len(got) / t)
+            times[name].append(t)
+            last[name] = got
 
-    rate_cases, s_cases, got_cases, t_cases = draw(cases(model), 1)
-    rate_raw, s_raw, got_raw, t_raw = draw(raw_cases(model), 2)
-    rate_naive, s_naive, got_naive, t_naive = draw(naive_cases(model), 3)
+    def summary(name: str) -> tuple[float, list[float], list[Any], float]:
+        """Median examples/s over the runs of up to n examples (each capped at ``budget`` s)."""
+        return statistics.median(rates[name]), times[name], last[name], statistics.median(times[name])
+
+    rate_cases, s_cases, got_cases, t_cases = summary("cases")
+    rate_raw, s_raw, got_raw, t_raw = summary("raw")
+    rate_naive, s_naive, got_naive, t_naive = summary("naive")
     valid_cases = sum(check_case(c).valid for c in got_cases)
     valid_raw = sum(check_case(c).valid for c in got_raw)
     valid_naive = sum(check_case(c).valid for c in got_naive)

@@ -502,16 +502,16 @@ def test_batched_and_single_checks_agree(ds):
         assert [u.rule_id for u in single.unchecked] == [u.rule_id for u in batched.unchecked]
 
 
-def test_batched_check_of_many_in_place_cases_is_fast():
-    import time
-
+def test_batched_check_of_many_in_place_cases_agrees_with_single_checks():
+    """400 repeat-255 cases whose dst slides over src: the guarded existential of the batch path gives the
+    scalar path's verdict on each (speed is measured in bench/, not here)."""
     ds = [call(repeat=255, dst_rep=1, src_rep=1, src_blk=1, src=("VECCALC", 0, 16 * 262),
                dst=("VECCALC", 32 * (i % 200), 8 * 255)) for i in range(400)]
     cases = [parse_case(d) for d in ds]
-    t0 = time.perf_counter()
     results = check_cases(cases)
-    assert time.perf_counter() - t0 < 10
     assert any(IN_PLACE in [v.id for v in r.violations] for r in results)
+    for case, batched in list(zip(cases, results))[::40]:
+        assert [v.id for v in check_case(case).violations] == [v.id for v in batched.violations]
 
 
 _Z3_TERMS: dict = {}

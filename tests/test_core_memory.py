@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pickle
-import time
 
 import numpy as np
 import pytest
@@ -306,16 +305,16 @@ def test_fault_pickles_and_formats():
         Fault("bogus", "UB", 0, 1)
 
 
-def test_large_read_is_fast():
+def test_large_accesses_are_recorded_exactly():
+    """32,000 contiguous blocks read then written in place (speed is measured in bench/, not here)."""
     m = mem(1024 * 1024)
     m.fill("UB", 0, np.zeros(1024 * 1024, np.uint8))
     starts = np.arange(32000) * 32
     t = Trace(m)
-    began = time.perf_counter()
     out = t.read("UB", starts, 32, np.arange(32000), align=32)
     t.write("UB", starts, 32, out, np.arange(32000), exclusive=True)
-    assert time.perf_counter() - began < 1.0
     assert t.regions("read", "UB") == [(0, 32000 * 32)]
+    assert not t.faults
 
 
 # ------------------------------------------------------------------------------------ property

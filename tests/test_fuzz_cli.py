@@ -272,7 +272,7 @@ def test_campaign_file_and_overrides(tmp_path, monkeypatch):
     (tmp_path / "t.toml").write_text('apis = "SetVectorMask"\nproduct = "atlas-a2"\nkind = "invariants"\ntime = 1\n')
     r, rep, _ = fuzz(tmp_path, "--config", "t.toml")
     assert r.exit_code == 0, r.output
-    assert rep["config"]["time_budget"] == 1 and rep["config"]["examples"] is not None and rep["totals"]["cases"] > 0
+    assert rep["config"]["time_budget"] == 1 and rep["config"]["examples"] is None and rep["totals"]["cases"] > 0
     (tmp_path / "bad.toml").write_text("exampels = 3\n")
     bad = CliRunner().invoke(main, ["fuzz", "--config", "bad.toml"])
     assert bad.exit_code == 2 and "did you mean 'examples'" in bad.stderr

@@ -112,7 +112,7 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
     Exit status: 0 the case is valid as it is, 1 a change was needed (printed) or no valid case
     keeps the --keep values, 2 the case or an option could not be read.
     """
-    from ..explain import diff_lines, dropped_data, field_display, fix_case, keep_fields
+    from ..explain import diff_lines, dropped_data, fix_case, keep_fields
 
     case = one_case(case_file, index, max_bytes)
     loc = location(case_file, index)

@@ -93,8 +93,10 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
 @click.option("--time", "seconds", type=click.FloatRange(min=1), metavar="SECONDS",
               help="Run for this long instead of a number of cases.")
 @click.option("--seed", type=click.IntRange(min=0), metavar="S", help="Campaign seed (default: random, printed).")
-@click.option("--rtol", type=click.FloatRange(min=0), help="Relative tolerance for float outputs (default per type).")
-@click.option("--atol", type=click.FloatRange(min=0), help="Absolute tolerance for float outputs (default per type).")
+@click.option("--rtol", type=click.FloatRange(min=0), metavar="RTOL",
+              help="Relative tolerance for float outputs (default per type).")
+@click.option("--atol", type=click.FloatRange(min=0), metavar="ATOL",
+              help="Absolute tolerance for float outputs (default per type).")
 @click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R",
               help="Largest share of float elements outside rtol/atol that still passes (default per type).")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True, metavar="SECONDS",
@@ -153,7 +155,7 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         seconds = None  # --examples on the command line overrides a campaign file's time
     config = CampaignConfig(
         apis=tuple(apis), products=tuple(product), kinds=tuple(kind) or None, target=_target(target, target_cmd),
-        examples=examples, time_budget=seconds, seed=seed, rtol=rtol, atol=atol, error_ratio=error_ratio,
+        examples=None if seconds is not None else examples, time_budget=seconds, seed=seed, rtol=rtol, atol=atol, error_ratio=error_ratio,
         timeout=timeout, findings=findings, database=database, workers=workers or (os.cpu_count() or 1),
         shard=parse_shard(shard), shrink=shrink, junit=junit, report=report)
     from ..fuzz.campaign import plan
@@ -184,8 +186,8 @@ def _total(items: Any, config: Any) -> int:
 @click.option("--target", metavar="MODULE:FUNCTION", help="Replay against this Python target instead of the recorded one.")
 @click.option("--target-cmd", metavar="'PROG {dir}'", help="Replay against this command instead of the recorded target.")
 @click.option("--timeout", type=click.FloatRange(min=0.01), metavar="SECONDS", help="Time the target may take.")
-@click.option("--rtol", type=click.FloatRange(min=0), help="Relative tolerance (default: the campaign's).")
-@click.option("--atol", type=click.FloatRange(min=0), help="Absolute tolerance (default: the campaign's).")
+@click.option("--rtol", type=click.FloatRange(min=0), metavar="RTOL", help="Relative tolerance (default: the campaign's).")
+@click.option("--atol", type=click.FloatRange(min=0), metavar="ATOL", help="Absolute tolerance (default: the campaign's).")
 @click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R", help="Allowed share of mismatches.")
 def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None, timeout: float | None,
            rtol: float | None, atol: float | None, error_ratio: float | None) -> None:

@@ -43,27 +43,51 @@ class RunResult:
         return {b: self.trace.regions("write", b) for b in self.memory.buffers if self.trace.regions("write", b)}
 
 
+def load_tensor(case: Case, name: str, memory: Memory, rng: np.random.Generator, *, generate: bool) -> np.ndarray | None:
+    """Fill one tensor's given contents (or, when ``generate``, generated ones) into memory; the data, or None."""
+    t = case.tensor(name)
+    data = case.data(name)
+    if data is None:
+        if not generate:
+            return None
+        data = case.model.input_data(case, name, rng)
+        if data is None:
+            data = random_values(t.dtype, t.size, rng)
+        case.set_data(name, data)
+        data = case.data(name)
+    if data.size:
+        memory.fill(t.buffer, t.addr, np.ascontiguousarray(data).astype(data.dtype.newbyteorder("<")))
+    return data
+
+
+def fits(case: Case, name: str, memory: Memory) -> bool:
+    """The tensor is given and lies inside its buffer (a tensor outside holds nothing; accesses fault there)."""
+    t = case.tensor(name)
+    return t.present and t.addr >= 0 and t.end <= memory.size(t.buffer)
+
+
+def tensors_after(case: Case, memory: Memory) -> dict[str, np.ndarray]:
+    """Every tensor's contents as the memory holds them now."""
+    out = {}
+    for decl in case.model.tensors:
+        t = case.tensor(decl.name)
+        if t.size and fits(case, decl.name, memory):
+            out[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)
+    return out
+
+
 def prepare(case: Case, *, seed: int = 0, fill_outputs: bool = True) -> tuple[Memory, dict[str, np.ndarray]]:
     """A fresh memory with every tensor's given or generated contents (inputs, and outputs' old values)."""
     rng = np.random.default_rng(seed)
     memory = Memory.for_product(case.ctx.product)
     inputs: dict[str, np.ndarray] = {}
     for decl in case.model.tensors:
-        t = case.tensor(decl.name)
-        if not t.present or t.addr < 0 or t.end > memory.size(t.buffer):
-            continue  # a tensor outside its buffer holds nothing; the call's accesses fault there
-        data = case.data(decl.name)
-        if data is None:
-            if decl.role == "tmp" or (decl.role == "out" and not fill_outputs):
-                continue
-            data = case.model.input_data(case, decl.name, rng)
-            if data is None:
-                data = random_values(t.dtype, t.size, rng)
-            case.set_data(decl.name, data)
-            data = case.data(decl.name)
-        inputs[decl.name] = data
-        if data.size:
-            memory.fill(t.buffer, t.addr, np.ascontiguousarray(data).astype(data.dtype.newbyteorder("<")))
+        if not fits(case, decl.name, memory):
+            continue
+        generate = not (decl.role == "tmp" or (decl.role == "out" and not fill_outputs))
+        data = load_tensor(case, decl.name, memory, rng, generate=generate)
+        if data is not None:
+            inputs[decl.name] = data
     fill_registers(case, memory, seed)
     return memory, inputs
 
@@ -103,9 +127,6 @@ def run_case(case: Case, *, seed: int = 0, strict: bool = True, memory: Memory |
     result = RunResult(case, memory, trace, inputs)
     if getattr(memory, "registers", None) is not None:
         result.register_inputs = dict(memory.registers.loaded)
-    for decl in case.model.tensors:
-        t = case.tensor(decl.name)
-        if t.present and t.size and t.end <= memory.size(t.buffer):
-            result.tensors[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)
+    result.tensors = tensors_after(case, memory)
     return result
 

@@ -210,7 +210,8 @@ def _accumulate(case: Any, probe: Probe) -> dict[str, Callable]:
         if not old.any():
             return starts, data, kw
         probe.touched = True
-        new = (old.view(t).astype(np.float64) + rows.view(t).astype(np.float64)).astype(t)
+        with np.errstate(all="ignore"):
+            new = (old.view(t).astype(np.float64) + rows.view(t).astype(np.float64)).astype(t)
         return starts, np.ascontiguousarray(new).view(np.uint8).reshape(flat.size, length), kw
     return {"on_write": on_write}
 

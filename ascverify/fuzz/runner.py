@@ -9,6 +9,7 @@ are saved unshrunk when the run ends, so no failure that was seen is lost.
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -200,7 +201,8 @@ class ItemRunner:
 
                 saved = save_finding(
                     Path(self.opts.findings), unit=self.unit, failure=f, case=p.case, seed=p.seed, inputs=inputs,
-                    points=p.points, rule=p.rule, target=self.opts.target,
+                    points=p.points, rule=p.rule,
+                    target={**self.opts.target, "cwd": self.opts.cwd or os.getcwd()} if self.opts.target else None,
                     tolerances=self.differential.tolerances(p.case) if self.differential else None,
                     overrides=self.opts.overrides() if self.differential else None,
                     shrunk=shrunk, campaign_seed=self.opts.seed)

@@ -1,7 +1,9 @@
 """Clean interruption: SIGINT and SIGTERM raise `Interrupted` in the main thread, except inside a critical section.
 
 A campaign writes findings and reports inside `critical()`: a signal that arrives there is held back
-and raised when the section ends, so no finding or report is ever half written.
+and raised when the section ends, so no finding or report is ever half written. Only the first signal
+counts: the campaign is already stopping when a second one arrives (a worker process gets the
+terminal's SIGINT and then its parent's SIGTERM), and the shutdown itself is bounded in time.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ def requested() -> bool:
 
 
 def _handler(signum: int, frame: Any) -> None:
-    if _state.requested is None:
-        _state.requested = signum
+    if _state.requested is not None:
+        return  # already stopping: a second signal (the terminal's and the parent's, or an impatient user) waits
+    _state.requested = signum
     if _state.depth:
         _state.pending = signum
         return

@@ -343,10 +343,11 @@ def _killpg(proc: subprocess.Popen) -> None:
         pass
 
 
-def make_target(spec: dict[str, str] | None, *, cwd: str | None = None) -> Target | None:
-    """The target a description (``{"kind": "python"|"command", "spec": ...}``) names; None for no target."""
+def make_target(spec: Mapping[str, str] | None, *, cwd: str | None = None) -> Target | None:
+    """The target a description (``{"kind": "python"|"command", "spec": ..., "cwd": ...}``) names; None for none."""
     if not spec:
         return None
+    cwd = spec.get("cwd") or cwd  # a recorded target runs where the campaign ran it
     if spec["kind"] == "python":
         return PythonTarget(spec["spec"], cwd=cwd)
     if spec["kind"] == "command":

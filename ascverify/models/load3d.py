@@ -775,10 +775,9 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any]) -> None:
     # M window: rows inside ceil16(Ho*Wo), in whole fractals or ending past the last row (covered)
     m, bound = geo.m_total, ceil_to(geo.m_total, FRACTAL_ROWS)
     rows_cap = min(dst_elems // (j * c0) // FRACTAL_ROWS * FRACTAL_ROWS, 65535)
-    end_lo = max(m, 1)
-    covered = draw(st.booleans()) and end_lo - 65535 <= min(bound, rows_cap)
-    if covered:
-        end = small(end_lo, bound)
+    end_lo, end_hi = max(m, 1), min(bound, 65535 + rows_cap)  # mPos = end - mStep <= 65535, mStep <= rows_cap
+    if end_lo <= end_hi and draw(st.booleans()):
+        end = small(end_lo, end_hi)
         step = small(max(1, end - 65535), min(end, rows_cap))
         env["mStep"], env["mPos"] = step, end - step
     else:
