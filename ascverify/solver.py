@@ -133,15 +133,15 @@ class Space:
         lits = [lit for _, _, lit in items]
         if s.check(*lits) != z3.unsat:
             return [], []
-        core = set(str(c) for c in s.unsat_core())
-        current = [it for it in items if str(it[2]) in core]
+        core = core_ids(s)
+        current = [it for it in items if it[2].get_id() in core]
         # deletion-based minimization: drop each element whose removal keeps the set unsat
         i = 0
         while i < len(current):
             trial = current[:i] + current[i + 1:]
             if s.check(*[lit for _, _, lit in trial]) == z3.unsat:
-                core = set(str(c) for c in s.unsat_core())
-                current = [it for it in trial if str(it[2]) in core]
+                core = core_ids(s)
+                current = [it for it in trial if it[2].get_id() in core]
                 i = 0 if len(current) < len(trial) else i
                 continue
             i += 1
@@ -200,8 +200,8 @@ class Space:
                     break
                 if r != z3.unsat:
                     break
-                core = {str(c) for c in s.unsat_core()}
-                dropped = [k for k, t in active.items() if str(t) in core]
+                core = core_ids(s)
+                dropped = [k for k, t in active.items() if t.get_id() in core]
                 if not dropped:
                     break
                 # drop the conflicting target that was drawn last (earlier draws keep priority)
@@ -231,6 +231,11 @@ def mask_shape(vars: Mapping[str, z3.ExprRef], arg: MaskArg, nwords: int) -> lis
     if placeholder is not None:
         out.append(z3.Implies(placeholder, z3.And(z3.Not(bitwise), count == 0)))
     return out
+
+
+def core_ids(s: z3.Solver) -> set[int]:
+    """The AST ids of the last unsat core's assumptions (comparing ids, not printed terms, which is slow)."""
+    return {c.get_id() for c in s.unsat_core()}
 
 
 def _as_term(var: z3.ExprRef, value: int) -> z3.ExprRef:

@@ -1,14 +1,17 @@
 """check: cases per second of `ascverify check` on a JSON Lines file, against checking the same cases with Z3.
 
-The file mixes every registered API, product and element type: valid cases drawn with
-`ascverify.strategies.cases`, and for half of the lines such a case mutated cheaply (one argument or
-tensor field, the product or the type changed at random; again until it breaks a rule, up to 4
-times), so that about half break a rule. Building the file is not timed.
+The file mixes every registered API, product and element type: each line is a valid case drawn with
+`ascverify.strategies.cases` or, for half of the lines, one of a pool of mutants (such a case with an
+argument, a tensor field, the product or the type changed at random, again until it breaks a rule,
+up to 4 times), so that about half break a rule. Building the file is not timed.
 
-Figures:
-- CLI: ``ascverify check --format json FILE > /dev/null`` as a subprocess (startup included), and the
-  startup alone (a 1-case file).
-- in-process: `read_cases` + `check_cases` (the CLI's path, with the cyclic GC paused as the CLI does).
+Figures (each measurement timed in alternation with its baseline, medians of ``repeats`` runs):
+- CLI: ``ascverify check --format json FILE > /dev/null`` as a subprocess (startup included), with
+  the default workers and with ``--jobs 1`` when the option exists, and the startup alone (a 1-case
+  file);
+- in-process: `read_cases` + `check_cases` (the public API; the cyclic GC paused as the CLI does), and
+  `check_cases` alone on the parsed cases;
+- Z3 calls made while reading and checking every case (counted by wrapping z3's entry points): none.
 - Z3 baseline: per case, the case's values substituted into every rule's term of the API's `Space`
   (built once per API and context, not timed) and simplified to true/false: an honest per-case query
   that yields the same list of broken rules. Measured on a sample of the cases.
@@ -241,13 +244,13 @@ def run(cfg: Config) -> list[Figure]:
     from ascverify import check_cases, read_cases
 
     n = cfg.size(100_000, 10_000, minimum=20)
-    z3_sample = cfg.size(300, 60, minimum=5)
+    z3_sample = cfg.size(300, 40, minimum=5)
     reps = cfg.repeats
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="ascverify-bench-") as tmp:
         path = Path(tmp) / "cases.jsonl"
         t0 = time.perf_counter()
-        info = build_file(path, n, per_api=cfg.size(150, 30, minimum=5), mutants_max=2000 if not cfg.quick else 500)
+        info = build_file(path, n, per_api=cfg.size(150, 20, minimum=5), mutants_max=2000 if not cfg.quick else 500)
         note(f"check: built {n:,} cases ({info['bytes'] / 1e6:.1f} MB, pool {info['pool']} valid + "
              f"{info['mutants']} mutants, by API "
              f"{info['by_api']}) in {time.perf_counter() - t0:.1f} s")
@@ -317,7 +320,8 @@ def run(cfg: Config) -> list[Figure]:
             "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(n / t_cli1, 1 / per_case_z3),
             detail=f"median {t_cli1:.3f} s; one process (the default runs one worker per core: {os.cpu_count()})",
             samples=s_cli1, baseline_samples=s_z3), 50_000, on="value"))
-    figures.append(Figure(NAME, "CLI startup (1-case file)", t_start, "s", detail="python -m ascverify check --format json",
+    figures.append(Figure(NAME, "CLI startup (1-case file)", t_start, "s",
+                          detail="python -m ascverify check --format json",
                           samples=s_start))
     figures.append(at_least(Figure(
         NAME, "in-process read+check cases/s", n_read / t_proc, "cases/s",

@@ -5,11 +5,12 @@ Per API, the largest case that fits the product's buffers (built by hand, checke
 semantics element by element with numpy float16 scalars (each multiply and add rounded to half);
 its output must be bit-identical to the core's (a line is printed if not). The memory-bandwidth
 bound is a numpy copy of as many bytes as the call reads plus writes (summed from the trace).
+`execute` (on freshly prepared memory, preparation untimed), `run_case` and the loop are timed in
+alternation; medians of ``repeats`` runs.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
@@ -182,9 +183,6 @@ def bench_api(api: str, cfg: Config) -> list[Figure]:
     reps = cfg.repeats
     memory_holder: dict[str, Any] = {}
 
-    def setup() -> None:
-        memory_holder["m"], memory_holder["inputs"] = prepare(fresh(case), seed=0)
-
     def vectorized() -> Any:
         trace = Trace(memory_holder["m"], strict=True)
         case.model.execute(case_holder["c"], trace)
@@ -219,7 +217,8 @@ def bench_api(api: str, cfg: Config) -> list[Figure]:
              else f"repeatTime={env['repeatTime']}")
     where = f"{api} on {case.product} ({case.dtype.name}, {shape}, {nbytes:,} bytes read+written)"
     out = [
-        at_least(Figure(NAME, f"{api}: execute vs Python loop", t_vec, "s", "Python loop (float16 scalars)", t_loop, "s",
+        at_least(Figure(NAME, f"{api}: execute vs Python loop", t_vec, "s", "Python loop (float16 scalars)",
+                        t_loop, "s",
                         safe_ratio(t_loop, t_vec),
                         detail=f"{where}; bit-identical: {'yes' if same else 'NO'}; ratio = loop / vectorized",
                         samples=s_vec, baseline_samples=s_loop), 50),

@@ -8,13 +8,14 @@ Generators, per API in one context (atlas-a2 and half where supported):
 
 Sizes: ``Space.sample`` is asked for as many cases as a pilot run (10 cases, its own process) says
 fit in about 12 s (at least 20, at most 300); the strategy and the enumerator stop at 1,000 cases or
-12 s. Diversity, over the first cases of each generator (at most 1,000; compared at equal counts): the
-number of distinct values per argument field (the median over the fields; the sum in the details), and the share of the argument
-fields' domain ends (lo and hi of `ascverify.domains.field_domains`, conditional rules included)
-that some case hits. Space construction is not timed. The solver-based generators run once (each
-run lasts seconds), and so does the strategy (its speed is also measured by the strategies benchmark).
-Each generator runs in a fresh
-interpreter: Z3's speed depends on the history of the process's global context.
+12 s. Diversity, over the first cases of each generator (at most 1,000; compared at equal counts):
+the number of distinct values per argument field (the median over the fields; the sum in the
+details), and the share of the argument fields' domain ends (lo and hi of
+`ascverify.domains.field_domains`, conditional rules included) that some case hits.
+
+Space construction is not timed. Each generator runs once (each run lasts seconds; the strategy's
+speed is also measured, repeated, by the strategies benchmark), in a fresh process: Z3's speed
+depends on the history of the process's global context.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import statistics
 import time
 from typing import Any, Sequence
 
-from .common import Config, Figure, at_least, collect, distinct_key, load_models, note, pick_context, safe_ratio, skip
+from .common import Config, Figure, at_least, collect, distinct_key, load_models, pick_context, safe_ratio, skip
 
 NAME = "gen"
 #: The product to generate for when the API supports it (with half when listed), else its first product.
@@ -63,7 +64,7 @@ def diversity(envs: Sequence[dict], model: Any, bounds: dict[str, tuple[int, int
             else:
                 missed.append(f"{f}.{end}")
     counts = sorted(per_field.values())
-    median = counts[len(counts) // 2] if len(counts) % 2 else (counts[len(counts) // 2 - 1] + counts[len(counts) // 2]) / 2
+    median = statistics.median(counts) if counts else 0
     return {"distinct_values": sum(per_field.values()), "median_distinct": median, "per_field": per_field,
             "boundary_share": 100.0 * hits / max(1, 2 * len(bounds)), "missed": missed}
 
@@ -155,13 +156,13 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
     ctx = model.context(product, dtype)
     bounds = ends(model, ctx)
     first = 1000
-    budget = max(1.0, (5 if cfg.quick else 12) * min(1.0, cfg.scale))
-    n_sample = cfg.size(300, 8, minimum=3)
+    budget = max(1.0, (3 if cfg.quick else 12) * min(1.0, cfg.scale))
+    n_sample = cfg.size(300, 6, minimum=3)
     if not cfg.quick:  # Space.sample runs 1 to 1,000 cases/s depending on the API: size it to the budget
         pilot = _fresh("pilot", model.name, 10, 7, 0)
         rate = len(pilot["envs"]) / max(pilot["median"], 1e-9)
         n_sample = max(20, min(n_sample, int(rate * budget)))
-    n_st = cfg.size(1000, 60, minimum=5)
+    n_st = cfg.size(1000, 40, minimum=5)
     sample = _fresh("sample", model.name, n_sample, 1, 0)
     strat = _fresh("strategies:1", model.name, n_st, 2, budget)
     n_enum = max(len(sample["envs"]), len(strat["envs"]), min(first, n_st))
@@ -189,8 +190,7 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
                         samples=sample["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
         at_least(Figure(NAME, f"{model.name}: strategies.cases distinct valid cases/s", rate_st, "cases/s",
                         "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_st, rate_enum),
-                        detail=f"{where}; {len(good_st)} distinct valid of {strat['drawn']} drawn (median of "
-                               f"{len(strat['seconds'])} runs); target: thousands per second",
+                        detail=f"{where}; {len(good_st)} distinct valid of {strat['drawn']} drawn; target: thousands per second",
                         samples=strat["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
         at_least(Figure(NAME, f"{model.name}: Space.sample median distinct values per argument (first {k_s})",
                         d_sample["median_distinct"], "values", "enumerator, same count", d_enum_s["median_distinct"],

@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         usage = {}
     doc = {
         "cpu_seconds": usage,
-        "command": " ".join([Path(sys.executable).name, "-m", "bench.run", *(argv if argv is not None else sys.argv[1:])]),
+        "command": " ".join(["python", "-m", "bench.run", *(argv if argv is not None else sys.argv[1:])]),
         "quick": cfg.quick, "scale": cfg.scale, "started": started.isoformat(timespec="seconds"),
         "machine": machine, "benchmarks": names, "seconds": timings, "errors": errors,
         "skipped": [{"bench": b, "api": a, "reason": r} for b, a, r in SKIPPED],

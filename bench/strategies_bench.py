@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from .common import Config, Figure, StopDrawing, at_least, collect, load_models, note, safe_ratio, skip
+from .common import Config, Figure, StopDrawing, at_least, collect, load_models, safe_ratio, skip
 
 NAME = "strategies"
 
@@ -73,11 +73,11 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
     from ascverify import check_case
     from ascverify.strategies import cases, raw_cases
 
-    n = cfg.size(400, 60, minimum=5)
+    n = cfg.size(400, 40, minimum=5)
     reps = 3 if not cfg.quick else 1
-    cap_s = max(0.2, (1.0 if cfg.quick else 10.0) * min(1.0, cfg.scale))
+    cap_s = max(0.2, (0.5 if cfg.quick else 10.0) * min(1.0, cfg.scale))
 
-    budget = max(0.5, (3.0 if cfg.quick else 6.0) * min(1.0, cfg.scale))
+    budget = max(0.5, (2.0 if cfg.quick else 6.0) * min(1.0, cfg.scale))
 
     strategies = {"cases": (cases(model), 1), "raw": (raw_cases(model), 2), "naive": (naive_cases(model), 3)}
     rates: dict[str, list[float]] = {k: [] for k in strategies}
@@ -127,8 +127,9 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
                         samples=s_cases, baseline_samples=s_naive), 0.5),
         at_least(Figure(NAME, f"{model.name}: raw_cases() valid rate (construction alone)",
                         100.0 * valid_raw / max(1, len(got_raw)), "%", "naive valid rate before the filter", share, "%",
-                        None, detail=f"{valid_raw}/{len(got_raw)} valid by construction at {rate_raw:,.0f} ex/s; naive "
-                                     f"{valid_naive}/{len(got_naive)}; rules raw_cases broke: {dict(broken_raw) or 'none'}",
+                        None, detail=f"{valid_raw}/{len(got_raw)} valid by construction at {rate_raw:,.0f} ex/s; "
+                                     f"naive {valid_naive}/{len(got_naive)}; rules raw_cases broke: "
+                                     f"{dict(broken_raw) or 'none'}",
                         samples=s_raw), 100, on="value"),
         at_least(Figure(NAME, f"{model.name}: cases() valid rate", 100.0 * valid_cases / max(1, len(got_cases)), "%",
                         "naive valid rate before the filter", share, "%", None,

@@ -277,9 +277,9 @@ class BilinearInterpolation(ApiModel):
 
         # one multiply and one add per step, each rounded to T (HARDWARE_NOTES: rounding)
         products = (blocks.astype(np.float32) * scalars.astype(np.float32)).astype(np_t)
-        acc = np.zeros((V, BLOCKS_PER_REPEAT, b), dtype=np_t)
-        for h in range(H):
-            acc = (acc.astype(np.float32) + products[:, h].astype(np.float32)).astype(np_t)
+        # the running sum over h, rounded to T after every add: numpy's accumulate adds in order, one
+        # rounded T addition per step (unlike add.reduce, which may sum pairwise); 0 + p0 = p0 is exact
+        acc = np.add.accumulate(products, axis=1, dtype=np_t)[:, -1]
 
         tmp = case.tensor("sharedTmpBuffer")
         nbytes = self.tmp_bytes(case)

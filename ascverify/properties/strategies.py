@@ -327,6 +327,8 @@ def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
     """
     import z3
 
+    from ..solver import core_ids
+
     space, s = _negation_space(case.model.name, case.ctx, rule_id)
     tensor_names = {t.name for t in case.model.tensors}
     order = sorted(space.vars, key=lambda f: (f.split(".")[0] not in tensor_names, f))
@@ -342,8 +344,8 @@ def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
             return out
         if r != z3.unsat:
             return None
-        core = {str(c) for c in s.unsat_core()}
-        dropped = [k for k, t in active.items() if str(t) in core]
+        core = core_ids(s)
+        dropped = [k for k, t in active.items() if t.get_id() in core]
         if not dropped:
             return None
         del active[min(dropped, key=order.index)]
