@@ -190,9 +190,13 @@ def check_batch(cases: Sequence[Case]) -> list[Result]:
         for i in np.flatnonzero(~ok):
             c = cases[i]
             _add(results[i], r, r.explain(c.values(), ctx))
+    concrete_only = [r for r in rules if r.predicate is None]
+    has_hook = getattr(model, "unchecked", None) is not None
+    if not concrete_only and not has_hook:
+        return results
     for c, res in zip(cases, results):
         try:
-            _data_rules(c, rules, res)
+            _data_rules(c, concrete_only, res)
         except InputError as exc:
             res.error = exc.at(c.origin)
             res.violations.clear()

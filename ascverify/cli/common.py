@@ -241,8 +241,9 @@ PARALLEL_MIN_BYTES = 4 << 20
 
 
 def jobs_option(f: Callable) -> Callable:
-    return click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
-                        help="Worker processes for large JSON Lines files (0: one per CPU core).")(f)
+    return click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
+                        help="Worker processes for large JSON Lines files (0: one per CPU core). Measured "
+                             "slower than one process on 2 shared cores (bench/RESULTS.md): opt in.")(f)
 
 
 
