@@ -63,6 +63,9 @@ class ApiModel:
     arg_spellings: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     #: the label of the spelling of ``args``' own names
     canonical_spelling: ClassVar[str] = "Ascend C"
+    #: lint findings that are expected, each explained by one of ``notes``: ``RULE_ID`` or ``KIND:RULE_ID`` (kind:
+    #: vacuous, redundant, contradiction, no-legal-case) -> spec note id (see `ascverify.lint`)
+    lint_expected: ClassVar[Mapping[str, str]] = {}
     #: the prototypes of an API with optional arguments (``Arg(optional=True)``, `LevelsArg`), each as the set
     #: of optional arguments it takes (``()``: none); a case gives exactly one set (derived rule ``PREFIX.form``).
     #: Empty: the optional arguments combine freely.

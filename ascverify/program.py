@@ -29,8 +29,19 @@ from .case import Case
 from .checker import Result, Unchecked, Violation, check_case
 from .errors import InputError, did_you_mean
 from .products import Product, lookup_product, product_names
+from .rules import WARNING, Rule
 
 PROGRAM_KEYS = ("product", "dtype", "tensors", "calls", "name", "comment")
+
+
+def state_rule(id: str, message: str, source: str, *, params: tuple[str, ...] = (), severity: str = WARNING,
+               products: Any = None, notes: tuple[str, ...] = ()) -> Rule:
+    """A rule about the state the earlier calls of a program set that is not an ordering rule (a load whose own
+    feature map differs from the one SetFmatrix set): the model reports it from `ApiModel.state_warnings` with
+    its own message, `check_program` tags it with the call. A single case has no state: `check_case` passes it
+    (kind ``state``, no predicate, no data to read)."""
+    return Rule(id, tuple(params), None, message, source, severity, None if products is None else frozenset(products),
+                None, None, {"kind": "state"}, (), lambda case, ctx: (), tuple(notes), message)
 CALL_KEYS = ("api", "args", "tensors", "dtype", "name", "comment")
 #: A program longer than this is refused (a program file is written by hand or by a generator).
 MAX_CALLS = 100_000
@@ -119,7 +130,16 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
                 resolved[param] = ref
         case_doc: dict[str, Any] = {"api": call.get("api"), "product": pname, "args": call.get("args", {}),
                                     "tensors": resolved}
-        dtype = call.get("dtype", doc.get("dtype"))
+        dtype = call.get("dtype")
+        if dtype is None and doc.get("dtype") is not None:
+            # the program's T applies to the calls that take it; a call without a template type (a
+            # configuration call such as SetLoadDataRepeatWithStride) keeps its own default
+            from .registry import lookup_api
+
+            model = lookup_api(call.get("api"))
+            supported = model.support.get(product.id, ()) if model is not None else ()
+            if model is None or doc["dtype"] in supported or len(supported) != 1:
+                dtype = doc["dtype"]
         if dtype is not None:
             case_doc["dtype"] = dtype
         if case_doc["api"] is None:

@@ -25,6 +25,8 @@ from .errors import InputError
 
 #: Output formats of ``check`` (and the listing commands); tests iterate over this tuple.
 FORMATS: tuple[str, ...] = ("text", "json")
+#: Output formats of ``check``: the listing formats plus SARIF 2.1.0 (`ascverify.sarif`), a log of findings.
+CHECK_FORMATS: tuple[str, ...] = FORMATS + ("sarif",)
 
 
 #: Characters that break a line (for `str.splitlines` or a terminal): control characters and separators.

@@ -170,3 +170,106 @@ def test_programs_missing_only_their_set_vector_mask_break_only_the_ordering_rul
     broken = check_program(parse_program({"product": PRODUCT, "calls": [_inline(c) for c in ops]}))
     expected = [(i, "block_reduce_min.order.vector_mask") for i, c in enumerate(ops) if not c.env["isSetMask"]]
     assert [(v.call, v.id) for v in broken.violations] == expected
+
+
+# -- the img2col path on atlas-350: SetFmatrix, SetLoadDataRepeatWithStride, LoadDataWithStride ---------------------
+
+CUBE = "atlas-350"
+LOAD_ORDER = "load_data_with_stride.order.load_data_repeat"
+LOAD_STATE_WARNINGS = ("load_data_with_stride.fmatrix.unset", "load_data_with_stride.fmatrix.differs",
+                       "load_data_with_stride.repeat.differs")
+
+
+def _repeat_setter(case):
+    """The SetLoadDataRepeatWithStride call that sets the load's own repeat (the struct's defaults when it gives none)."""
+    return {"api": "SetLoadDataRepeatWithStride", "dtype": "uint64",
+            "args": {k: int(case.env[f"repeat.{k}"]) for k in ("repeatStride", "repeatTime", "repeatMode", "dstStride")}}
+
+
+def _fmatrix_setter(case):
+    return {"api": "SetFmatrix", "dtype": case.dtype.name, "args": case.arg("fmatrix")}
+
+
+def _load(case, own):
+    """The load as a call; without ``own`` it leaves its feature map and repeat to the setters."""
+    call = _inline(case)
+    if not own:
+        call["args"].pop("repeat", None)
+        call["args"].pop("fmatrix", None)
+    return call
+
+
+class LoadProgramMachine(RuleBasedStateMachine):
+    """Random img2col programs on atlas-350, the only product of these three APIs (a program has one product, and
+    the vector machine above runs on atlas-a2): setters
+    with random values, and loads, each preceded by the setters of its own feature map and repeat (unless no repeat
+    was ever set and the step chooses not to), so every call is valid given the state before it.
+
+    Expected, reasoned from the steps alone: a load with no SetLoadDataRepeatWithStride anywhere before it breaks
+    exactly the ordering rule, at its call; a load with no fmatrix of its own and no SetFmatrix before it draws the
+    fmatrix.unset warning; no other error, no fmatrix/repeat mismatch (a load keeps its own description only where it
+    equals the state), and the program runs without a fault (no two repeats store to one byte).
+    """
+
+    @initialize()
+    def start(self):
+        self.calls, self.expected, self.expected_warnings = [], [], []
+        self.repeat_set = self.fmatrix_set = False
+
+    @rule(case=strategies.cases("SetFmatrix", product=CUBE, dtype="half"))
+    def set_fmatrix(self, case):
+        self.calls.append(_inline(case))
+        self.fmatrix_set = True
+
+    @rule(case=strategies.cases("SetLoadDataRepeatWithStride", product=CUBE))
+    def set_repeat(self, case):
+        self.calls.append(_inline(case))
+        self.repeat_set = True
+
+    @rule(case=strategies.cases("LoadDataWithStride", product=CUBE, dtype="half"), configure=st.booleans(),
+          own=st.booleans())
+    def load(self, case, configure, own):
+        has_map = bool(case.env["fmatrix.present"])
+        if not has_map and self.fmatrix_set:
+            return  # it would read the map an earlier SetFmatrix set, for which it was not drawn
+        if has_map and (self.fmatrix_set or not own):
+            self.calls.append(_fmatrix_setter(case))
+            self.fmatrix_set = True
+        if configure or self.repeat_set:
+            self.calls.append(_repeat_setter(case))
+            self.repeat_set = True
+        else:
+            self.expected.append((len(self.calls), LOAD_ORDER))
+        if not has_map:
+            self.expected_warnings.append((len(self.calls), "load_data_with_stride.fmatrix.unset"))
+        self.calls.append(_load(case, own))
+
+    @invariant()
+    def verdict_matches_the_state(self):
+        if not self.calls:
+            return
+        prog = parse_program({"product": CUBE, "dtype": "half", "calls": self.calls})
+        result = check_program(prog)
+        assert [(v.call, v.id) for v in result.violations] == self.expected
+        assert [(w.call, w.id) for w in result.warnings if w.id in LOAD_STATE_WARNINGS] == self.expected_warnings
+        run = run_program(prog, seed=len(self.calls), strict=False)
+        assert not run.faults, [str(f) for f in run.faults[:3]]
+
+
+LoadProgramMachine.TestCase.settings = settings(max_examples=25, stateful_step_count=8, deadline=None,
+                                                suppress_health_check=[HealthCheck.too_slow,
+                                                                       HealthCheck.filter_too_much])
+TestLoadPrograms = LoadProgramMachine.TestCase
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(strategies.cases("LoadDataWithStride", product=CUBE, dtype="half"), st.booleans())
+def test_a_load_program_missing_its_repeat_setter_breaks_only_the_ordering_rule(case, own):
+    """SetFmatrix (when the load has a map), SetLoadDataRepeatWithStride, LoadDataWithStride is valid; without the
+    repeat setter it breaks exactly the ordering rule at the load (the load then runs with its own repeat, or the
+    struct's defaults: one window, which fits wherever its repeats did)."""
+    maps = [_fmatrix_setter(case)] if case.env["fmatrix.present"] else []
+    legal = parse_program({"product": CUBE, "dtype": "half", "calls": maps + [_repeat_setter(case), _load(case, own)]})
+    assert check_program(legal).valid
+    broken = check_program(parse_program({"product": CUBE, "dtype": "half", "calls": maps + [_load(case, own)]}))
+    assert [(v.call, v.id) for v in broken.violations] == [(len(maps), LOAD_ORDER)]

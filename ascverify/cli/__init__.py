@@ -13,7 +13,7 @@ Each command lives in its own module and registers itself on `main` when importe
 
 from .common import main
 from . import check_cmd, reference, run_cmd, synth_cmd  # noqa: F401,E402  (registers the commands)
-from . import explain_cmd, gen_cmd  # noqa: F401,E402  (explain, fix; gen)
+from . import explain_cmd, gen_cmd, lint_cmd  # noqa: F401,E402  (explain, fix; gen; lint, diff-products)
 from . import fuzz_cmd  # noqa: F401,E402  (fuzz, replay, selftest)
 from . import codec_cmd  # noqa: F401,E402  (decode, encode)
 

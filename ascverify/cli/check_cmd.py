@@ -12,6 +12,7 @@ import click
 from ..checker import Result
 from ..errors import InputError
 from ..report import Counts, bare_error, error_line, json_document, result_lines
+from ..report import CHECK_FORMATS
 from .common import (
     FORMAT_OPTION,
     PARALLEL_MIN_BYTES,
@@ -32,13 +33,18 @@ from .common import (
 
 @main.command()
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@FORMAT_OPTION
+@click.option("--format", "fmt", type=click.Choice(CHECK_FORMATS), default="text", show_default=True,
+              help="Output format (sarif: a SARIF 2.1.0 log for code-scanning displays).")
 @click.option("-v", "--verbose", is_flag=True, help="Also print valid cases (`ok`) and the rules not checked.")
 @max_bytes_option
 @jobs_option
 @click.option("--schema", "strict_schema", is_flag=True,
               help="Also validate every case against the published JSON Schema with jsonschema (slower).")
-def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs: int, strict_schema: bool) -> None:
+@click.option("--product", "product", metavar="P|all",
+              help="Check the cases on product P instead of their own, or on every product (all: per product, "
+                   "valid or not and the rules that differ from the case's own product).")
+def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs: int, strict_schema: bool,
+          product: str | None = None) -> None:
     """Check case files against the rules of their APIs.
 
     Every case of every FILE is checked concretely (no solver: fast). A FILE holds one case, a list of cases, or one case per line (JSON Lines); `-` reads
@@ -53,18 +59,27 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs:
     Valid cases print nothing (unless -v). A summary `N cases: A valid, B invalid, C unreadable`
     goes to standard error. With --format json, standard output is one document
     {"results": [{"file", "index", "api", "product", "valid", "violations", "warnings",
-    "unchecked"}]} (an unreadable case has "valid": false and an "error").
+    "unchecked"}]} (an unreadable case has "valid": false and an "error"). With --format sarif
+    it is a SARIF 2.1.0 log: one result per broken rule, located by the JSON pointer of the
+    value in the case file (/args/hRepeat, /tensors/dst/addr) and by line and column.
+
+    With --product P every case is checked as if it named product P. With --product all each
+    case is checked on every product: `FILE:case N: PRODUCT: ok` or `invalid` with the rules
+    broken there, `[differs]` marking those that differ from the case's own product; the exit
+    status then says whether every case is valid on every product that supports its API and type.
 
     \b
     Examples:
       ascverify check examples/bilinear_interpolation.json
       ascverify check -v a.json b.jsonl
       cat cases.jsonl | ascverify check --format json -
+      ascverify check --format sarif cases.jsonl > results.sarif
+      ascverify check --product all examples/bilinear_interpolation.json
 
     Exit status: 0 every case valid, 1 some case breaks a rule, 2 some input could not be read.
     """
     with gc_paused():
-        code = _check_files(files, fmt, verbose, max_bytes, jobs or (os.cpu_count() or 1), strict_schema)
+        code = _check_files(files, fmt, verbose, max_bytes, jobs or (os.cpu_count() or 1), strict_schema, product)
     sys.exit(code)
 
 
@@ -88,6 +103,8 @@ def _report(results: Sequence[Result], fmt: str, verbose: bool) -> _FileReport:
             rep.out.extend(result_lines(r, verbose=verbose))
         if fmt == "json":
             rep.docs.append(r.to_json())
+        if fmt == "results":  # the Result objects themselves (--format sarif, --product)
+            rep.docs.append(r)  # type: ignore[arg-type]
     return rep
 
 
@@ -107,7 +124,8 @@ def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
     from ..schema import validate
 
     for e in entries:
-        if e.error is None and e.raw is not None:
+        if e.error is None and e.raw is not None and getattr(e, "program", None) is None:
+            # the schema describes single cases; a program's calls were validated when parsed
             problems = validate(e.raw)
             if problems:
                 yield Entry(e.index, None, InputError(f"does not match the case schema: {problems[0]}"), e.raw)
@@ -123,7 +141,7 @@ def _check_one_file(path: str, fmt: str, verbose: bool, max_bytes: int, cache: D
         data = read_bytes(path, max_bytes)
     except InputError as exc:
         return _report([Result(path, None, None, error=bare_error(exc, path))], fmt, verbose)  # type: ignore[arg-type]
-    parallel = jobs > 1 and len(data) >= PARALLEL_MIN_BYTES and not strict_schema
+    parallel = jobs > 1 and len(data) >= PARALLEL_MIN_BYTES and not strict_schema and fmt != "results"
     chunks = split_json_lines(data, jobs * 4) if parallel else None
     if not chunks or b"\x00" in data[:65536]:
         entries = _lazy(cases_from_bytes, data, path)
@@ -150,7 +168,9 @@ def _lazy(fn: Callable[..., Iterator[Any]], *args: Any) -> Iterator[Any]:
 
 
 def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, jobs: int = 1,
-                 strict_schema: bool = False) -> int:
+                 strict_schema: bool = False, product: str | None = None) -> int:
+    if product or fmt == "sarif":
+        return _check_files_products(files, fmt, verbose, max_bytes, strict_schema, product)
     counts = Counts()
     cache = DataCache()
     docs: list[dict[str, Any]] = []
@@ -169,3 +189,68 @@ def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, 
     return counts.exit_code
 
 
+
+
+# -- --format sarif, --product P|all ---------------------------------------------------------------------------------
+
+def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
+                          product: str | None) -> int:
+    """`check` with --format sarif or --product: the Result objects of every file, then retargeted and rendered."""
+    from ..portability import check_on_products, portability_lines, portability_summary, retarget
+    from ..products import PRODUCT_IDS, lookup_product, product_names
+    from ..sarif import sarif_text
+    from ..checker import check_cases
+
+    if product and product != "all" and lookup_product(product) is None:
+        from ..errors import did_you_mean
+
+        raise InputError(f"unknown product {product!r}{did_you_mean(product, (*product_names(), 'all'))}",
+                         field="--product")
+    cache = DataCache()
+    results: list[Result] = []
+    counts = Counts()
+    for path in files:
+        rep = _check_one_file(path, "results", verbose, max_bytes, cache, 1, strict_schema)
+        if rep.errs:
+            write_text(sys.stderr, joined_lines(rep.errs))
+        results.extend(rep.docs)  # type: ignore[arg-type]
+    if product == "all":
+        rows = check_on_products(results, PRODUCT_IDS)
+        unreadable = sum(1 for r in results if r.error is not None)
+        if fmt == "json":
+            import orjson
+
+            emit(orjson.dumps({"results": [r.to_json() for r in rows]}, option=orjson.OPT_INDENT_2).decode() + "\n")
+        elif fmt == "sarif":
+            flat, product_of = [], {}
+            for r in results:
+                if r.error is not None:
+                    flat.append(r)
+            for row in rows:
+                for v in row.verdicts:
+                    if v.supported or v.given:
+                        product_of[len(flat)] = v.product
+                        flat.append(v.result)
+            code = 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
+            emit(sarif_text(flat, product_of=product_of, exit_code=code))
+        else:
+            emit(joined_lines(portability_lines(rows)))
+        emit_error(portability_summary(rows, unreadable, PRODUCT_IDS))
+        return 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
+    if product:
+        pid = lookup_product(product).id
+        readable = [k for k, r in enumerate(results) if r.error is None and r.case is not None]
+        moved = check_cases([retarget(results[k].case, pid) for k in readable])
+        for k, m in zip(readable, moved):
+            m.file, m.index = results[k].file, results[k].index
+            results[k] = m
+    for r in results:
+        counts.add(r)
+    if fmt == "sarif":
+        emit(sarif_text(results, exit_code=counts.exit_code))
+    elif fmt == "json":
+        emit(json_document(results))
+    else:
+        emit(joined_lines([line for r in results if r.error is None for line in result_lines(r, verbose=verbose)]))
+    emit_error(counts.summary())
+    return counts.exit_code

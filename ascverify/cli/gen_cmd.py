@@ -87,10 +87,15 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
         cov = doc["coverage"]
         shown = {k: v for k, v in cov.items() if isinstance(v, int)}
         lines.append("gen: targets: " + ", ".join(f"{v} {k}" for k, v in shown.items()))
-        for t in cov["not_covered"][:50]:
+        shown_t = [t for t in cov["not_covered"] if t["status"] != "context"]
+        for t in shown_t[:50]:
             lines.append(f"gen:   {t['status']}: {t['target']}: {t.get('reason', '')}")
-        if len(cov["not_covered"]) > 50:
-            lines.append(f"gen:   ... and {len(cov['not_covered']) - 50} more (manifest.json: coverage)")
+        if len(shown_t) > 50:
+            lines.append(f"gen:   ... and {len(shown_t) - 50} more (manifest.json: coverage)")
+        context = sorted({t["rule"] for t in cov["not_covered"] if t["status"] == "context"})
+        if context:
+            lines.append(f"gen:   context: {len(context)} rules read no field here (they are about the product or "
+                         f"the element types): {', '.join(context)}")
         for t in cov.get("not_alone", []):
             lines.append(f"gen:   not alone: [{t['rule']}] drags along {', '.join(t['drags_along'])}")
     problems = [c for c in doc["cases"] if c.get("problem")]

@@ -212,7 +212,7 @@ def _boundary(gen: Generation) -> None:
             d = sv.domains[f]
             lo, hi = d.nth(0), d.nth(d.values_count() - 1)
             best = sv.extreme(f, lo, hi, legal, largest=t.extra["end"] == "max")
-            t.reason = describe_core(sv, out.core)
+            t.reason = describe_core(sv, out.core, t)
             if best is None:
                 t.status = "impossible"
                 t.reason += "; no legal case at all"
@@ -228,7 +228,8 @@ def _boundary(gen: Generation) -> None:
             t.status = "clipped"
         elif out.status == "unsat":
             t.status = "impossible"
-            t.reason = describe_core(sv, out.core) if t.kind != "custom-near" else "no case breaks the rule"
+            t.reason = describe_core(sv, out.core, t if t.expect == "success" else None) \
+                if t.kind != "custom-near" else "no case breaks the rule"
             continue
         elif out.status == "unknown":
             t.status = "unknown"
@@ -322,7 +323,13 @@ def _data_rules(gen: Generation, sv: Any, targets: list) -> None:
     from .targets import Target
 
     model, ctx = gen.model, gen.ctx
-    rules = [r for r in model.rules_for(ctx.product.id) if not r.symbolic and r.severity == "error"]
+    for r in model.rules_for(ctx.product.id):
+        if not r.symbolic and r.domain.get("kind") != "data":  # e.g. an order rule: a matter of a program
+            targets.append(Target(f"negate:{r.id}", f"[{r.id}] broken", "failed", rule=r.id,
+                                  kind=r.domain.get("kind", "custom"), status="skipped",
+                                  reason="it depends on earlier calls of a program, not on one case"))
+    rules = [r for r in model.rules_for(ctx.product.id)
+             if not r.symbolic and r.domain.get("kind") == "data" and r.severity == "error"]
     if not rules:
         return
     base = sv.solve(sv.error_ids, [], origin="negative:data")

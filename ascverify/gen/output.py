@@ -182,12 +182,13 @@ def manifest(gen: Generation, entries: list[dict[str, Any]], complete: bool) -> 
         "counts": summary_counts(gen), **report,
     }
     if targets is not None:
-        doc["coverage"] = coverage(targets, gen.mode, [e["case_name"] for e in entries])
+        doc["coverage"] = coverage(targets, gen.mode, [e["case_name"] for e in entries],
+                                   {e["case_name"]: e["breaks"] for e in entries})
     doc["cases"] = entries
     return doc
 
 
-def coverage(targets: list, mode: str, names: list[str]) -> dict[str, Any]:
+def coverage(targets: list, mode: str, names: list[str], breaks: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Targets by status, with the reason of each one not covered (cases named as written)."""
     from collections import Counter
 
@@ -195,6 +196,11 @@ def coverage(targets: list, mode: str, names: list[str]) -> dict[str, Any]:
         t.cases = [c if isinstance(c, str) else names[c] for c in t.cases if isinstance(c, str) or c < len(names)]
         if t.status in ("covered", "clipped") and not t.cases:
             t.status, t.reason = "not_written", "its case is beyond -n"
+        if t.expect == "failed" and t.rule is not None and t.cases and breaks is not None:
+            # what the written case breaks (with its data): a data rule may come along, e.g. when a tensor is too
+            # small for any valid contents
+            actual = sorted({b for c in t.cases for b in breaks.get(c, ())} - {t.rule})
+            t.released = actual
     counts = Counter(t.status for t in targets)
     out: dict[str, Any] = {"targets": len(targets), **{k: counts[k] for k in sorted(counts)}}
     out["not_covered"] = [t.to_json() for t in targets if t.status not in ("covered", "clipped")]
@@ -218,7 +224,8 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
     old_names: set[str] = set()
     if old_manifest.is_file():
         try:
-            old_names = {c.get("case_name", "") for c in json.loads(old_manifest.read_text()).get("cases", [])}
+            old_doc = json.loads(old_manifest.read_text())
+            old_names = {c.get("case_name", "") for c in old_doc.get("cases", [])} | set(old_doc.get("stale_cases", []))
         except (ValueError, OSError, AttributeError):
             old_names = set()
         old_manifest.unlink()  # an interrupted run must not leave the old manifest describing new cases
@@ -246,6 +253,9 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
     finally:
         gen.cases = cases[: len(entries)]
         doc = manifest(gen, entries, complete)
+        if not complete:  # an earlier run's case directories not replaced yet: the next run removes them
+            written = {e["case_name"] for e in entries}
+            doc["stale_cases"] = sorted(n for n in old_names - written if CASE_DIR.match(n))
         text = json.dumps(doc, indent=2, default=_json_default) + "\n"
         atomic_write(outdir / "manifest.json", lambda f: f.write(text.encode()))
     written = {e["case_name"] for e in entries}

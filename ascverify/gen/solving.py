@@ -45,6 +45,7 @@ class Solving:
         self.errors: list[Rule] = [r for r in self.space.rules if r.severity == ERROR]
         self.warnings: list[Rule] = [r for r in self.space.rules if r.severity != ERROR]
         self.error_ids = [r.id for r in self.errors]
+        self.seed = seed
         self.s = self.space.solver(seed=seed, tracked=True)
         self.rng = random.Random(seed)
         self.domains: dict[str, Domain] = field_domains(model, ctx, conditional=True)
@@ -52,6 +53,13 @@ class Solving:
         self._lit_names: dict[str, str] = {}
         self.queries = 0
         self.unknown = 0
+
+    def fresh(self) -> None:
+        """Start a new solver (per target): Z3's incremental state degrades after hard nonlinear queries, and
+        every later query would then time out; a fresh solver keeps each target's queries independent."""
+        self.s = self.space.solver(seed=self.seed, tracked=True)
+        self._lits.clear()
+        self._lit_names.clear()
 
     # -- literals ---------------------------------------------------------------------------------------------------
 
@@ -99,61 +107,120 @@ class Solving:
 
     def solve(self, rules: Sequence[str], lits: Sequence[z3.BoolRef] = (), *, spread: bool = False,
               origin: str = "gen") -> Outcome:
-        """A case satisfying ``rules`` and ``lits``; with ``spread``, random pivots steer it away from the
-        solver's favourite corner (each conflicting pivot is dropped)."""
+        """A case satisfying ``rules`` and ``lits``. With ``spread`` (or when the plain query times out, which
+        nonlinear rules make common) random pivots steer the search: most fields get a random target value,
+        conflicting targets are dropped (from the unsat core), and the nearly concrete problem is easy."""
         base = self.ind(rules) + list(lits)
+        if not spread:
+            res = self.query(base)
+            if res == "sat":
+                return Outcome("sat", self.case_from(self.s.model(), origin))
+            if res == "unsat":
+                return Outcome("unsat", core=self.rules_in_core())
+        active = self.pivots()
+        for _ in range(len(active) + 1):
+            res = self.query(base + list(active.values()))
+            if res == "sat":
+                return Outcome("sat", self.case_from(self.s.model(), origin))
+            if res != "unsat" or not active:
+                break
+            core = core_names(self.s)
+            dropped = [k for k, t in active.items() if str(t) in core]
+            if not dropped:
+                if spread:  # no pivot is to blame: the plain question is unsat
+                    return Outcome("unsat", core=self.rules_in_core())
+                break
+            for k in dropped[: max(1, len(dropped) // 2)]:
+                del active[k]
         if spread:
-            active = self.pivots()
-            for _ in range(len(active) + 1):
-                res = self.query(base + list(active.values()))
-                if res == "sat":
-                    return Outcome("sat", self.case_from(self.s.model(), origin))
-                if res != "unsat":
-                    break
-                core = core_names(self.s)
-                dropped = [k for k, t in active.items() if str(t) in core]
-                if not dropped:
-                    break
-                for k in dropped[: max(1, len(dropped) // 2)]:
-                    del active[k]
-        res = self.query(base)
-        if res == "sat":
-            return Outcome("sat", self.case_from(self.s.model(), origin))
-        if res == "unsat":
-            return Outcome("unsat", core=self.rules_in_core())
+            return self.solve(rules, lits, origin=origin)
         return Outcome("unknown")
 
     def break_rule(self, rule_id: str, target: z3.BoolRef, *, spread: bool = False, origin: str = "gen",
-                   hold: Sequence[str] | None = None) -> Outcome:
+                   hold: Sequence[str] | None = None, forced: Sequence[str] = ()) -> Outcome:
         """A case meeting ``target`` (which breaks ``rule_id``) with every other error rule in force if possible;
         otherwise with a minimal set of other rules released (``Outcome.released``).
 
-        ``hold``: the rules to keep (default: every error rule but ``rule_id``).
+        ``hold``: the rules to keep (default: every error rule but ``rule_id``); ``forced``: rules the target
+        breaks by itself (known without the solver), released from the start.
         """
-        others = [r for r in (self.error_ids if hold is None else hold) if r != rule_id]
+        forced = [r for r in forced if r != rule_id]
+        others = [r for r in (self.error_ids if hold is None else hold) if r != rule_id and r not in forced]
         out = self.solve(others, [target], spread=spread, origin=origin)
+        if out.status == "sat":
+            out.released = list(forced)
         if out.status != "unsat":
             return out
         # the target alone (with the parsing constraints only) may be impossible
-        if self.query([target]) == "unsat":
-            return Outcome("unsat", core=[])
+        alone = self.query([target])
+        if alone != "sat":
+            return Outcome(alone, core=[])
         core = [r for r in out.core if r in others]
+        # the rules that read the same fields as the broken one first: the natural company of a broken rule
+        from ..explain import term_constants
+
+        mine = {str(c) for c in term_constants(self.space.terms[rule_id])} if rule_id in self.space.terms else set()
+        overlap = {r: len(mine & {str(c) for c in term_constants(self.space.terms[r])}) for r in core}
+        core.sort(key=lambda r: -overlap[r])
+        unknown = 0
         for c in core:  # one rule released is the common case
             trial = [r for r in others if r != c]
             res = self.query(self.ind(trial) + [target])
             if res == "sat":
-                return Outcome("sat", self.case_from(self.s.model(), origin), released=[c])
+                return Outcome("sat", self.case_from(self.s.model(), origin), released=list(forced) + [c])
+            if res == "unknown":
+                unknown += 1
+                if unknown >= 3:
+                    return Outcome("unknown")
         # a maximal set of the other rules that can hold with the target, grown in order (core rules last):
         # its complement is a minimal set to release
         keep: list[str] = []
         order = [r for r in others if r not in core] + core
         for r in order:
-            if self.query(self.ind(keep + [r]) + [target]) == "sat":
+            res = self.query(self.ind(keep + [r]) + [target])
+            if res == "sat":
                 keep.append(r)
+            elif res == "unknown":
+                return Outcome("unknown")
         res = self.query(self.ind(keep) + [target])
         if res != "sat":
             return Outcome(res)
-        return Outcome("sat", self.case_from(self.s.model(), origin), released=[r for r in others if r not in keep])
+        return Outcome("sat", self.case_from(self.s.model(), origin),
+                       released=list(forced) + [r for r in others if r not in keep])
+
+    def minimize(self, core: Sequence[str], lits: Sequence[z3.BoolRef], *, max_queries: int = 24) -> list[str]:
+        """A minimal subset of the rules ``core`` that is unsat with ``lits`` (deletion-based; a rule whose
+        removal the solver cannot decide stays)."""
+        current = list(core)
+        i = 0
+        spent = 0
+        while i < len(current) and spent < max_queries:
+            trial = current[:i] + current[i + 1:]
+            spent += 1
+            if self.query(self.ind(trial) + list(lits)) == "unsat":
+                names = core_names(self.s)
+                current = [r for r in trial if str(self.space.indicators[r]) in names]
+                continue
+            i += 1
+        return current
+
+    def forced_by(self, field_name: str, value: Any) -> list[str]:
+        """Error rules on ``field_name`` alone (unguarded range, type, multiple, one-of) that ``value`` breaks."""
+        from ..rules import Values
+
+        env = self.model.default_env()
+        env[field_name] = value
+        vals = Values(env, self.ctx, self.model)
+        out = []
+        for r in self.errors:
+            if r.domain.get("field") == field_name and r.when is None and r.domain.get("kind") in (
+                    "range", "type", "multiple", "one_of"):
+                try:
+                    if not r.holds(vals, self.ctx):
+                        out.append(r.id)
+                except Exception:  # noqa: BLE001 - a rule that needs more than the field: the solver decides
+                    continue
+        return out
 
     def extreme(self, name: str, lo: int, hi: int, rules: Sequence[str], *, largest: bool) -> int | None:
         """The largest (smallest) legal value of an integer field within [lo, hi], by bisection on models."""

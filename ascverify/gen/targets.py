@@ -57,6 +57,8 @@ class Target:
     cases: list[str] = dc_field(default_factory=list)
     released: list[str] = dc_field(default_factory=list)
     extra: dict[str, Any] = dc_field(default_factory=dict)
+    #: (field, value) when the target is ``field == value`` (the rules that value breaks alone are known)
+    assign: tuple[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {"id": self.id, "target": self.label, "expect": self.expect, "status": self.status,
@@ -128,10 +130,13 @@ def rule_targets(sv: Solving) -> list[Target]:
         W = lambda r=r: _guard(sv, r)  # noqa: E731
         P = lambda r=r: _pred(sv, r)  # noqa: E731
 
-        def add(side: str, label: str, term: Callable[[], z3.BoolRef], r: Rule = r, kind: str = kind) -> None:
+        def add(side: str, label: str, term: Callable[[], z3.BoolRef], r: Rule = r, kind: str = kind,
+                assign: tuple[str, int] | None = None) -> None:
             legal = side == "legal"
-            out.append(Target(f"rule:{r.id}:{label}", f"[{r.id}] {label}", ok_expect if legal else bad_expect,
-                              rule=r.id, kind=kind, term=term, extra={"side": "just legal" if legal else "just illegal"}))
+            t = Target(f"rule:{r.id}:{label}", f"[{r.id}] {label}", ok_expect if legal else bad_expect,
+                       rule=r.id, kind=kind, term=term, extra={"side": "just legal" if legal else "just illegal"})
+            t.assign = assign
+            out.append(t)
 
         if kind in ("range", "type"):
             name = dom["field"]
@@ -139,8 +144,10 @@ def rule_targets(sv: Solving) -> list[Target]:
             var = sv.space.vars[name]
             add("legal", f"{name} = {lo} (lower bound)", lambda v=var, x=lo, W=W: z3.And(W(), v == x))
             add("legal", f"{name} = {hi} (upper bound)", lambda v=var, x=hi, W=W: z3.And(W(), v == x))
-            add("illegal", f"{name} = {lo - 1} (below)", lambda v=var, x=lo - 1, W=W: z3.And(W(), v == x))
-            add("illegal", f"{name} = {hi + 1} (above)", lambda v=var, x=hi + 1, W=W: z3.And(W(), v == x))
+            add("illegal", f"{name} = {lo - 1} (below)", lambda v=var, x=lo - 1, W=W: z3.And(W(), v == x),
+                assign=(name, lo - 1))
+            add("illegal", f"{name} = {hi + 1} (above)", lambda v=var, x=hi + 1, W=W: z3.And(W(), v == x),
+                assign=(name, hi + 1))
         elif kind == "multiple":
             name = dom["field"]
             step = int(_const(dom["step"], ctx))
@@ -163,7 +170,7 @@ def rule_targets(sv: Solving) -> list[Target]:
             others = [c for c in range(lo, hi + 1) if c not in codes] if hi - lo < 16 else \
                 [c for c in (codes[0] - 1, codes[-1] + 1) if lo <= c <= hi and c not in codes] if codes else [lo]
             for c in others:
-                add("illegal", f"{name} = {shown(c)}", lambda v=var, x=c, W=W: z3.And(W(), v == x))
+                add("illegal", f"{name} = {shown(c)}", lambda v=var, x=c, W=W: z3.And(W(), v == x), assign=(name, c))
         elif kind == "align":
             t = getattr(vals, dom["tensor"])
             elem = ctx.sizeof(dom["tensor"])
@@ -204,6 +211,7 @@ def solve_target(sv: Solving, t: Target, *, spread: bool = False, origin: str = 
                  near: dict[str, Any] | None = None) -> Outcome:
     """A case for a target: a legal one with every error rule in force, an illegal one breaking only its rule
     (or a minimal set of rules dragged along)."""
+    sv.fresh()
     if t.kind == "custom-near":
         if near is None or near.get(t.rule) is None:
             return Outcome("unsat", core=[])
@@ -216,7 +224,8 @@ def solve_target(sv: Solving, t: Target, *, spread: bool = False, origin: str = 
         return sv.solve(sv.error_ids, [term], spread=spread, origin=origin)
     if t.expect == "success":  # a warning's illegal side: the warning fires, every error rule holds
         return sv.solve(sv.error_ids, [term], spread=spread, origin=origin)
-    return sv.break_rule(t.rule, term, spread=spread, origin=origin)
+    forced = sv.forced_by(*t.assign) if t.assign is not None else ()
+    return sv.break_rule(t.rule, term, spread=spread, origin=origin, forced=forced)
 
 
 def negative_targets(sv: Solving) -> list[Target]:
@@ -229,8 +238,10 @@ def negative_targets(sv: Solving) -> list[Target]:
     return out
 
 
-def describe_core(sv: Solving, core: list[str]) -> str:
-    """The rules of a core, for a reason line."""
+def describe_core(sv: Solving, core: list[str], target: Target | None = None) -> str:
+    """The rules of a core (minimized against the target's literal when given), for a reason line."""
+    if core and target is not None and target.term is not None:
+        core = sv.minimize(core, [sv.lit(target.id, target.term())])
     if not core:
         return "the target contradicts the parameter types and the case format alone"
     return "conflicts with " + ", ".join(core)

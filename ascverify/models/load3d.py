@@ -24,6 +24,7 @@ from ..errors import InputError, did_you_mean
 from ..logic import And, Between, Div, If, Implies, InSet, Mod, Not, Or
 from ..model import ApiModel, SpecNote
 from ..params import BOOL, INT64, UINT8, UINT16, Arg, IntType, StructArg, TensorDecl
+from ..program import state_rule
 from ..registry import register
 from ..rules import (
     POSITION_NAMES,
@@ -258,9 +259,10 @@ def _v2_value(name: str, value: Any) -> Any:
     return _int(value, f"args.{name}")
 
 
-def normalize_args(args: Mapping[str, Any], model_name: str = "Load3DBitMode") -> dict[str, Any]:
-    """The page-named arguments of any of the three forms (see the spec note load3d.namings)."""
-    known = PAGE_ONLY | V2_ONLY | SHARED_NAMES | frozenset(RAW_NAMES) | {"fmatrix"}
+def normalize_args(args: Mapping[str, Any], model_name: str = "Load3DBitMode", extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The page-named arguments of any of the three forms (see the spec note load3d.namings); the ``extra``
+    arguments of a model built on this one (LoadDataWithStride's ``repeat``) pass through unchanged."""
+    known = PAGE_ONLY | V2_ONLY | SHARED_NAMES | frozenset(RAW_NAMES) | {"fmatrix", *extra}
     first: dict[str, str] = {}
     for k in args:
         if k not in known:
@@ -287,13 +289,17 @@ def normalize_args(args: Mapping[str, Any], model_name: str = "Load3DBitMode") -
             out: dict[str, Any] = decode(_word(args, "config0"), _word(args, "config1"))
         except CodecError as exc:  # pragma: no cover - _word checks the words first
             raise InputError(str(exc), field="args") from None
-        if "fmatrix" in args:
-            out["fmatrix"] = args["fmatrix"]
+        for k in ("fmatrix", *extra):
+            if k in args:
+                out[k] = args[k]
         return out
     out = {}
     fmatrix: dict[str, Any] = {}
     for k, value in args.items():
         if k == "fmatrix":
+            continue
+        if k in extra:
+            out[k] = value
             continue
         value = _v2_value(k, value)
         if k == "enSmallK":
@@ -340,6 +346,44 @@ FMATRIX = StructArg(
     doc="the feature map SetFmatrix set before the call: {l1H, l1W, padList: [left, right, top, bottom], padValue}",
     lists=(("padList", 4),),
 )
+#: The program state key of the feature map (SetFmatrix's `apply_state`): {"fields": {fmatrix.* field: value}, "dtype"}
+FMATRIX_STATE = "fmatrix"
+FMATRIX_MEMBER_FIELDS = tuple(f.name for m in FMATRIX.members for f in FMATRIX.member_fields(m))
+
+
+def fmatrix_rules(p: str, optional: bool = True) -> Iterator[Any]:
+    """The ranges of the feature map's members (``fmatrix`` struct): a load's, in force when it gives the struct
+    (``optional``), and SetFmatrix's own, always (so that strategies draw the members from the ranges)."""
+    present = (lambda v, ctx: v.fmatrix.present) if optional else None
+    for name in ("l1H", "l1W"):
+        yield field_range(f"{p}.fmatrix.{name}.range", f"fmatrix.{name}", 1, 32767,
+                          f"{NOTES} (SetFmatrix: {name} in [1, 32767])", when=present, notes=("load3d.fmatrix",))
+    yield rule(f"{p}.fmatrix.padValue.range", ("fmatrix", "dtype"), _pad_ok,
+               "fmatrix.padValue={value} is outside T's range [{lo}, {hi}]", f"{NOTES} (padValue is of type T)",
+               when=present, notes=("load3d.padValue",),
+               facts=lambda v, ctx: dict(zip(("lo", "hi"), pad_range(ctx)), value=v.fmatrix.padValue),
+               domain={"kind": "range", "field": "fmatrix.padValue", "lo": lambda ctx: pad_range(ctx)[0],
+                       "hi": lambda ctx: pad_range(ctx)[1]},
+               help="fmatrix.padValue within T's range")
+
+
+def inherited_notes(ids: tuple[str, ...], prefix: str, without: tuple[str, ...] = ()) -> tuple[SpecNote, ...]:
+    """Load3DBitMode's spec notes ``ids`` for a model that takes its rules under ``prefix`` (SetFmatrix,
+    LoadDataWithStride): the same readings, naming the rules with the other prefix (less the rules ``without``,
+    ids without the prefix, that the model does not have)."""
+    from dataclasses import replace
+
+    def renamed(rules: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(f"{prefix}.{r[len('load3d.'):]}" for r in rules if r[len("load3d."):] not in without)
+
+    return tuple(replace(n, rules=renamed(n.rules)) for n in Load3DBitMode.notes if n.id in ids)
+
+
+def fmatrix_shown(fields: Mapping[str, Any]) -> str:
+    """A feature map's fields as a JSON-like object, for messages."""
+    return (f"{{l1H: {fields['fmatrix.l1H']}, l1W: {fields['fmatrix.l1W']}, "
+            f"padList: [{', '.join(str(fields[f'fmatrix.padList{i}']) for i in range(4))}], "
+            f"padValue: {fields['fmatrix.padValue']}}}")
 
 
 @register
@@ -528,12 +572,33 @@ class Load3DBitMode(ApiModel):
                  "src in A1 goes with dst in A2, src in B1 with dst in B2; A1 -> B2 and B1 -> A2 are refused.",
                  "Function Usage: 'The following data paths are supported: A1 -> A2 and B1 -> B2.'",
                  (f"{SEED} Function Usage",), ("load3d.path",)),
+        SpecNote("load3d.program-fmatrix", "The feature map in a program",
+                 "In a program the load reads the feature map the last SetFmatrix set: the call is checked and run with "
+                 "that fmatrix (l1H, l1W, padList, padValue), also when it gives one of its own; when its own differs, "
+                 "the warning fmatrix.differs says so. A call without fmatrix after no SetFmatrix is a warning "
+                 "(fmatrix.unset), not an error: it is checked and run as a single case without fmatrix. padValue is "
+                 "checked against the load's own T.",
+                 "Load3DBitModeParam carries no l1H, l1W or padList; fmatrixCtrl 'works with SetFmatrix' (the load "
+                 "reads the register SetFmatrix writes), so the register, not the call's description, is what the "
+                 "hardware uses. A program may be a fragment of a kernel whose SetFmatrix came earlier, so a missing "
+                 "one is suspicious but not provably wrong: no ordering rule.",
+                 (_t("fmatrixCtrl"), NOTES), ("load3d.fmatrix.unset", "load3d.fmatrix.differs")),
     )
 
     # -- rules --------------------------------------------------------------------------------------------------
 
     def api_rules(self):
-        p = self.prefix
+        return self.img2col_rules(self.prefix)
+
+    @staticmethod
+    def img2col_rules(p: str, *, m_start: Any = None, k_start: Any = None, window_params: tuple[str, ...] = (),
+                      window_what: str = "the window") -> Iterator[Any]:
+        """The rules of the img2col load under the rule prefix ``p`` (Load3DBitMode's; LoadDataWithStride takes them
+        too). The window-bound rules check the window that starts at row ``m_start(v, ctx)`` and column
+        ``k_start(v, ctx)`` (default: mPos, kPos; a later repeat's window for LoadDataWithStride), whose fields are
+        ``window_params`` besides the window's own, named ``window_what`` in the messages."""
+        m_start = m_start or (lambda v, ctx: v.mPos)
+        k_start = k_start or (lambda v, ctx: v.kPos)
         yield rule(f"{p}.path", ("src", "dst"), _path_ok,
                    "src in {src_pos} with dst in {dst_pos}: the supported data paths are A1 -> A2 and B1 -> B2",
                    f"{SEED} Function Usage (data paths)", notes=("load3d.path",),
@@ -587,50 +652,74 @@ class Load3DBitMode(ApiModel):
                               what="the window in whole fractals (ceil16(mStep) x ceil(kStep / C0) * C0)",
                               params=("mStep", "kStep"), notes=("load3d.layout",))
         # with the feature map
-        present = lambda v, ctx: v.fmatrix.present  # noqa: E731
-        for name in ("l1H", "l1W"):
-            yield field_range(f"{p}.fmatrix.{name}.range", f"fmatrix.{name}", 1, 32767,
-                              f"{NOTES} (SetFmatrix: {name} in [1, 32767])", when=present, notes=("load3d.fmatrix",))
-        yield rule(f"{p}.fmatrix.padValue.range", ("fmatrix", "dtype"), _pad_ok,
-                   "fmatrix.padValue={value} is outside T's range [{lo}, {hi}]", f"{NOTES} (padValue is of type T)",
-                   when=present, notes=("load3d.padValue",),
-                   facts=lambda v, ctx: dict(zip(("lo", "hi"), pad_range(ctx)), value=v.fmatrix.padValue),
-                   domain={"kind": "range", "field": "fmatrix.padValue", "lo": lambda ctx: pad_range(ctx)[0],
-                           "hi": lambda ctx: pad_range(ctx)[1]},
-                   help="fmatrix.padValue within T's range")
+        yield from fmatrix_rules(p)
         yield tensor_min_size(f"{p}.src.footprint", "src", src_elems_needed,
                               f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {SEED} Table 2, src",
                               what="the feature map of fmatrix (C1 x l1H x l1W x C0)",
                               params=("fmatrix", "sizeChannel"), when=lambda v, ctx: _fm_ok(v),
                               notes=("load3d.fmatrix", "load3d.no-fmatrix"))
         yield rule(f"{p}.window.m_bounds", ("mPos", "mStep", "fmatrix", "strideH", "strideW", "Hk", "Wk", "filterH",
-                                            "filterW", "dilationH", "dilationW"),
-                   lambda v, ctx: v.mPos + v.mStep <= m_bound(v, ctx),
-                   "rows [{mPos}, {end}) of the window pass the img2col matrix's {m} rows (Ho={ho} x Wo={wo}, "
-                   "ceil16: {bound})", f"{_t('mStep')}; {_t('mPos')}; {NOTES} (SetFmatrix)", when=lambda v, ctx: _geom_ok(v),
-                   facts=lambda v, ctx: dict(zip(("ho", "wo"), ho_wo(v)), end=v.mPos + v.mStep, m=m_total(v, ctx),
-                                             bound=m_bound(v, ctx)),
+                                            "filterW", "dilationH", "dilationW", *window_params),
+                   lambda v, ctx: m_start(v, ctx) + v.mStep <= m_bound(v, ctx),
+                   f"rows [{{start}}, {{end}}) of {window_what} pass the img2col matrix's {{m}} rows (Ho={{ho}} x "
+                   "Wo={wo}, ceil16: {bound})", f"{_t('mStep')}; {_t('mPos')}; {NOTES} (SetFmatrix)",
+                   when=lambda v, ctx: _geom_ok(v),
+                   facts=lambda v, ctx: dict(zip(("ho", "wo"), ho_wo(v)), start=m_start(v, ctx),
+                                             end=m_start(v, ctx) + v.mStep, m=m_total(v, ctx), bound=m_bound(v, ctx)),
                    notes=("load3d.m-order", "load3d.no-fmatrix"),
                    help="mPos + mStep <= Ho*Wo rounded up to 16")
-        yield rule(f"{p}.window.k_bounds", ("kPos", "kStep", "fmatrix", "sizeChannel", "Hk", "Wk", "filterH", "filterW"),
-                   lambda v, ctx: v.kPos + v.kStep <= k_total(v, ctx),
-                   "columns [{kPos}, {end}) of the window pass the img2col matrix's K = C1*Kh*Kw*C0 = {k} columns",
-                   f"{_t('kStep')}; {_t('kPos')}; {NOTES} (SetFmatrix)", when=lambda v, ctx: _geom_ok(v),
-                   facts=lambda v, ctx: {"end": v.kPos + v.kStep, "k": k_total(v, ctx)},
+        yield rule(f"{p}.window.k_bounds", ("kPos", "kStep", "fmatrix", "sizeChannel", "Hk", "Wk", "filterH", "filterW",
+                                            *window_params),
+                   lambda v, ctx: k_start(v, ctx) + v.kStep <= k_total(v, ctx),
+                   f"columns [{{start}}, {{end}}) of {window_what} pass the img2col matrix's K = C1*Kh*Kw*C0 = {{k}} "
+                   "columns", f"{_t('kStep')}; {_t('kPos')}; {NOTES} (SetFmatrix)", when=lambda v, ctx: _geom_ok(v),
+                   facts=lambda v, ctx: {"start": k_start(v, ctx), "end": k_start(v, ctx) + v.kStep, "k": k_total(v, ctx)},
                    notes=("load3d.k-order", "load3d.no-fmatrix"), help="kPos + kStep <= C1*Kh*Kw*C0")
+        # in a program (ApiModel.state_warnings): the feature map a call reads, against the one SetFmatrix set
+        yield state_rule(f"{p}.fmatrix.unset", "no feature map: the call gives no fmatrix and no SetFmatrix came "
+                         "before it in the program, so the feature map the load reads is unknown (its bounds are not "
+                         "checked and `run` stores unspecified values)",
+                         f"{_t('fmatrixCtrl')} (it works with SetFmatrix); {NOTES}", params=("fmatrix",),
+                         notes=("load3d.program-fmatrix",))
+        yield state_rule(f"{p}.fmatrix.differs", "the call's fmatrix differs from the one the last SetFmatrix set",
+                         f"{_t('fmatrixCtrl')} (the load reads the feature map SetFmatrix set); {NOTES}",
+                         params=("fmatrix",), notes=("load3d.program-fmatrix",))
 
-    FMATRIX_RULES = ("load3d.window.m_bounds", "load3d.window.k_bounds", "load3d.src.footprint")
+    #: the rules that need the feature map (ids without the prefix)
+    FMATRIX_RULES = ("window.m_bounds", "window.k_bounds", "src.footprint")
 
     def unchecked(self, case: Case) -> Iterator[tuple[str, str, str]]:
         """Without fmatrix the feature map is unknown: its bounds are not checked here."""
         if case.env["fmatrix.present"]:
             return
+        ids = {f"{self.prefix}.{name}" for name in self.FMATRIX_RULES}
         for r in self.rules_for(case.product):
-            if r.id in self.FMATRIX_RULES:
+            if r.id in ids:
                 yield r.id, "no fmatrix given: the feature map SetFmatrix set is not known to this call", r.source
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
         return normalize_args(args, self.name)
+
+    # -- programs: the feature map SetFmatrix set (spec note load3d.program-fmatrix) ------------------------------
+
+    def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
+        """The call with the feature map the last SetFmatrix set (the hardware reads that register)."""
+        got = state.get(FMATRIX_STATE)
+        if got is None:
+            return case
+        return case.with_fields(**{"fmatrix.present": True, **got["fields"]})
+
+    def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
+        """No feature map at all, or the call's own differs from the one SetFmatrix set."""
+        got = state.get(FMATRIX_STATE)
+        if got is None:
+            r = self.rule_by_id[f"{self.prefix}.fmatrix.unset"]
+            return [] if case.env["fmatrix.present"] else [(r, r.message)]
+        if not case.env["fmatrix.present"] or all(case.env[k] == x for k, x in got["fields"].items()):
+            return []
+        r = self.rule_by_id[f"{self.prefix}.fmatrix.differs"]
+        return [(r, f"the call's fmatrix {fmatrix_shown(case.env)} differs from the one the last SetFmatrix set "
+                    f"{fmatrix_shown(got['fields'])}; the load reads the latter")]
 
     # -- construction of valid cases (strategies) -------------------------------------------------------------
 
@@ -648,36 +737,7 @@ class Load3DBitMode(ApiModel):
         return {"dst": [(dst.buffer, dst.addr, dst.addr + n * FRACTAL_BYTES)] if n else []}
 
     def execute(self, case: Case, trace: Any) -> None:
-        env = case.env
-        t = case.ctx.dtype
-        c0 = c0_of(case.ctx)
-        rows, cols = int(env["mStep"]), int(env["kStep"])
-        total = fractal_count(rows, cols, c0)
-        if total <= 0:
-            return
-        dst, src = case.tensor("dst"), case.tensor("src")
-        # an invalid window may be far larger than the buffer: one fractal past its end is enough to fault
-        n = min(total, case.ctx.product.buffer_size(dst.buffer) // FRACTAL_BYTES + 2)
-        frac = np.arange(n, dtype=np.int64)
-        r, c = fractal_elements(frac, layout_of(dst.position, bool(env["transpose"])), rows, cols, c0)
-        in_window = (r < rows) & (c < cols)
-        values = np.zeros(r.shape, dtype=t.numpy)
-        if not env["fmatrix.present"]:
-            poison = np.ones(r.shape, dtype=bool)  # the feature map is unknown: where, but not what
-        else:
-            geo = Geometry.of(env, t.size)
-            s = source(geo, int(env["mPos"]) + r, int(env["kPos"]) + c)
-            read = in_window & s["inside"] & s["real"]
-            uniq, inverse = np.unique(s["vector"][read], return_inverse=True)
-            raw = trace.read(src.buffer, src.addr + uniq * VECTOR_BYTES, VECTOR_BYTES, 0, align=VECTOR_BYTES,
-                             what="src pixel vector")
-            vectors = np.ascontiguousarray(raw).reshape(-1).view(t.numpy).reshape(uniq.size, c0)
-            values[read] = vectors[inverse.reshape(-1), s["lane"][read]]
-            values[in_window & s["in_matrix"] & ~s["inside"]] = pad_value(t, int(env["fmatrix.padValue"]))
-            poison = ~(in_window & s["in_matrix"] & s["real"])
-        data = np.ascontiguousarray(values).view(np.uint8).reshape(n, FRACTAL_BYTES)
-        trace.write(dst.buffer, dst.addr + frac * FRACTAL_BYTES, FRACTAL_BYTES, data, 0, align=FRACTAL_BYTES,
-                    poison=np.repeat(poison, t.size, axis=1), what="dst fractal")
+        load_window(case, trace, int(case.env["mPos"]), int(case.env["kPos"]), case.tensor("dst").addr)
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         if tensor != "src":
@@ -690,6 +750,53 @@ class Load3DBitMode(ApiModel):
             return rng.integers(0, 17, size=t.size).astype(dt.numpy)
         # small integers: exact in every float type of the list (fp8_e5m2 holds -8..8 exactly)
         return rng.integers(-8, 9, size=t.size).astype(dt.numpy)
+
+
+def load_window(case: Case, trace: Any, m_pos: Any, k_pos: Any, dst_addr: Any, exclusive: bool = False) -> None:
+    """The core of the img2col load: for each i, read the pixel vectors of the window [m_pos[i], m_pos[i] + mStep) x
+    [k_pos[i], k_pos[i] + kStep) of the case's feature map from src and store the window's whole fractals from
+    ``dst_addr[i]`` on (in dst's buffer and layout), as iteration i of the call (scalars: one window, iteration 0;
+    ``exclusive``: the core faults when two iterations store to the same bytes)."""
+    env = case.env
+    t = case.ctx.dtype
+    c0 = c0_of(case.ctx)
+    rows, cols = int(env["mStep"]), int(env["kStep"])
+    total = fractal_count(rows, cols, c0)
+    m_pos, k_pos, dst_addr = (np.atleast_1d(np.asarray(x, dtype=np.int64)) for x in (m_pos, k_pos, dst_addr))
+    if total <= 0 or not m_pos.size:
+        return
+    dst, src = case.tensor("dst"), case.tensor("src")
+    # an invalid call may be far larger than the buffer: one fractal past its end is enough to fault, and so are
+    # two windows more than the buffer holds (two stores to the same bytes fault as well)
+    cap = case.ctx.product.buffer_size(dst.buffer) // FRACTAL_BYTES + 2
+    n = min(total, cap)
+    w = min(m_pos.size, max(2, cap // n + 1))
+    m_pos, k_pos, dst_addr = m_pos[:w, None, None], k_pos[:w, None, None], dst_addr[:w]
+    frac = np.arange(n, dtype=np.int64)
+    r, c = fractal_elements(frac, layout_of(dst.position, bool(env["transpose"])), rows, cols, c0)
+    in_window = np.broadcast_to((r < rows) & (c < cols), (w, *r.shape))
+    iteration = np.broadcast_to(np.arange(w, dtype=np.int64)[:, None, None], in_window.shape)
+    values = np.zeros(in_window.shape, dtype=t.numpy)
+    if not env["fmatrix.present"]:
+        poison = np.ones(in_window.shape, dtype=bool)  # the feature map is unknown: where, but not what
+    else:
+        geo = Geometry.of(env, t.size)
+        s = source(geo, m_pos + r, k_pos + c)
+        read = in_window & s["inside"] & s["real"]
+        # each window reads each of its pixel vectors once: (iteration, vector) pairs
+        span = int(s["vector"].max()) + 1
+        uniq, inverse = np.unique(iteration[read] * span + s["vector"][read], return_inverse=True)
+        its, vec = np.divmod(uniq, span)
+        raw = trace.read(src.buffer, src.addr + vec * VECTOR_BYTES, VECTOR_BYTES, its, align=VECTOR_BYTES,
+                         what="src pixel vector")
+        vectors = np.ascontiguousarray(raw).reshape(-1).view(t.numpy).reshape(uniq.size, c0)
+        values[read] = vectors[inverse.reshape(-1), s["lane"][read]]
+        values[in_window & s["in_matrix"] & ~s["inside"]] = pad_value(t, int(env["fmatrix.padValue"]))
+        poison = ~(in_window & s["in_matrix"] & s["real"])
+    data = np.ascontiguousarray(values).view(np.uint8).reshape(w * n, FRACTAL_BYTES)
+    starts = (dst_addr[:, None] + frac[None, :] * FRACTAL_BYTES).reshape(-1)
+    trace.write(dst.buffer, starts, FRACTAL_BYTES, data, np.repeat(np.arange(w), n), align=FRACTAL_BYTES,
+                exclusive=exclusive, poison=np.repeat(poison.reshape(w * n, -1), t.size, axis=1), what="dst fractal")
 
 
 def pad_value(t: DType, value: int) -> Any:
@@ -720,8 +827,11 @@ def _coverage_why(v: Values, ctx: Context, axis: str) -> str:
 
 # -- construction -----------------------------------------------------------------------------------------------------
 
-def construct(draw: Any, ctx: Context, env: dict[str, Any]) -> None:
-    """Fill ``env`` (fields of `Load3DBitMode`) with a valid call, drawn with Hypothesis's ``draw``."""
+def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int | None = None,
+              whole_fractals: bool = False) -> None:
+    """Fill ``env`` (fields of `Load3DBitMode`) with a valid call, drawn with Hypothesis's ``draw``. ``dst_fractals``:
+    at most this many fractals for the window (default: dst's whole buffer); ``whole_fractals``: mPos, mStep
+    multiples of 16 even where the window covers the bottom fractal (LoadDataWithStride)."""
     from hypothesis import strategies as st
 
     def small(lo: int, hi: int, near: int = 3) -> int:
@@ -735,6 +845,8 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any]) -> None:
     dst_pos = "A2" if src_pos == "A1" else "B2"
     env["dst.position"] = _CODE[dst_pos]
     dst_elems = ctx.product.buffer_size("L0A" if dst_pos == "A2" else "L0B") // e
+    if dst_fractals is not None:
+        dst_elems = min(dst_elems, dst_fractals * FRACTAL_BYTES // e)
     vectors = ctx.product.buffer_size("L1") // VECTOR_BYTES  # pixel vectors L1 holds
     max_k_groups = dst_elems // (FRACTAL_ROWS * c0)  # columns of fractals dst holds with one row of fractals
     env["fmatrixCtrl"] = False
@@ -776,7 +888,7 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any]) -> None:
     m, bound = geo.m_total, ceil_to(geo.m_total, FRACTAL_ROWS)
     rows_cap = min(dst_elems // (j * c0) // FRACTAL_ROWS * FRACTAL_ROWS, 65535)
     end_lo, end_hi = max(m, 1), min(bound, 65535 + rows_cap)  # mPos = end - mStep <= 65535, mStep <= rows_cap
-    if end_lo <= end_hi and draw(st.booleans()):
+    if not whole_fractals and end_lo <= end_hi and draw(st.booleans()):
         end = small(end_lo, end_hi)
         step = small(max(1, end - 65535), min(end, rows_cap))
         env["mStep"], env["mPos"] = step, end - step
@@ -933,6 +1045,22 @@ def memory_rules_match_core(case: Case, seed: int = 0) -> None:
     """The core reads only inside src and stores only inside dst on a valid case; moved off its 512-byte
     alignment dst draws exactly the alignment rule and a misaligned store; one fractal short it draws exactly
     the size rule and a store past dst's end."""
+    dst = case.tensor("dst")
+    cap = case.ctx.product.buffer_size(dst.buffer)
+    variants = []
+    if dst.end + 32 <= cap:
+        variants.append(("load3d.dst.align", case.with_fields(**{"dst.addr": dst.addr + 32}), "misaligned"))
+    need = int(dst_elems_needed(case.values(), case.ctx))
+    short = need - FRACTAL_BYTES // case.ctx.dtype.size
+    if short >= 0:
+        variants.append(("load3d.dst.size", case.with_fields(**{"dst.size": short}), "escape"))
+    core_agrees(case, seed, variants)
+
+
+def core_agrees(case: Case, seed: int, variants: list[tuple[str, Case, str]]) -> None:
+    """The valid ``case`` runs without a fault, reading only inside src and storing only inside dst; each variant
+    (rule id, case, expected) breaks exactly that rule and draws the expected complaint from the core: a fault
+    kind, or "escape" (no fault, a store past dst's end)."""
     from ..checker import check_case
 
     res = _run(case, seed, strict=False)
@@ -942,14 +1070,6 @@ def memory_rules_match_core(case: Case, seed: int = 0) -> None:
     assert stored.size == 0 or (stored.min() >= dst.addr and stored.max() < dst.end), "stored outside dst"
     read = np.flatnonzero(res.trace.footprint("read", src.buffer))
     assert read.size == 0 or (read.min() >= src.addr and read.max() < src.end), "read outside src"
-    cap = case.ctx.product.buffer_size(dst.buffer)
-    variants = []
-    if dst.end + 32 <= cap:
-        variants.append(("load3d.dst.align", case.with_fields(**{"dst.addr": dst.addr + 32}), "misaligned"))
-    need = int(dst_elems_needed(case.values(), case.ctx))
-    short = need - FRACTAL_BYTES // case.ctx.dtype.size
-    if short >= 0:
-        variants.append(("load3d.dst.size", case.with_fields(**{"dst.size": short}), "escape"))
     for rule_id, variant, expect in variants:
         ids = [v.id for v in check_case(variant).violations]
         assert ids == [rule_id], f"{rule_id} variant breaks {ids}"

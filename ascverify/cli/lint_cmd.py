@@ -1,0 +1,122 @@
+"""`ascverify lint` (the rule base: legal cases, vacuous, redundant and contradicting rules) and
+`ascverify diff-products` (what differs between two products)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import click
+
+from ..errors import InputError, did_you_mean
+from .common import FORMAT_OPTION, emit, emit_error, joined_lines, main, model_for, print_json, product_for
+
+
+@main.command()
+@click.argument("api_names", nargs=-1, metavar="[API]...")
+@click.option("--product", "products", multiple=True, metavar="P", help="Only these products (repeatable).")
+@click.option("--timeout-ms", type=click.IntRange(min=10), default=2000, show_default=True, metavar="MS",
+              help="Time limit of one solver query; an undecided query is reported as unknown.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Worker processes (0: one per CPU core).")
+@click.option("--strict", is_flag=True, help="Also fail (exit 1) when a query is undecided.")
+@FORMAT_OPTION
+def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout_ms: int, jobs: int, strict: bool,
+         fmt: str) -> None:
+    """Lint the rule base of every API (or those named), per product and element type.
+
+    For each product that supports the API and each type it supports there: whether any legal
+    case exists, rules no value of the parameters' C types can break (vacuous), rules the other
+    rules imply (redundant; for a warning: it never fires on a valid case), and rules that
+    contradict each other where both apply. A finding is explained when the model's
+    `lint_expected` maps the rule (or KIND:RULE) to one of its spec notes. Rules about the
+    product or the element types only, and type rules implied by a narrower range, are by design.
+
+    \b
+      API on PRODUCT (T=TYPE): KIND: [rule] detail (explained by note ID)
+      API on PRODUCT (T=TYPE): unknown: what the solver could not decide
+
+    \b
+    Examples:
+      ascverify lint
+      ascverify lint BlockReduceMin --product atlas-training
+      ascverify lint --format json > lint.json
+
+    Exit status: 0 no unexplained finding, 1 an unexplained finding (or, with --strict, an
+    undecided query), 2 an unknown API or product.
+    """
+    from ..lint import definition_problems, lint as run_lint
+    from ..registry import apis
+
+    models = [model_for(n) for n in api_names] if api_names else list(apis())
+    pids = [product_for(p).id for p in products] if products else None
+    t0 = time.perf_counter()
+    reports = run_lint(models, pids, timeout_ms=timeout_ms, jobs=jobs or (os.cpu_count() or 1))
+    seconds = time.perf_counter() - t0
+    problems = [p for m in models for p in definition_problems(m)]
+    findings = [f for r in reports for f in r.findings]
+    unexplained = [f for f in findings if not f.explained]
+    unknown = sum(len(r.unknown) for r in reports)
+    if fmt == "json":
+        print_json({"contexts": [r.to_json() for r in reports], "definition_problems": problems,
+                    "findings": len(findings), "unexplained": len(unexplained), "unknown": unknown})
+    else:
+        lines = []
+        for r in reports:
+            where = f"{r.api} on {r.product} (T={r.dtype})"
+            if r.legal != "yes":
+                lines.append(f"{where}: {'no legal case exists' if r.legal == 'no' else 'unknown whether a legal case exists'}")
+            for f in r.findings:
+                why = f" (explained by note {f.note}: {f.note_title})" if f.explained else " (unexplained)"
+                lines.append(f"{where}: {f.kind}: [{', '.join(f.rules)}] {f.detail}{why}")
+            for u in r.unknown:
+                lines.append(f"{where}: unknown: {u}")
+        lines += [f"lint: {p}" for p in problems]
+        emit(joined_lines(lines))
+    emit_error(f"lint: {len(reports)} contexts of {len(models)} APIs in {seconds:.1f} s: {len(findings)} findings "
+               f"({len(findings) - len(unexplained)} explained, {len(unexplained)} unexplained), {unknown} undecided "
+               f"queries")
+    sys.exit(1 if unexplained or problems or (strict and unknown) else 0)
+
+
+@main.command("diff-products")
+@click.argument("product_a", metavar="A")
+@click.argument("product_b", metavar="B")
+@click.argument("api_names", nargs=-1, metavar="[API]...")
+@FORMAT_OPTION
+def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fmt: str) -> None:
+    """List the rules and limits that differ between products A and B.
+
+    Per API (every API, or those named): the element types supported, the sizes of the buffers
+    its tensors may use, rules in force on one product only, and rules whose constraint differs
+    (decided by the solver: the limits that differ, such as a range or a buffer capacity, or a
+    witness: field values the rule accepts on one product and refuses on the other).
+
+    \b
+    Examples:
+      ascverify diff-products atlas-a2 atlas-350
+      ascverify diff-products atlas-a2 atlas-training BlockReduceMin
+      ascverify diff-products ascend-950pr atlas-a3 --format json
+
+    Exit status: 0 no difference, 1 differences listed, 2 an unknown product or API.
+    """
+    from ..portability import diff_api, diff_lines
+    from ..registry import apis
+
+    a, b = product_for(product_a), product_for(product_b)
+    if a.id == b.id:
+        raise InputError(f"{product_a!r} and {product_b!r} are the same product ({a.id})", field="B")
+    models = [model_for(n) for n in api_names] if api_names else list(apis())
+    diffs = [diff_api(m, a.id, b.id) for m in models]
+    if fmt == "json":
+        from ..products import BUFFERS
+
+        print_json({"a": a.id, "b": b.id,
+                    "buffers": {buf: {a.id: a.buffer_size(buf), b.id: b.buffer_size(buf)} for buf in BUFFERS},
+                    "apis": [d.to_json() for d in diffs]})
+    else:
+        emit(joined_lines([line for d in diffs for line in diff_lines(d)]))
+    differ = [d for d in diffs if not d.same]
+    emit_error(f"diff-products: {a.id} vs {b.id}: {len(differ)} of {len(diffs)} APIs differ")
+    sys.exit(1 if differ else 0)

@@ -1,0 +1,122 @@
+"""SetFmatrix: describe the feature map in L1 that later img2col loads read (HARDWARE_NOTES.md Load3DBitMode /
+LoadData3DParamsV2 / SetFmatrix; page 002, fmatrixCtrl: the load 'works with SetFmatrix').
+
+``SetFmatrix(l1H, l1W, padList)`` has no tensors. Its arguments are the members of the ``fmatrix`` struct that
+Load3DBitMode and LoadDataWithStride take (the same declaration, the same range rules): in a program it records
+them in the state (`apply_state`), from which a later load without its own description takes them
+(`Load3DBitMode.with_state`), and `run` shows them as the special register ``fmatrix``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ..case import Case
+from ..codec import NOTES, SEED
+from ..errors import InputError, did_you_mean
+from ..model import ApiModel, SpecNote
+from ..registry import register
+from .load3d import FMATRIX, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, Load3DBitMode, fmatrix_rules, inherited_notes
+
+MEMBERS = tuple(m.name for m in FMATRIX.members)
+#: SetFmatrix's arguments: the fmatrix struct, required, with padList required too (the C++ function takes it)
+ARGS = replace(FMATRIX, optional=False, source=f"{NOTES} (SetFmatrix(l1H, l1W, padList); padValue of "
+                                               "LoadData3DParamsV2)",
+               members=tuple(replace(m, default=None) if m.name == "padList" else m for m in FMATRIX.members))
+
+
+def register_value(case: Case) -> dict[str, Any]:
+    """What the call leaves in the core's feature-map register: the members (padList as a list) and T."""
+    env = case.env
+    return {"l1H": int(env["fmatrix.l1H"]), "l1W": int(env["fmatrix.l1W"]),
+            "padList": [int(env[f"fmatrix.padList{i}"]) for i in range(4)], "padValue": int(env["fmatrix.padValue"]),
+            "dtype": case.ctx.dtype.name}
+
+
+@register
+class SetFmatrix(ApiModel):
+    name = "SetFmatrix"
+    aliases = ("set_fmatrix",)
+    prefix = "set_fmatrix"
+    seed = SEED
+    summary = "describe the feature map in L1 (l1H x l1W, padding, padding value) that later img2col loads read"
+    support = {"atlas-350": Load3DBitMode.support["atlas-350"]}
+    support_source = f"{SEED} Applicability and Table 1 (T), as Load3DBitMode; {NOTES}"
+    default_dtype = "half"
+    args = (ARGS,)
+    notes = (
+        SpecNote("set_fmatrix.arguments", "The arguments",
+                 "A case gives l1H, l1W, padList [left, right, top, bottom] and optionally padValue (default 0), "
+                 "either as they stand in args or as one object args.fmatrix = {l1H, l1W, padList, padValue} (the "
+                 "form `Case.to_json` writes); not both. They are the members of the fmatrix struct of Load3DBitMode "
+                 "and LoadDataWithStride, with its rules: l1H and l1W in [1, 32767], pads in [0, 255] (uint8), "
+                 "padValue in T's range.",
+                 "HARDWARE_NOTES give SetFmatrix(l1H, l1W, padList[4]) and the ranges; one declaration for the "
+                 "call and for the loads' description of it keeps the two from drifting apart.",
+                 (NOTES,), ("set_fmatrix.fmatrix.l1H.range", "set_fmatrix.fmatrix.l1W.range")),
+        SpecNote("set_fmatrix.padValue", "padValue and T",
+                 "padValue, which the C++ SetFmatrix does not take (LoadData3DParamsV2 carries it; on the hardware "
+                 "SetLoadDataPaddingValue sets it), is part of this call so that one call describes the whole feature "
+                 "map. T is the type of padValue: the ten types of Load3DBitMode on atlas-350; a later load checks the "
+                 "stored padValue against its own T.",
+                 "The brief of issue 6 asks for padValue 'as LoadData3DParamsV2 carries it'; the pages give no "
+                 "SetFmatrix prototype, and a padding value only has a range once its type is known.",
+                 (NOTES, f"{SEED} Table 1, T"), ("set_fmatrix.fmatrix.padValue.range", "set_fmatrix.dtype.support")),
+        SpecNote("set_fmatrix.left", "Which feature map",
+                 "The call sets the feature map that loads with fmatrixCtrl = false read (the left matrix's); the "
+                 "C++ fmatrixMode argument is not modelled, as the loads may only read that one.",
+                 "Page 002: fmatrixCtrl 'can only be set to false (retrieve the FeatureMap attribute descriptions "
+                 "from the left matrix)'.", (f"{SEED} Table 5, fmatrixCtrl",)),
+        SpecNote("set_fmatrix.products", "Products",
+                 "atlas-350 only, like the loads that read it.",
+                 "No page documents SetFmatrix; the only APIs in scope that read it (Load3DBitMode, LoadDataWithStride) "
+                 "exist on atlas-350 only (page 002 Applicability, page 003 产品支持情况).",
+                 (f"{SEED} Applicability", "003_6cb328d34acb8cee.txt 产品支持情况"), ("set_fmatrix.product.support",)),
+        *inherited_notes(("load3d.fmatrix", "load3d.padValue"), "set_fmatrix", without=("src.footprint",)),
+    )
+
+    def api_rules(self):
+        yield from fmatrix_rules(self.prefix, optional=False)
+
+    def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The flat form (l1H, l1W, padList, padValue) into the one struct argument ``fmatrix``."""
+        if "fmatrix" in args:
+            other = next((k for k in args if k != "fmatrix"), None)
+            if other is not None:
+                raise InputError(f"{other!r} and fmatrix both give the feature map; give the members either flat or "
+                                 "as fmatrix", field=f"args.{other}" if isinstance(other, str) else "args")
+            return args
+        for k in args:
+            if k not in MEMBERS:
+                raise InputError(f"unknown argument {k!r} of {self.name}{did_you_mean(k, (*MEMBERS, 'fmatrix'))}",
+                                 field=f"args.{k}" if isinstance(k, str) and k.isprintable() else "args")
+        return {"fmatrix": dict(args)}
+
+    def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
+        return {}
+
+    def execute(self, case: Case, trace: Any) -> None:
+        trace.memory.special[FMATRIX_STATE] = register_value(case)
+
+    def apply_state(self, case: Case, state: dict[str, Any]) -> None:
+        state[FMATRIX_STATE] = {"fields": {f: case.env[f] for f in FMATRIX_MEMBER_FIELDS}, "dtype": case.ctx.dtype.name}
+
+
+def register_holds_the_feature_map(case: Case, seed: int = 0) -> None:
+    """After the call the core's feature-map register holds exactly the call's members, and the state a program
+    keeps gives a later load those same members."""
+    from ..core.memory import Memory, Trace
+
+    memory = Memory.for_product(case.ctx.product)
+    case.model.execute(case, Trace(memory))
+    reg = memory.special[FMATRIX_STATE]
+    assert reg == {**case.arg("fmatrix"), "dtype": case.ctx.dtype.name}, reg
+    state: dict[str, Any] = {}
+    case.model.apply_state(case, state)
+    fields = state[FMATRIX_STATE]["fields"]
+    assert (fields["fmatrix.l1H"], fields["fmatrix.l1W"]) == (reg["l1H"], reg["l1W"])
+    assert [fields[f"fmatrix.padList{i}"] for i in range(4)] == reg["padList"] and fields["fmatrix.padValue"] == reg["padValue"]
+
+
+SetFmatrix.invariants = (register_holds_the_feature_map,)

@@ -1,0 +1,313 @@
+"""`ascverify gen`: random, boundary and negative cases with inputs, goldens and a manifest."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from ascverify import apis, check_case, get_api, parse_case
+from ascverify.cli import main
+from ascverify.gen import generate
+from ascverify.gen.output import write_generation
+
+MODELS = apis()
+
+
+def invoke(*argv: str):
+    return CliRunner().invoke(main, list(argv))
+
+
+def manifest(d: Path) -> dict:
+    return json.loads((d / "manifest.json").read_text())
+
+
+def target(doc: dict, tid: str) -> dict:
+    return next(t for t in doc["coverage"]["all"] if t["id"] == tid)
+
+
+def case_of(doc: dict, name: str) -> dict:
+    return next(c for c in doc["cases"] if c["case_name"] == name)
+
+
+# -- random ----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.name for m in MODELS])
+def test_random_cases_are_valid_distinct_and_spread(model):
+    product = model.supported_products()[0]
+    ctx = model.context(product, model.support[product][0])
+    g = generate(model, ctx, "random", 30, seed=3)
+    assert len(g.cases) == 30
+    assert len({tuple(sorted(c.case.env.items())) for c in g.cases}) == 30
+    for c in g.cases:
+        assert check_case(c.case).valid, [v.id for v in check_case(c.case).violations]
+        assert c.expect == "success"
+    div = g.report["diversity"]
+    assert div["cases"] == 30 and div["domain_ends_hit"] <= div["domain_ends"]
+    varying = [f.name for f in model.fields if div["distinct_values"][f.name] > 1]
+    assert varying, "nothing varies"
+
+
+def test_random_construction_spreads_over_arguments_and_buffer():
+    model = get_api("BilinearInterpolation")
+    g = generate(model, model.context("atlas-a2", "half"), "random", 300, seed=1)
+    assert g.report["technique"] == "construction"
+    div = g.report["diversity"]["distinct_values"]
+    # uniform draws over hRepeat's 255 values: 300 draws leave few of them out
+    assert div["hRepeat"] >= 120 and div["vROffset"] >= 100 and div["mask.bitwise"] == 2
+    # placement spread over the 192 KiB UB, not packed at its start
+    addrs = [c.case.env["dst.addr"] for c in g.cases]
+    assert max(addrs) > 96 * 1024 and len(set(addrs)) > 150
+
+
+def _brm_golden(case, src: np.ndarray, dst_before: np.ndarray) -> np.ndarray:
+    """BlockReduceMin by hand (HARDWARE_NOTES: one result per datablock, 8 per repeat at r*dstRepStride*8; a fully
+    masked block keeps dst on atlas-a2)."""
+    env = case.env
+    out = dst_before.copy()
+    lanes = 128 if case.dtype.name == "half" else 64
+    per_block = 32 // case.dtype.size
+    if env["mask.bitwise"]:
+        bits = env["mask.w0"] | (env["mask.w1"] << 64)
+        active = np.array([(bits >> i) & 1 for i in range(lanes)], dtype=bool)
+    else:
+        active = np.arange(lanes) < env["mask.count"]
+    for r in range(env["repeatTime"]):
+        for b in range(8):
+            start = (r * env["srcRepStride"] + b * env["srcBlkStride"]) * per_block
+            vals = src[start:start + per_block][active[b * per_block:(b + 1) * per_block]]
+            if vals.size:
+                out[r * env["dstRepStride"] * 8 + b] = vals.min()
+    return out
+
+
+def test_gen_random_cli_writes_inputs_goldens_and_manifest(tmp_path):
+    out = tmp_path / "cases"
+    r = invoke("gen", "BlockReduceMin", "--product", "atlas-a2", "-n", "12", "--seed", "7", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = manifest(out)
+    assert doc["op"] == "BlockReduceMin" and doc["mode"] == "random" and doc["complete"] is True
+    assert doc["counts"] == {"cases": 12, "success": 12, "failed": 0}
+    assert "diversity" in doc and doc["technique"].startswith("construction")
+    checked = 0
+    for entry in doc["cases"]:
+        d = out / entry["case_name"]
+        case_doc = json.loads((d / "case.json").read_text())
+        case = parse_case(case_doc, base_dir=d)
+        assert check_case(case).valid
+        desc = {x["name"]: x for x in entry["input_desc"]}
+        src = np.fromfile(d / "inputs" / "src.bin", dtype="<f2")
+        assert desc["src"]["type"] == "float16" and desc["src"]["shape"] == [src.size] and desc["src"]["format"] == "ND"
+        assert desc["src"]["value_range"] == [float(src.min()), float(src.max())]
+        assert desc["dst"]["initial_contents"] is True
+        outd = {x["name"]: x for x in entry["output_desc"]}["dst"]
+        golden = np.fromfile(d / "golden" / "dst.bin", dtype="<f2")
+        dst0 = np.fromfile(d / "inputs" / "dst.bin", dtype="<f2")
+        assert golden.size == dst0.size == outd["shape"][0]
+        if case.env["isSetMask"]:
+            assert np.array_equal(golden, _brm_golden(case, src, dst0)), entry["case_name"]
+            assert "unspecified_file" not in outd
+            checked += 1
+        else:  # the mask comes from an earlier SetVectorMask: every result is unspecified
+            unspec = np.fromfile(d / "golden" / "dst.unspecified.bin", dtype=np.uint8)
+            assert unspec.size == golden.size and unspec.any()
+    assert checked >= 3
+
+
+def test_gen_case_json_reruns_to_the_golden(tmp_path):
+    out = tmp_path / "cases"
+    assert invoke("gen", "BilinearInterpolation", "--product", "atlas-a2", "-n", "2", "-o", str(out)).exit_code == 0
+    d = out / "case_0001"
+    run_dir = tmp_path / "run"
+    r = invoke("run", str(d / "case.json"), "-o", str(run_dir))
+    assert r.exit_code == 0, r.output
+    assert (run_dir / "dst.bin").read_bytes() == (d / "golden" / "dst.bin").read_bytes()
+
+
+# -- boundary --------------------------------------------------------------------------------------------------------
+
+def test_boundary_covers_both_sides_of_each_rule(tmp_path):
+    out = tmp_path / "b"
+    r = invoke("gen", "SetVectorMask", "--product", "atlas-a2", "--mode", "boundary", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = manifest(out)
+    # half: 128 lanes, contiguous mask in [1, 128]
+    for side, value, expect in (("lower bound", 1, "success"), ("upper bound", 128, "success"),
+                                ("below", 0, "failed"), ("above", 129, "failed")):
+        t = target(doc, f"rule:set_vector_mask.mask.count.range:mask.count = {value} ({side})")
+        assert t["status"] == "covered"
+        c = case_of(doc, t["cases"][0])
+        assert c["expect"] == expect and c["attr"][0]["value"] == value
+        assert c["breaks"] == ([] if expect == "success" else ["set_vector_mask.mask.count.range"])
+    # a uint64 count of -1 is outside its type and, necessarily, outside [1, 128]
+    t = target(doc, "rule:set_vector_mask.mask.count.type:mask.count = -1 (below)")
+    assert t["drags_along"] == ["set_vector_mask.mask.count.range"]
+    # the type's top value is legal for the type but not for the range: impossible, and why
+    t = target(doc, "rule:set_vector_mask.mask.count.type:mask.count = 18446744073709551615 (upper bound)")
+    assert t["status"] == "impossible" and "set_vector_mask.mask.count.range" in t["reason"]
+    # nwords is a uint8 field, but a half mask has exactly 2 words: the legal extreme is 2
+    t = target(doc, "field:mask.nwords:max")
+    assert t["status"] == "clipped" and t["legal_extreme"] == 2
+    assert {x["rule"] for x in doc["coverage"]["not_covered"] if x["status"] == "context"} == {
+        "set_vector_mask.product.support", "set_vector_mask.dtype.support", "set_vector_mask.mask.words.width"}
+
+
+def test_boundary_rule_kinds_on_block_reduce_min():
+    model = get_api("BlockReduceMin")
+    g = generate(model, model.context("atlas-a2", "half"), "boundary", None, seed=0)
+    by_id = {t.id: t for t in g.report["targets"]}
+    case = lambda t: g.cases[t.cases[0]].case  # noqa: E731
+    # repeatTime in [0, 255]: 0 and 255 legal, 256 breaks the range only (int32 holds it)
+    assert case(by_id["rule:block_reduce_min.repeatTime.range:repeatTime = 255 (upper bound)"]).env["repeatTime"] == 255
+    c = case(by_id["rule:block_reduce_min.repeatTime.range:repeatTime = 256 (above)"])
+    assert [v.id for v in check_case(c).violations] == ["block_reduce_min.repeatTime.range"]
+    # dst alignment is 16 bytes for half (the page's exact rule): element-aligned but not 16-aligned breaks it alone
+    c = case(by_id["rule:block_reduce_min.dst.align:dst.addr element-aligned but not start-aligned"])
+    assert c.env["dst.addr"] % 2 == 0 and c.env["dst.addr"] % 16 != 0
+    assert [v.id for v in check_case(c).violations] == ["block_reduce_min.dst.align"]
+    # the minimum size exactly, and one element less
+    c = case(by_id["rule:block_reduce_min.dst.footprint:dst.size = the minimum"])
+    need = ((c.env["repeatTime"] - 1) * c.env["dstRepStride"] + 1) * 8
+    assert c.env["dst.size"] == need and check_case(c).valid
+    c = case(by_id["rule:block_reduce_min.dst.footprint:dst.size = the minimum - 1"])
+    assert [v.id for v in check_case(c).violations] == ["block_reduce_min.dst.footprint"]
+    # a tensor that ends exactly at the end of the 192 KiB UB
+    c = case(by_id["rule:block_reduce_min.src.bounds:src ends at its buffer's last byte"])
+    assert c.env["src.addr"] + 2 * c.env["src.size"] == 192 * 1024 and check_case(c).valid
+    for t in g.report["targets"]:
+        assert t.status in ("covered", "clipped", "impossible", "context", "unknown"), t.id
+        if t.status in ("impossible", "unknown"):
+            assert t.reason, t.id
+
+
+def test_boundary_n_caps_the_cases(tmp_path):
+    out = tmp_path / "b"
+    assert invoke("gen", "SetVectorMask", "--product", "atlas-a2", "--mode", "boundary", "-n", "3",
+                  "-o", str(out)).exit_code == 0
+    doc = manifest(out)
+    assert len(doc["cases"]) == 3 and sorted(p.name for p in out.iterdir()) == [
+        "case_0000", "case_0001", "case_0002", "manifest.json"]
+    assert doc["coverage"].get("not_written", 0) > 0
+
+
+# -- negative --------------------------------------------------------------------------------------------------------
+
+def test_negative_breaks_one_rule_each_or_names_what_it_drags(tmp_path):
+    out = tmp_path / "n"
+    r = invoke("gen", "BlockReduceMin", "--product", "atlas-training", "--mode", "negative", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = manifest(out)
+    cov = doc["coverage"]
+    for t in cov["all"]:
+        if t["status"] != "covered":
+            continue
+        for name in t["cases"]:
+            c = case_of(doc, name)
+            assert sorted(c["breaks"]) == sorted([t["rule"]] + t.get("drags_along", [])), t["id"]
+            assert c["expect"] == "failed"
+    dragged = {x["rule"]: x["drags_along"] for x in cov["not_alone"]}
+    # beyond int32 is beyond [0, 255]
+    assert dragged["block_reduce_min.repeatTime.type"] == ["block_reduce_min.repeatTime.range"]
+    # on atlas-training dstRepStride is in [1, 65535] and in [0, 65535]: leaving [0, 65535] leaves both
+    assert dragged["block_reduce_min.dstRepStride.range"] == ["block_reduce_min.dstRepStride.nonzero"]
+    assert sorted(dragged["block_reduce_min.dstRepStride.type"]) == [
+        "block_reduce_min.dstRepStride.nonzero", "block_reduce_min.dstRepStride.range"]
+    # rules that break alone
+    for rid in ("block_reduce_min.dstRepStride.nonzero", "block_reduce_min.dst.src.in_place",
+                "block_reduce_min.mask.placeholder", "block_reduce_min.src.footprint"):
+        assert target(doc, f"negate:{rid}")["status"] == "covered" and rid not in dragged
+    assert "not alone: [block_reduce_min.repeatTime.type] drags along block_reduce_min.repeatTime.range" in r.stderr
+    assert target(doc, "negate:block_reduce_min.product.support")["status"] == "context"
+
+
+def test_negative_breaks_data_rules_with_data():
+    model = get_api("BilinearInterpolation")
+    g = generate(model, model.context("atlas-a2", "half"), "negative", None, seed=0)
+    t = next(t for t in g.report["targets"] if t.rule == "bilinear.src0Offset.values")
+    assert t.status == "covered"
+    c = g.cases[t.cases[0]].case
+    assert [v.id for v in check_case(c).violations] == ["bilinear.src0Offset.values"]
+
+
+# -- determinism, atomicity, bad input ---------------------------------------------------------------------------------
+
+def _tree(d: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def test_same_seed_same_files_in_fresh_processes(tmp_path):
+    def run(mode: str, seed: int, name: str) -> dict[str, bytes]:
+        d = tmp_path / name
+        argv = [sys.executable, "-m", "ascverify", "gen", "BlockReduceMin", "--product", "atlas-a2", "--mode", mode,
+                "--seed", str(seed), "-o", str(d)] + (["-n", "15"] if mode == "random" else [])
+        subprocess.run(argv, check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        return _tree(d)
+
+    a, b = run("boundary", 5, "b1"), run("boundary", 5, "b2")
+    assert a == b and len(a) > 20
+    r1, r2, r3 = run("random", 5, "r1"), run("random", 5, "r2"), run("random", 6, "r3")
+    assert r1 == r2
+    assert r1["manifest.json"] != r3["manifest.json"]
+
+
+def test_interrupted_write_leaves_whole_cases_and_a_manifest(tmp_path, monkeypatch):
+    import ascverify.gen.output as output
+
+    model = get_api("SetVectorMask")
+    out = tmp_path / "cases"
+    out.mkdir()
+    # an earlier, larger run in the same folder
+    for i in range(6):
+        (out / f"case_{i:04d}").mkdir()
+    (out / "manifest.json").write_text(json.dumps({"cases": [{"case_name": f"case_{i:04d}"} for i in range(6)]}))
+    g = generate(model, model.context("atlas-a2", "half"), "random", 5, seed=1)
+    real = output._write_case_dir
+    calls = []
+
+    def flaky(tmp, gc, name):
+        calls.append(name)
+        if len(calls) == 3:
+            (tmp / "inputs").mkdir(parents=True)
+            (tmp / "case.json").write_text("{\"half\": ")  # half-written, then Ctrl-C
+            raise KeyboardInterrupt
+        real(tmp, gc, name)
+
+    monkeypatch.setattr(output, "_write_case_dir", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        write_generation(g, out)
+    names = sorted(p.name for p in out.iterdir())
+    assert not [n for n in names if n.startswith(".")], names  # no temporary left
+    doc = manifest(out)
+    assert doc["complete"] is False and [c["case_name"] for c in doc["cases"]] == ["case_0000", "case_0001"]
+    for name in ("case_0000", "case_0001"):
+        json.loads((out / name / "case.json").read_text())  # whole
+    monkeypatch.setattr(output, "_write_case_dir", real)
+    write_generation(generate(model, model.context("atlas-a2", "half"), "random", 3, seed=1), out)
+    # the earlier run's case_0003..5 are gone; the manifest lists exactly what is there
+    assert sorted(p.name for p in out.iterdir()) == ["case_0000", "case_0001", "case_0002", "manifest.json"]
+    assert manifest(out)["complete"] is True
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["gen", "BilinearInterpolation", "--product", "atlas-training", "-o", "{out}"],
+     "--product: BilinearInterpolation is not supported on atlas-training (supported: atlas-350, atlas-a3, atlas-a2, "
+     "atlas-inference-aicore)"),
+    (["gen", "BlockReduceMin", "--product", "atlas-training", "--dtype", "float", "-o", "{out}"],
+     "--dtype: BlockReduceMin does not support T=float on atlas-training (supported: half)"),
+    (["gen", "BlockReduceMin", "--product", "atlas-a2", "--dtype", "flaot", "-o", "{out}"],
+     "unknown element type 'flaot' (did you mean 'float'?)"),
+    (["gen", "BilinearInterpolaton", "--product", "atlas-a2", "-o", "{out}"], "did you mean 'BilinearInterpolation'?"),
+    (["gen", "BlockReduceMin", "--product", "atlas-a2", "-o", "{file}"], "exists and is not a directory"),
+])
+def test_bad_input_is_one_line_exit_2(tmp_path, argv, message):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    r = invoke(*[a.format(out=str(tmp_path / "o"), file=str(f)) for a in argv])
+    assert r.exit_code == 2, r.output
+    assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output

@@ -1,0 +1,134 @@
+"""`ascverify lint`: legal cases exist, vacuous, redundant and contradicting rules, explained by spec notes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ascverify import get_api
+from ascverify.cli import main
+from ascverify.lint import definition_problems, lint_context
+from ascverify.logic import Implies
+from ascverify.model import ApiModel, SpecNote
+from ascverify.params import BOOL, UINT8, Arg
+from ascverify.rules import field_range, rule
+
+SRC = "test page"
+
+
+class Toy(ApiModel):
+    """Not registered: a model built to hold one of each finding."""
+
+    name = "Toy"
+    prefix = "toy"
+    seed = SRC
+    summary = "lint fixture"
+    support = {"atlas-a2": ("half",)}
+    default_dtype = "half"
+    args = (Arg("x", UINT8, SRC), Arg("y", UINT8, SRC), Arg("flag", BOOL, SRC), Arg("g", BOOL, SRC))
+    notes = (SpecNote("toy.wide", "Two ranges for y", "y in [0, 10]", "the page gives both", (SRC,)),)
+    lint_expected = {"redundant:toy.y.wide": "toy.wide"}
+
+    def api_rules(self):
+        # uint8 is [0, 255] already: nothing can break it
+        yield field_range("toy.x.full", "x", 0, 255, SRC)
+        # [0, 10] implies [0, 20]
+        yield field_range("toy.y.small", "y", 0, 10, SRC)
+        yield field_range("toy.y.wide", "y", 0, 20, SRC)
+        # with flag, x >= 200 and x <= 100 cannot both hold (flag = false is legal: a legal case exists)
+        yield field_range("toy.x.big", "x", 200, 255, SRC, when=lambda v, ctx: v.flag)
+        yield field_range("toy.x.small", "x", 0, 100, SRC, when=lambda v, ctx: v.flag)
+        # g is banned on a 16-bit type by design (its requirement is false here), and a rule about g never applies
+        yield rule("toy.g.ban", ("g", "dtype"), lambda v, ctx: ctx.dtype.bits > 16, "no g for 16-bit T", SRC,
+                   when=lambda v, ctx: v.g)
+        yield rule("toy.g.needs", ("g", "y"), lambda v, ctx: Implies(v.g, v.y >= 5), "g needs y >= 5", SRC)
+
+
+class NoCase(ApiModel):
+    name = "NoCase"
+    prefix = "nocase"
+    seed = SRC
+    summary = "lint fixture without a legal case"
+    support = {"atlas-a2": ("half",)}
+    default_dtype = "half"
+    args = (Arg("x", UINT8, SRC),)
+    lint_expected = {"redundant:nocase.missing": "nope"}
+
+    def api_rules(self):
+        yield field_range("nocase.x.low", "x", 10, 255, SRC)
+        yield field_range("nocase.x.high", "x", 0, 5, SRC)
+
+
+def test_each_kind_of_finding():
+    rep = lint_context(Toy(), "atlas-a2", "half")
+    assert rep.legal == "yes"
+    found = {(f.kind, tuple(f.rules)): f for f in rep.findings}
+    assert set(found) == {("vacuous", ("toy.x.full",)), ("redundant", ("toy.y.wide",)),
+                          ("contradiction", ("toy.x.big", "toy.x.small"))}
+    wide = found[("redundant", ("toy.y.wide",))]
+    assert wide.related == ["toy.y.small"] and wide.note == "toy.wide"  # explained
+    assert not found[("vacuous", ("toy.x.full",))].explained
+    # by design: the ban, and the rule its ban makes redundant
+    assert any(s.startswith("toy.g.ban: forbids its condition") for s in rep.by_design)
+    assert any(s.startswith("toy.g.needs: never applies") for s in rep.by_design)
+    # rules about the context only (product support, element types) are not findings
+    assert "toy.product.support" in rep.context_rules and "toy.dtype.support" in rep.context_rules
+    assert rep.unknown == []
+
+
+def test_no_legal_case_and_the_pair_that_causes_it():
+    rep = lint_context(NoCase(), "atlas-a2", "half")
+    assert rep.legal == "no"
+    kinds = {(f.kind, tuple(f.rules)) for f in rep.findings}
+    # x >= 10 and x <= 5: a minimal core of two, and the contradicting pair
+    assert ("no-legal-case", ("nocase.x.low", "nocase.x.high")) in kinds
+    assert ("contradiction", ("nocase.x.low", "nocase.x.high")) in kinds
+    assert not any(f.kind == "redundant" for f in rep.findings)  # nothing is implied when nothing holds
+
+
+def test_lint_expected_is_checked():
+    problems = definition_problems(NoCase())
+    assert problems == ["NoCase: lint_expected names unknown rule 'nocase.missing'",
+                        "NoCase: lint_expected maps 'redundant:nocase.missing' to unknown spec note 'nope'"]
+    assert definition_problems(Toy()) == []
+
+
+def test_registered_model_finding_on_training():
+    """BlockReduceMin on atlas-training: dstRepStride in [1, 65535] (no 0 there) implies dstRepStride in [0, 65535]."""
+    rep = lint_context(get_api("BlockReduceMin"), "atlas-training", "half")
+    assert rep.legal == "yes"
+    red = [f for f in rep.findings if f.kind == "redundant"]
+    assert [(f.rules, f.related) for f in red] == [(["block_reduce_min.dstRepStride.range"],
+                                                    ["block_reduce_min.dstRepStride.nonzero"])]
+    assert lint_context(get_api("BlockReduceMin"), "atlas-a2", "half").findings == []
+
+
+def test_same_rules_reuse_one_lint():
+    model = get_api("BlockReduceMin")
+    a = lint_context(model, "atlas-a2", "half")
+    b = lint_context(model, "atlas-a3", "half")  # same buffers, same rules
+    assert b.same_as == "atlas-a2 (T=half)" and b.queries == 0
+    assert [f.rules for f in a.findings] == [f.rules for f in b.findings]
+
+
+def test_lint_cli():
+    r = CliRunner().invoke(main, ["lint", "SetVectorMask", "--product", "atlas-a2", "-j", "1"])
+    assert r.exit_code == 0, r.output
+    assert "lint: 6 contexts of 1 APIs" in r.stderr and "0 unexplained" in r.stderr
+    r = CliRunner().invoke(main, ["lint", "BlockReduceMin", "--product", "atlas-training", "--format", "json", "-j", "1"])
+    doc = json.loads(r.stdout)
+    (ctx,) = doc["contexts"]
+    assert ctx["legal_case_exists"] == "yes"
+    assert [f["rules"] for f in ctx["findings"]] == [["block_reduce_min.dstRepStride.range"]]
+    assert r.exit_code == (0 if ctx["findings"][0]["explained_by"] else 1)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["lint", "Bilinear"], "unknown API 'Bilinear' (did you mean 'BilinearInterpolation'?)"),
+    (["lint", "--product", "atlas-9"], "--product: unknown product 'atlas-9'"),
+])
+def test_lint_bad_input(argv, message):
+    r = CliRunner().invoke(main, argv)
+    assert r.exit_code == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1

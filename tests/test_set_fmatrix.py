@@ -1,0 +1,156 @@
+"""SetFmatrix: its arguments and rules, the register it sets, and the feature map a later Load3DBitMode reads from it
+in a program (golden values reasoned here from page 002's example geometry)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from ascverify import check_case, parse_case, run_case
+from ascverify.cli import main
+from ascverify.errors import InputError
+from ascverify.program import check_program, parse_program, run_program
+
+ROOT = Path(__file__).resolve().parents[1]
+FM_DATA = str(ROOT / "examples" / "program_load_data_with_stride_fm.npy")  # x[c,h,w] = 16c + 4h + w + 1, NC1HWC0
+#: page 002's example: 32 channels (C1 = 2), 2x2 kernel, dilation 2, stride 1; with a 4x4 map padded by 1 on every
+#: side, Ho = Wo = (4 + 2 - 2*(2-1) - 1) // 1 + 1 = 4: M = 16 rows, K = C1*Kh*Kw*C0 = 2*2*2*16 = 128 columns
+LOAD_ARGS = {"kStep": 128, "mStep": 16, "kPos": 0, "mPos": 0, "strideW": 1, "strideH": 1, "Wk": 2, "Hk": 2,
+             "dilationW": 2, "dilationH": 2, "filterW": False, "filterH": False, "transpose": False,
+             "fmatrixCtrl": False, "sizeChannel": 32}
+FMATRIX = {"l1H": 4, "l1W": 4, "padList": [1, 1, 1, 1], "padValue": 0}
+
+
+def set_fmatrix(dtype: str = "half", **args) -> dict:
+    return {"api": "SetFmatrix", "product": "atlas-350", "dtype": dtype, "args": {**FMATRIX, **args}}
+
+
+def broken(doc: dict) -> list[str]:
+    return [v.id for v in check_case(parse_case(doc)).violations]
+
+
+def program(*calls: dict, dtype: str = "half") -> dict:
+    return {"product": "atlas-350", "dtype": dtype,
+            "tensors": {"fm": {"position": "A1", "addr": 0, "size": 512, "data": FM_DATA},
+                        "a2": {"position": "A2", "addr": 0, "size": 2048}},
+            "calls": list(calls)}
+
+
+def fm_call(**args) -> dict:
+    return {"api": "SetFmatrix", "args": {**FMATRIX, **args}}
+
+
+def load_call(**args) -> dict:
+    return {"api": "Load3DBitMode", "args": {**LOAD_ARGS, **args}, "tensors": {"dst": "a2", "src": "fm"}}
+
+
+def found(result) -> tuple[list, list]:
+    return [(v.call, v.id) for v in result.violations], [(w.call, w.id) for w in result.warnings]
+
+
+# -- the call on its own ----------------------------------------------------------------------------------------------
+
+def test_flat_and_struct_forms_read_alike_and_round_trip():
+    flat = parse_case(set_fmatrix())
+    nested = parse_case({**set_fmatrix(), "args": {"fmatrix": FMATRIX}})
+    assert flat.env == nested.env
+    assert flat.arg("fmatrix") == FMATRIX
+    assert parse_case(flat.to_json()).env == flat.env
+    # padValue may be left out: LoadData3DParamsV2's default 0
+    no_pad = {k: v for k, v in FMATRIX.items() if k != "padValue"}
+    assert parse_case({**set_fmatrix(), "args": no_pad}).env == flat.env
+
+
+@pytest.mark.parametrize("args, field", [
+    ({"l1H": 4, "l1W": 4}, "args.fmatrix.padList"),                     # padList is an argument of SetFmatrix
+    ({**FMATRIX, "fmatrix": FMATRIX}, "args.l1H"),                       # both forms at once
+    ({**FMATRIX, "l1h": 4}, "args.l1h"),                                 # misspelt
+    ({**FMATRIX, "padList": [1, 2, 3]}, "args.fmatrix.padList"),
+    ({**FMATRIX, "l1W": True}, "args.fmatrix.l1W"),
+])
+def test_unreadable_arguments_name_the_field(args, field):
+    with pytest.raises(InputError) as exc:
+        parse_case({**set_fmatrix(), "args": args})
+    assert exc.value.field == field
+
+
+def test_rules_with_golden_verdicts():
+    assert broken(set_fmatrix()) == []
+    assert broken(set_fmatrix(l1H=32767, l1W=1, padList=[0, 255, 0, 255])) == []  # the ends of the ranges
+    assert broken(set_fmatrix(l1H=0)) == ["set_fmatrix.fmatrix.l1H.range"]
+    assert broken(set_fmatrix(l1W=32768)) == ["set_fmatrix.fmatrix.l1W.range"]
+    assert broken(set_fmatrix(padList=[0, 0, 256, 0])) == ["set_fmatrix.fmatrix.padList2.type"]  # uint8
+    # padValue is of type T: int8 holds [-128, 127]
+    assert broken(set_fmatrix("int8", padValue=127)) == []
+    assert broken(set_fmatrix("int8", padValue=-129)) == ["set_fmatrix.fmatrix.padValue.range"]
+    assert broken(set_fmatrix() | {"product": "atlas-a2"}) == ["set_fmatrix.product.support",
+                                                               "set_fmatrix.dtype.support"]
+
+
+def test_run_sets_the_feature_map_register():
+    res = run_case(parse_case(set_fmatrix(l1H=7, padList=[1, 2, 3, 4], padValue=-5)))
+    assert not res.faults and res.tensors == {}
+    assert res.memory.special["fmatrix"] == {"l1H": 7, "l1W": 4, "padList": [1, 2, 3, 4], "padValue": -5,
+                                             "dtype": "half"}
+
+
+# -- the feature map a later load reads -----------------------------------------------------------------------------
+
+def test_a_load_after_set_fmatrix_computes_what_it_computes_with_the_map_itself():
+    run = run_program(parse_program(program(fm_call(), load_call())))
+    direct = parse_case({"api": "Load3DBitMode", "product": "atlas-350", "dtype": "half",
+                         "args": {**LOAD_ARGS, "fmatrix": FMATRIX},
+                         "tensors": {"dst": {"position": "A2", "addr": 0, "size": 2048},
+                                     "src": {"position": "A1", "addr": 0, "size": 512, "data": FM_DATA}}})
+    expected = run_case(direct).tensors["dst"]
+    got = run.runs[1].tensors["dst"]
+    assert not run.faults and np.array_equal(got, expected)
+    # NZ with one row of fractals: fractal k1 holds columns 16*k1 .. 16*k1+15, row-major. Row 0 is output (0, 0):
+    # input (-1 + 2*kh, -1 + 2*kw), only tap (1, 1) inside, at x[:, 1, 1] = 16c + 6; it is column group kh*2 + kw = 3
+    # of channel group c1 = 0, i.e. fractal 3; the other taps read padding (0)
+    c = np.arange(16)
+    assert np.array_equal(got[3 * 256: 3 * 256 + 16], 16 * c + 6)
+    assert np.array_equal(got[0:16], np.zeros(16))
+    assert run.memory.special["fmatrix"]["l1H"] == 4
+
+
+def test_the_state_feature_map_is_the_one_checked():
+    # without SetFmatrix: the load's bounds are not checked, and the program says why (a warning, not an error)
+    result = check_program(parse_program(program(load_call())))
+    assert found(result) == ([], [(0, "load3d.fmatrix.unset")])
+    assert {(u.call, u.rule_id) for u in result.unchecked} == {(0, "load3d.window.m_bounds"), (0, "load3d.window.k_bounds"),
+                                                              (0, "load3d.src.footprint")}
+    # with it: no note, and the map it set is checked; l1H = 8 needs C1*l1H*l1W*C0 = 2*8*4*16 = 1024 > 512 elements
+    assert found(check_program(parse_program(program(fm_call(), load_call())))) == ([], [])
+    result = check_program(parse_program(program(fm_call(l1H=8), load_call())))
+    assert found(result) == ([(1, "load3d.src.footprint")], []) and not result.unchecked
+
+
+def test_the_last_set_fmatrix_wins_over_the_loads_own_description():
+    own = copy.deepcopy(load_call())
+    own["args"]["fmatrix"] = FMATRIX  # fits src (2*4*4*16 = 512 elements)
+    result = check_program(parse_program(program(fm_call(), fm_call(l1H=8), own)))
+    # the register holds l1H = 8: the map no longer fits src, and the load's own (different) description is flagged
+    assert found(result) == ([(2, "load3d.src.footprint")], [(2, "load3d.fmatrix.differs")])
+    assert "l1H: 4" in result.warnings[0].message and "l1H: 8" in result.warnings[0].message
+    # the same description as the register: nothing to say
+    assert found(check_program(parse_program(program(fm_call(), own)))) == ([], [])
+
+
+def test_the_stored_pad_value_is_checked_against_the_loads_type():
+    # 300 is a half; as int8 (range [-128, 127]) it is not: the load, not the setter, breaks the rule
+    prog = program(fm_call(padValue=300), {**load_call(), "dtype": "int8"})
+    prog["tensors"]["a2"]["dtype"] = prog["tensors"]["fm"]["dtype"] = "int8"
+    del prog["tensors"]["fm"]["data"]
+    assert found(check_program(parse_program(prog))) == ([(1, "load3d.fmatrix.padValue.range")], [])
+
+
+def test_program_input_errors_name_the_call():
+    r = CliRunner().invoke(main, ["check", "-"], input=json.dumps(program(fm_call(l1H="tall"), load_call())))
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "calls[0].args.fmatrix.l1H" in r.output
