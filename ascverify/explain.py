@@ -353,7 +353,9 @@ def fix_case(case: Case, keep: Sequence[str] = (), *, timeout_ms: int = 20_000) 
     changed = [n for n in space.vars if _differs(env[n], case.env[n])]
     # a tensor that stays absent: its fields are not part of the case
     changed = [n for n in changed if not _absent_tensor_field(case.model, env, n)]
-    distance = sum(abs(int(env[n]) - int(case.env[n])) for n in changed)
+    # a tensor the case did not give has no old values to measure a change from
+    distance = sum(abs(int(env[n]) - int(case.env[n])) for n in changed
+                   if not _absent_tensor_field(case.model, case.env, n))
     after = check_case(_with_data_that_fits(fixed))
     return Repair(case, fixed, changed, distance, still_broken=list(after.violations), method=method)
 
@@ -446,7 +448,7 @@ def diff_lines(repair: Repair) -> list[str]:
     model, old, new = repair.case.model, repair.case, repair.fixed
     lines: list[str] = []
     seen: set[str] = set()
-    for n in repair.changed:
+    for n in sorted(repair.changed, key=lambda n: not n.endswith(".present")):
         param = n.split(".")[0]
         if model.param_kinds.get(param) == "tensor":
             if n.endswith(".present"):

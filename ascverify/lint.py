@@ -283,7 +283,8 @@ def lint_context(model: ApiModel, product: str, dtype: str, *, timeout_ms: int =
                                          "its condition here")
                     continue
                 what = "never fires on a valid case" if r.severity != ERROR else "implied by the other rules"
-                find("redundant", [r.id], f"{what}: {', '.join(why) or 'the case format'}", why)
+                shown = ", ".join(why[:6]) + (f" and {len(why) - 6} more" if len(why) > 6 else "")
+                find("redundant", [r.id], f"{what}: {shown or 'the case format'}", why)
             elif res == "unknown":
                 rep.unknown.append(f"redundant {r.id}")
 

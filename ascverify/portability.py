@@ -44,6 +44,29 @@ def supports(model: ApiModel, product: str, dtype: str) -> bool:
     return dtype in model.support.get(product, ())
 
 
+def calls_of(r: Result) -> list[Case]:
+    """The cases a result is about: the case, or a program's calls."""
+    if r.program is not None:
+        return [c.case for c in r.program.calls]
+    return [r.case] if r.case is not None else []
+
+
+def retarget_result(r: Result, product: str) -> Result:
+    """The result's case (or program) checked on another product."""
+    from .checker import check_case
+
+    if r.program is not None:
+        from dataclasses import replace
+
+        from .program import Call, check_program
+
+        prog = replace(r.program, product=get_product(product),
+                       calls=[Call(c.index, retarget(c.case, product), c.shared) for c in r.program.calls])
+        return check_program(prog, file=r.file, index=r.index)
+    out = check_case(retarget(r.case, product), file=r.file, index=r.index)
+    return out
+
+
 @dataclass
 class ProductVerdict:
     """One case on one product."""
@@ -68,8 +91,17 @@ class Portability:
 
     file: str
     index: int
-    case: Case
+    result: Result
     verdicts: list[ProductVerdict]
+
+    @property
+    def case(self) -> Case:
+        """The case (a program's first call)."""
+        return calls_of(self.result)[0]
+
+    @property
+    def given_product(self) -> str:
+        return self.result.product
 
     @property
     def portable(self) -> bool:
@@ -77,21 +109,25 @@ class Portability:
         return all(v.result.valid for v in self.verdicts if v.supported)
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "index": self.index, "api": self.case.model.name, "given_product": self.case.product,
+        return {"file": self.file, "index": self.index, "api": self.result.api, "given_product": self.given_product,
                 "dtype": self.case.dtype.name, "portable": self.portable,
                 "products": [v.to_json() for v in self.verdicts]}
 
 
 def check_on_products(results: Sequence[Result], products: Sequence[str] = PRODUCT_IDS) -> list[Portability]:
     """Every readable case of ``results`` checked on each of ``products`` (batched per product)."""
-    readable = [r for r in results if r.error is None and r.case is not None]
+    readable = [r for r in results if r.error is None and calls_of(r)]
     per_product: dict[str, list[Result]] = {}
     for p in products:
-        moved = [retarget(r.case, p) for r in readable]
-        got = check_cases(moved)
-        for r, g in zip(readable, got):
-            g.file, g.index = r.file, r.index
-        per_product[p] = got
+        single = [k for k, r in enumerate(readable) if r.program is None]
+        got: list[Result | None] = [None] * len(readable)
+        for k, g in zip(single, check_cases([retarget(readable[k].case, p) for k in single])):
+            g.file, g.index = readable[k].file, readable[k].index
+            got[k] = g
+        for k, r in enumerate(readable):
+            if r.program is not None:
+                got[k] = retarget_result(r, p)
+        per_product[p] = got  # type: ignore[assignment]
     out = []
     for k, r in enumerate(readable):
         own = {v.id for v in r.violations}
@@ -99,9 +135,10 @@ def check_on_products(results: Sequence[Result], products: Sequence[str] = PRODU
         for p in products:
             g = per_product[p][k]
             ids = [v.id for v in g.violations]
-            verdicts.append(ProductVerdict(p, g, supports(r.case.model, p, r.case.dtype.name), p == r.case.product,
+            ok = all(supports(c.model, p, c.dtype.name) for c in calls_of(r))
+            verdicts.append(ProductVerdict(p, g, ok, p == r.product,
                                            [i for i in ids if i not in own], [i for i in own if i not in set(ids)]))
-        out.append(Portability(r.file, r.index, r.case, verdicts))
+        out.append(Portability(r.file, r.index, r, verdicts))
     return out
 
 
@@ -115,20 +152,24 @@ def portability_lines(rows: Sequence[Portability]) -> list[str]:
         for v in row.verdicts:
             tag = " (the case's product)" if v.given else ""
             if not v.supported:
-                reason = "the API" if row.case.model.name and not row.case.model.support.get(v.product) else \
-                    f"T={row.case.dtype.name}"
+                missing = [c for c in calls_of(row.result) if not supports(c.model, v.product, c.dtype.name)]
+                c = missing[0]
+                reason = (f"{c.model.name}" if row.result.program is not None else "the API") \
+                    if not c.model.support.get(v.product) else f"T={c.dtype.name}"
                 lines.append(f"{loc}: {v.product}: not supported ({reason} is not supported there){tag}")
                 continue
             if v.result.valid:
-                extra = f"; valid here but not on {row.case.product}" if v.only_given and not v.given else ""
+                extra = f"; valid here but not on {row.given_product}" if v.only_given and not v.given else ""
                 lines.append(f"{loc}: {v.product}: ok{tag}{extra}")
                 continue
             lines.append(f"{loc}: {v.product}: invalid{tag}")
             for viol in v.result.violations:
                 mark = " [differs]" if viol.id in v.only_here else ""
-                lines.append(f"{loc}: {v.product}: error: [{viol.id}] {one_line(viol.message)} ({viol.rule.source}){mark}")
+                call = f"call {viol.call}: " if viol.call is not None else ""
+                lines.append(f"{loc}: {v.product}: {call}error: [{viol.id}] {one_line(viol.message)} "
+                             f"({viol.rule.source}){mark}")
             for rid in v.only_given:
-                lines.append(f"{loc}: {v.product}: note: [{rid}] broken on {row.case.product} holds here [differs]")
+                lines.append(f"{loc}: {v.product}: note: [{rid}] broken on {row.given_product} holds here [differs]")
     return lines
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 from urllib.parse import quote
@@ -107,6 +108,7 @@ class _FileText:
         self._positions: dict[int, dict[str, int]] = {}
         self._case_lines: list[int] = []
         self.raw: dict[int, Any] = {}
+        self.lines: list[str] = []
         if path == "-":
             return
         try:
@@ -126,7 +128,8 @@ class _FileText:
         except ValueError:
             if stripped[:1] == "{":
                 self.kind = "lines"
-                for lineno, line in enumerate(text.split("\n")):
+                self.lines = text.split("\n")
+                for lineno, line in enumerate(self.lines):
                     if line.strip():
                         self._case_lines.append(lineno)
 
@@ -134,7 +137,7 @@ class _FileText:
         if index in self.raw:
             return self.raw[index]
         if self.kind == "lines" and self.text is not None and 0 <= index < len(self._case_lines):
-            line = self.text.split("\n")[self._case_lines[index]]
+            line = self.lines[self._case_lines[index]]
             try:
                 self.raw[index] = json.loads(line)
             except ValueError:
@@ -156,7 +159,7 @@ class _FileText:
             lineno = self._case_lines[index]
             key = index
             if key not in self._positions:
-                line = self.text.split("\n")[lineno]
+                line = self.lines[lineno]
                 try:
                     self._positions[key] = json_positions(line)
                 except (ValueError, IndexError):
@@ -217,8 +220,22 @@ def rule_pointers(model: ApiModel, rule: Rule, raw: Any) -> list[str]:
     return out or ["/api"]
 
 
+def program_pointer(ptr: str, call: int, shared: dict[str, str]) -> str:
+    """A call's pointer within a program file: its arguments under /calls/N, its tensors at the program's shared
+    tensor they name (/tensors/x/addr), the product and element type at the top."""
+    if ptr.startswith("/tensors/"):
+        parts = ptr.split("/")
+        name = parts[2]
+        if name in shared:
+            return "/".join(["", "tensors", _escape(shared[name]), *parts[3:]])
+    if ptr in ("/product", "/dtype"):
+        return ptr
+    return f"/calls/{call}{ptr}"
+
+
 # -- the document -------------------------------------------------------------------------------------------------------
 
+@lru_cache(maxsize=1024)
 def uri_of(path: str) -> str:
     if path == "-":
         return "stdin"
@@ -256,8 +273,9 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
     """
     models: list[ApiModel] = []
     for r in results:
-        if r.case is not None and r.case.model not in models:
-            models.append(r.case.model)
+        for c in ([call.case for call in r.program.calls] if r.program is not None else [r.case] if r.case else []):
+            if c.model not in models:
+                models.append(c.model)
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}
     for m in models:
@@ -300,14 +318,20 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
                 note["locations"] = [location(r.file, r.index, ptr, r.error.field or "case")]
             notifications.append(note)
             continue
-        if r.case is None:
+        if r.case is None and r.program is None:
             continue
-        model = r.case.model
         product = (product_of or {}).get(pos)
         artifact(r.file)
         raw = texts[r.file].raw_case(r.index)
         for v, level in [(v, "error") for v in r.violations] + [(v, "warning") for v in r.warnings]:
-            ptrs = rule_pointers(model, v.rule, raw)
+            if r.program is not None and v.call is not None:
+                call = r.program.calls[v.call]
+                model = call.case.model
+                raw_call = raw.get("calls", [None] * (v.call + 1))[v.call] if isinstance(raw, dict) else None
+                ptrs = [program_pointer(p, v.call, call.shared) for p in rule_pointers(model, v.rule, raw_call)]
+            else:
+                model = r.case.model if r.case is not None else r.program.calls[0].case.model
+                ptrs = rule_pointers(model, v.rule, raw)
             ft = texts[r.file]
             main_ptr = ptrs[0]
             text = v.message if product is None else f"on {product}: {v.message}"
@@ -318,9 +342,10 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
                 "kind": "fail",
                 "message": {"text": text},
                 "locations": [location(r.file, r.index, main_ptr, main_ptr.rsplit("/", 1)[-1])],
-                "partialFingerprints": {"ascverifyCaseRule/v1": f"{r.file}:{r.index}:{v.rule.id}:{product or r.case.product}"},
+                "partialFingerprints": {"ascverifyCaseRule/v1": f"{r.file}:{r.index}:{v.call}:{v.rule.id}:"
+                                                                f"{product or r.product}"},
                 "properties": {"jsonPointer": ft.file_pointer(r.index, main_ptr), "caseIndex": r.index,
-                               "api": model.name, "product": product or r.case.product, "source": v.rule.source},
+                               "api": model.name, "product": product or r.product, "source": v.rule.source},
             }
             related = []
             for k, ptr in enumerate(ptrs[1:], start=1):
@@ -330,6 +355,8 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
                 related.append(loc)
             if related:
                 res["relatedLocations"] = related
+            if v.call is not None:
+                res["properties"]["call"] = v.call
             out_results.append(res)
     invocation: dict[str, Any] = {"executionSuccessful": not notifications,
                                   "toolExecutionNotifications": notifications}
@@ -350,4 +377,6 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
 
 
 def sarif_text(results: Iterable[Result], **kw: Any) -> str:
-    return json.dumps(sarif_document(list(results), **kw), indent=2, ensure_ascii=False) + "\n"
+    import orjson
+
+    return orjson.dumps(sarif_document(list(results), **kw), option=orjson.OPT_INDENT_2).decode() + "\n"

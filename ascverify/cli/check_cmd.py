@@ -14,7 +14,6 @@ from ..errors import InputError
 from ..report import Counts, bare_error, error_line, json_document, result_lines
 from ..report import CHECK_FORMATS
 from .common import (
-    FORMAT_OPTION,
     PARALLEL_MIN_BYTES,
     DataCache,
     emit,
@@ -238,12 +237,17 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
         emit_error(portability_summary(rows, unreadable, PRODUCT_IDS))
         return 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
     if product:
+        from ..portability import retarget_result
+
         pid = lookup_product(product).id
         readable = [k for k, r in enumerate(results) if r.error is None and r.case is not None]
         moved = check_cases([retarget(results[k].case, pid) for k in readable])
         for k, m in zip(readable, moved):
             m.file, m.index = results[k].file, results[k].index
             results[k] = m
+        for k, r in enumerate(results):  # programs: every call moved, checked in order
+            if r.error is None and r.program is not None:
+                results[k] = retarget_result(r, pid)
     for r in results:
         counts.add(r)
     if fmt == "sarif":

@@ -12,7 +12,21 @@ import click
 
 from ..case import Case
 from ..report import location, one_line
+from ..errors import InputError
 from .common import FORMAT_OPTION, atomic_write, emit, emit_error, joined_lines, main, max_bytes_option, one_case, print_json
+
+
+def _single_case(path: str, index: int, max_bytes: int) -> Case:
+    """Case ``index`` of a file, which must be a single call (a program's calls depend on each other's state)."""
+    from ..caseio import read_cases
+
+    for entry in read_cases(path, max_bytes):
+        if entry.index == index and getattr(entry, "program", None) is not None:
+            raise InputError("a program: explain and fix take one call (write the call as a case of its own; "
+                             "`ascverify check` checks programs)", where=f"{path}:case {index}")
+        if entry.index >= index:
+            break
+    return one_case(path, index, max_bytes)
 
 INDEX_OPTION = click.option("--index", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
                             help="Which case of the file (0 = the first).")
@@ -46,7 +60,7 @@ def explain(case_file: str, index: int, fmt: str, max_bytes: int) -> None:
     """
     from ..explain import explain_case, field_display
 
-    case = one_case(case_file, index, max_bytes)
+    case = _single_case(case_file, index, max_bytes)
     loc = location(case_file, index)
     ex = explain_case(case)
     model = case.model
@@ -114,7 +128,7 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
     """
     from ..explain import diff_lines, dropped_data, fix_case, keep_fields
 
-    case = one_case(case_file, index, max_bytes)
+    case = _single_case(case_file, index, max_bytes)
     loc = location(case_file, index)
     kept = keep_fields(case.model, [n for k in keep for n in k.split(",")])
     rep = fix_case(case, kept)

@@ -24,7 +24,10 @@ from .common import emit, emit_error, joined_lines, main, model_for, output_dir,
               help="random: valid cases spread over the legal space; boundary: extremes and both sides of every "
                    "rule's boundary; negative: cases that break one rule each.")
 @click.option("--dtype", metavar="T", help="Element type T (default: the first type the product supports).")
-def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mode: str, dtype: str | None) -> None:
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Processes for the random mode's construction (0: one per CPU core); the cases are the same.")
+def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mode: str, dtype: str | None,
+        jobs: int = 0) -> None:
     """Generate test cases of API with inputs, golden outputs and a manifest.
 
     Writes DIR/case_NNNN/ per case (case.json, inputs/NAME.bin, golden/NAME.bin: raw
@@ -71,7 +74,9 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     outdir = output_dir(out)
     ctx = model.context(product.id, tname)
     t0 = time.perf_counter()
-    g = generate(model, ctx, mode, count, seed)
+    import os
+
+    g = generate(model, ctx, mode, count, seed, jobs=jobs or (os.cpu_count() or 1))
     t_gen = time.perf_counter() - t0
     doc = write_generation(g, outdir, limit=count if mode != "random" else None)
     t_all = time.perf_counter() - t0

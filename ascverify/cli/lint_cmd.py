@@ -9,7 +9,7 @@ import time
 
 import click
 
-from ..errors import InputError, did_you_mean
+from ..errors import InputError
 from .common import FORMAT_OPTION, emit, emit_error, joined_lines, main, model_for, print_json, product_for
 
 
@@ -21,9 +21,11 @@ from .common import FORMAT_OPTION, emit, emit_error, joined_lines, main, model_f
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
               help="Worker processes (0: one per CPU core).")
 @click.option("--strict", is_flag=True, help="Also fail (exit 1) when a query is undecided.")
+@click.option("-v", "--verbose", is_flag=True, help="Also list what is by design (rules that ban their condition on a "
+              "product or type, and the rules under such a ban) and the contexts whose rules repeat another's.")
 @FORMAT_OPTION
 def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout_ms: int, jobs: int, strict: bool,
-         fmt: str) -> None:
+         verbose: bool, fmt: str) -> None:
     """Lint the rule base of every API (or those named), per product and element type.
 
     For each product that supports the API and each type it supports there: whether any legal
@@ -72,11 +74,16 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout_ms: int,
                 lines.append(f"{where}: {f.kind}: [{', '.join(f.rules)}] {f.detail}{why}")
             for u in r.unknown:
                 lines.append(f"{where}: unknown: {u}")
+            if verbose:
+                lines += [f"{where}: by design: {b}" for b in r.by_design]
+                if r.same_as:
+                    lines.append(f"{where}: note: same rules as on {r.same_as}: linted once")
         lines += [f"lint: {p}" for p in problems]
         emit(joined_lines(lines))
+    by_design = sum(len(r.by_design) for r in reports)
     emit_error(f"lint: {len(reports)} contexts of {len(models)} APIs in {seconds:.1f} s: {len(findings)} findings "
                f"({len(findings) - len(unexplained)} explained, {len(unexplained)} unexplained), {unknown} undecided "
-               f"queries")
+               f"queries, {by_design} by design")
     sys.exit(1 if unexplained or problems or (strict and unknown) else 0)
 
 

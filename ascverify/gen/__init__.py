@@ -82,69 +82,107 @@ def data_seed(seed: int, index: int) -> int:
 # -- the three modes --------------------------------------------------------------------------------------------------
 
 def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int = 0, *,
-             progress: Callable[[str], None] | None = None) -> Generation:
+             progress: Callable[[str], None] | None = None, jobs: int = 1) -> Generation:
     """The cases of one run (not yet given data: see `materialize`)."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; one of {', '.join(MODES)}", field="--mode")
     gen = Generation(model, ctx, mode, seed, n)
     t0 = time.perf_counter()
     if mode == "random":
-        _random(gen, n if n is not None else 100)
+        _random(gen, n if n is not None else 100, jobs)
     elif mode == "boundary":
-        _boundary(gen)
+        _boundary(gen, n)
     else:
-        _negative(gen)
+        _negative(gen, n)
     gen.seconds = time.perf_counter() - t0
     return gen
 
 
-def _random(gen: Generation, n: int) -> None:
+#: Random mode draws in chunks of this many cases, each from its own seeded source: the cases of a seed are the
+#: same whether the chunks run in one process or in several.
+CHUNK = 256
+
+
+def _chunk(model_name: str, product: str, dtype: str, seed: int, k: int) -> tuple[list[dict[str, Any]], dict[str, int], str]:
+    """Chunk ``k``: up to CHUNK constructed valid cases (their fields), the counts, and '' or why the builder failed."""
+    from ..registry import get_api
     from .construct import Unsupported, builder, quiet_assumptions, spread_placement
 
-    model, ctx = gen.model, gen.ctx
-    rng = random.Random(gen.seed)
-    seen: set[tuple] = set()
-    technique = "construction"
-    attempts = built = valid_built = 0
+    model = get_api(model_name)
+    ctx = model.context(product, dtype)
+    rng = random.Random(f"{seed}:{k}")
+    counts = {"drawn": 0, "built": 0, "valid": 0}
     try:
         build = builder(model, ctx)
     except Unsupported as exc:
-        build, technique = None, f"solver pivots ({exc})"
-    limit = max(2000, 40 * n)
+        return [], counts, str(exc)
+    batch = []
+    with quiet_assumptions():
+        for _ in range(CHUNK):
+            counts["drawn"] += 1
+            try:
+                c = build(rng)
+            except Unsupported as exc:
+                return [], counts, str(exc)
+            if c is not None:
+                batch.append(spread_placement(c, rng) if rng.random() < 0.9 else c)
+    counts["built"] = len(batch)
+    envs = []
+    for c, res in zip(batch, check_cases(batch) if batch else []):
+        if res.valid:
+            counts["valid"] += 1
+            envs.append(c.env)
+    return envs, counts, ""
+
+
+def _random(gen: Generation, n: int, jobs: int = 1) -> None:
+    model, ctx = gen.model, gen.ctx
+    seen: set[tuple] = set()
+    technique = "construction"
+    totals = {"drawn": 0, "built": 0, "valid": 0}
     t0 = time.perf_counter()
-    if build is not None:
-        with quiet_assumptions():
-            while len(gen.cases) < n and attempts < limit:
-                batch = []
-                for _ in range(min(512, 2 * (n - len(gen.cases)) + 8)):
-                    attempts += 1
-                    try:
-                        c = build(rng)
-                    except Unsupported as exc:
-                        technique = f"solver pivots ({exc})"
-                        attempts = limit
+    max_chunks = max(8, 40 * n // CHUNK + 1)
+    k = 0
+    pool = None
+    if jobs > 1 and n > CHUNK:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+    try:
+        while len(gen.cases) < n and k < max_chunks:
+            want = max(1, min(max_chunks - k, -(-(n - len(gen.cases)) // CHUNK) + (1 if k else 0)))
+            args = [(model.name, ctx.product.id, ctx.dtype.name, gen.seed, k + i) for i in range(want)]
+            parts = pool.starmap(_chunk, args) if pool is not None and want > 1 else [_chunk(*a) for a in args]
+            k += want
+            failed = ""
+            for envs, counts, why in parts:  # in chunk order: the same cases for any number of processes
+                for key_, v in counts.items():
+                    totals[key_] += v
+                failed = failed or why
+                for env in envs:
+                    if len(gen.cases) >= n:
                         break
-                    if c is not None:
-                        built += 1
-                        batch.append(spread_placement(c, rng) if rng.random() < 0.9 else c)
-                if not batch:
-                    continue
-                for c, res in zip(batch, check_cases(batch)):
-                    valid_built += res.valid
-                    if not res.valid or len(gen.cases) >= n:
-                        continue
-                    key = case_key(c)
+                    key = tuple(sorted(env.items()))
                     if key in seen:
                         continue
                     seen.add(key)
-                    c.origin = f"gen:{len(gen.cases)}"
-                    gen.cases.append(GenCase(c, "success", note="constructed"))
+                    gen.cases.append(GenCase(Case(model, ctx, env, origin=f"gen:{len(gen.cases)}"), "success",
+                                             note="constructed"))
+            if failed:
+                technique = f"solver pivots ({failed})"
+                break
+            if totals["valid"] == 0 and k >= 8:
+                break
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
     construct_s = time.perf_counter() - t0
     constructed = len(gen.cases)
     if len(gen.cases) < n:  # the builder could not serve (or the legal space is small): the solver's pivots
         from ..solver import Space
 
-        technique = technique if constructed == 0 else technique + " + solver pivots"
+        technique = technique if constructed == 0 or technique != "construction" else technique + " + solver pivots"
         space = Space(model, ctx)
         for c in space.sample(n - len(gen.cases) + 8, seed=gen.seed):
             if len(gen.cases) >= n:
@@ -156,8 +194,8 @@ def _random(gen: Generation, n: int) -> None:
             c.origin = f"gen:{len(gen.cases)}"
             gen.cases.append(GenCase(c, "success", note="solver pivots"))
     gen.report["technique"] = technique
-    gen.report["constructed"] = {"drawn": attempts, "built": built, "valid": valid_built, "kept": constructed,
-                                 "valid_share": round(valid_built / built, 3) if built else None}
+    gen.report["constructed"] = {**totals, "kept": constructed,
+                                 "valid_share": round(totals["valid"] / totals["built"], 3) if totals["built"] else None}
     gen.report["construction_seconds"] = construct_s
     gen.report["diversity"] = diversity(model, ctx, [g.case for g in gen.cases])
     if len(gen.cases) < n:
@@ -188,7 +226,15 @@ def diversity(model: ApiModel, ctx: Context, cases: list[Case]) -> dict[str, Any
             "ends_missed": ends["missed"]}
 
 
-def _boundary(gen: Generation) -> None:
+def _limit_reached(gen: Generation, limit: int | None, t: Any) -> bool:
+    """With -n N, the targets left once N cases exist are not solved (reported as such)."""
+    if limit is None or len(gen.cases) < limit:
+        return False
+    t.status, t.reason = "not_written", f"-n {limit}: the first {limit} cases were written"
+    return True
+
+
+def _boundary(gen: Generation, limit: int | None = None) -> None:
     from .solving import Solving
     from .targets import describe_core, field_targets, rule_targets, solve_target
 
@@ -204,6 +250,8 @@ def _boundary(gen: Generation) -> None:
             continue
         if t.rule is not None and _constant(sv, t.rule):
             t.status, t.reason = "context", _CONTEXT_REASON.format(p=gen.ctx.product.id, t=gen.ctx.dtype.name)
+            continue
+        if _limit_reached(gen, limit, t):
             continue
         out = solve_target(sv, t, origin=f"boundary:{t.id}", near=near)
         if out.status == "unsat" and t.kind == "field" and "end" in t.extra:
@@ -257,8 +305,6 @@ def _boundary(gen: Generation) -> None:
 def _cover_others(sv: Any, targets: list, gc: GenCase, index: int) -> None:
     import z3
 
-    from ..explain import value_term
-
     case = gc.case
     subst = [(var, z3.BoolVal(bool(case.env[n])) if z3.is_bool(var) else z3.IntVal(int(case.env[n])))
              for n, var in sv.space.vars.items()]
@@ -277,7 +323,7 @@ def _cover_others(sv: Any, targets: list, gc: GenCase, index: int) -> None:
             gc.covers.append(t.id)
 
 
-def _negative(gen: Generation) -> None:
+def _negative(gen: Generation, limit: int | None = None) -> None:
     from .solving import Solving
     from .targets import negative_targets, solve_target
 
@@ -287,6 +333,8 @@ def _negative(gen: Generation) -> None:
     for t in targets:
         if t.rule is not None and _constant(sv, t.rule):
             t.status, t.reason = "context", _CONTEXT_REASON.format(p=gen.ctx.product.id, t=gen.ctx.dtype.name)
+            continue
+        if _limit_reached(gen, limit, t):
             continue
         out = solve_target(sv, t, origin=f"negative:{t.rule}")
         if out.status != "sat":

@@ -19,7 +19,7 @@ from ..domains import Domain, field_domains
 from ..explain import check, core_names, value_term
 from ..model import ApiModel
 from ..rules import ERROR, Context, Rule
-from ..solver import Space, _normalize
+from ..solver import Space
 
 #: Milliseconds one generation query may take (then it counts as "unknown").
 TIMEOUT_MS = 4_000
@@ -252,7 +252,3 @@ class Solving:
                     return b
         return a if largest else b
 
-
-def normalize(model: ApiModel, env: dict[str, Any]) -> None:
-    """Clear the fields of the mask mode a case does not use (as the solver's cases are)."""
-    _normalize(model, env)

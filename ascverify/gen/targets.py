@@ -164,11 +164,17 @@ def rule_targets(sv: Solving) -> list[Target]:
             f = sv.model.field_by_name[name]
             var = sv.space.vars[name]
             shown = (lambda c, f=f: f.type.choices[c] if isinstance(f.type, EnumType) and 0 <= c < len(f.type.choices) else str(c))
-            for c in codes:
+            legal = codes if len(codes) <= 16 else sorted({codes[0], codes[len(codes) // 2], codes[-1]})
+            for c in legal:
                 add("legal", f"{name} = {shown(c)}", lambda v=var, x=c, W=W: z3.And(W(), v == x))
             lo, hi = f.type.lo, f.type.hi
-            others = [c for c in range(lo, hi + 1) if c not in codes] if hi - lo < 16 else \
-                [c for c in (codes[0] - 1, codes[-1] + 1) if lo <= c <= hi and c not in codes] if codes else [lo]
+            if hi - lo < 16:
+                others = [c for c in range(lo, hi + 1) if c not in codes]
+            elif codes:  # just outside the set, and the first gaps inside it
+                gaps = [a + 1 for a, b in zip(codes, codes[1:]) if b > a + 1][:2]
+                others = [c for c in (codes[0] - 1, *gaps, codes[-1] + 1) if lo <= c <= hi]
+            else:
+                others = [lo]
             for c in others:
                 add("illegal", f"{name} = {shown(c)}", lambda v=var, x=c, W=W: z3.And(W(), v == x), assign=(name, c))
         elif kind == "align":

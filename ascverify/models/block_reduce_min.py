@@ -126,6 +126,8 @@ class BlockReduceMin(ApiModel):
         "atlas-training": ("half",),
     }
     support_source = f"{NOTES} (products and types; the page names none)"
+    #: `ascverify lint`: on atlas-training dstRepStride.nonzero ([1, 65535]) implies dstRepStride.range ([0, 65535])
+    lint_expected = {"redundant:block_reduce_min.dstRepStride.range": "block_reduce_min.dstRepStride-zero"}
     default_dtype = "half"
     args = (
         Arg("repeatTime", INT32, f"{_proto('int32_t repeatTime')}; {_param('repeat_time')}",

@@ -142,6 +142,10 @@ class LoadAlign(ApiModel):
                "(DIST_DS, every other bit kept) bytes of UB into the 256 bits of a MaskReg.")
     support = {PRODUCT: TYPES}
     support_source = f"{SEED} Applicability; Tables 1-3, T (b8..b64: any type of that width)"
+    #: `ascverify lint`: with postMode fixed to POST_MODE_UPDATE no load starts before srcAddr, and a dist-aligned
+    #: effective address is T-aligned: both rules report, in their own words, cases other rules refuse too
+    lint_expected = {"redundant:reg_load_align.srcAddr.read_start": "reg_load_align.post-mode-normal",
+                     "redundant:reg_load_align.srcAddr.align": "reg_load_align.effective-address"}
     default_dtype = "b8"
     forms = ((), ("addrReg",), ("postMode", "offset"))
     forms_source = f"{SEED} Prototype (three LoadAlign prototypes into a MaskReg)"

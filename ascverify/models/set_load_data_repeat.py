@@ -72,8 +72,8 @@ class SetLoadDataRepeatWithStride(ApiModel):
     def api_rules(self):
         p = self.prefix
         yield field_range(f"{p}.repeatMode.range", "repeatMode", 0, 1, _t2("repeatMode"))
-        yield field_range(f"{p}.repeatTime.range", "repeatTime", 0, 255, _t2("repeatTime"))
-        yield field_range(f"{p}.repeatStride.range", "repeatStride", 0, 65535, _t2("repeatStride"))
+        # repeatTime [0, 255] and repeatStride [0, 65535] are their uint8 / uint16 types: the type rules
+        # (set_load_data_repeat.repeatTime.type, .repeatStride.type, same source) check them (`ascverify lint`: vacuous)
         yield rule(f"{p}.repeatTime.noop", ("repeatTime",), lambda v, ctx: v.repeatTime != 0,
                    "repeatTime=0: the next LoadDataWithStride moves nothing (a no-op)", f"{SEED} 约束说明",
                    severity=WARNING, help="repeatTime = 0 makes the next LoadDataWithStride a no-op")

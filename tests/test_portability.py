@@ -1,0 +1,135 @@
+"""Portability: `check --product all|P` and `diff-products A B [API]`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ascverify import get_api
+from ascverify.cli import main
+from ascverify.portability import diff_api
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"
+
+
+def example() -> dict:
+    doc = json.loads(EXAMPLE.read_text())
+    doc["tensors"]["src0"]["data"] = str(EXAMPLE.parent / doc["tensors"]["src0"]["data"])
+    return doc
+
+
+def invoke(*argv: str):
+    return CliRunner().invoke(main, list(argv))
+
+
+def test_product_all_lists_every_product_and_the_rules_that_differ(tmp_path):
+    # on atlas-350 BilinearInterpolation needs no sharedTmpBuffer; A2, A3 and the inference AI Core require one
+    doc = example()
+    doc["product"] = "atlas-350"
+    del doc["tensors"]["sharedTmpBuffer"]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(doc))
+    r = invoke("check", "--product", "all", str(path))
+    assert r.exit_code == 1
+    lines = r.stdout.splitlines()
+    loc = f"{path}:case 0"
+    assert f"{loc}: atlas-350: ok (the case's product)" in lines
+    for p in ("atlas-a3", "atlas-a2", "atlas-inference-aicore"):
+        assert f"{loc}: {p}: invalid" in lines
+        assert any(l.startswith(f"{loc}: {p}: error: [bilinear.sharedTmpBuffer.required]") and l.endswith("[differs]")
+                   for l in lines)
+    for p in ("atlas-200i-500-a2", "atlas-inference-vectorcore", "atlas-training"):
+        assert f"{loc}: {p}: not supported (the API is not supported there)" in lines
+    assert r.stderr.strip() == ("1 case on 7 products: 0 portable (valid on every product that supports the API "
+                                "and type), 1 not portable, 0 unreadable")
+    js = json.loads(invoke("check", "--product", "all", "--format", "json", str(path)).stdout)
+    (row,) = js["results"]
+    assert row["portable"] is False and row["given_product"] == "atlas-350"
+    a2 = next(p for p in row["products"] if p["product"] == "atlas-a2")
+    assert a2["differs"]["broken_only_here"] == ["bilinear.sharedTmpBuffer.required"] and a2["supported"] is True
+
+
+def test_the_shipped_example_is_portable():
+    r = invoke("check", "--product", "all", str(EXAMPLE))
+    assert r.exit_code == 0, r.output
+    assert "1 portable" in r.stderr
+
+
+def test_a_type_one_product_lacks(tmp_path):
+    doc = {"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "float",
+           "args": {"repeatTime": 1, "mask": 64, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
+           "tensors": {"dst": {"position": "VECOUT", "addr": 0, "size": 8},
+                       "src": {"position": "VECIN", "addr": 1024, "size": 64}}}
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(doc))
+    r = invoke("check", "--product", "all", str(path))
+    # float BlockReduceMin: not on atlas-training (half only) nor on the Vector Core (no BlockReduceMin)
+    assert f"{path}:case 0: atlas-training: not supported (T=float is not supported there)" in r.stdout
+    assert f"{path}:case 0: atlas-inference-vectorcore: not supported (the API is not supported there)" in r.stdout
+    assert r.exit_code == 0, r.output
+
+
+def test_product_override(tmp_path):
+    r = invoke("check", "--product", "atlas-training", str(EXAMPLE))
+    assert r.exit_code == 1 and "[bilinear.product.support]" in r.stdout
+    assert invoke("check", "--product", "ascend-950pr", str(EXAMPLE)).exit_code == 0
+    r = invoke("check", "--product", "atlas-35", str(EXAMPLE))
+    assert r.exit_code == 2 and "--product: unknown product 'atlas-35' (did you mean 'atlas-350'?)" in r.stderr
+
+
+def test_diff_products_bilinear():
+    d = diff_api(get_api("BilinearInterpolation"), "atlas-a2", "atlas-350")
+    # UB: 192 KiB on atlas-a2, 248 KiB on atlas-350 (HARDWARE_NOTES Products)
+    assert d.buffers == [("UB", 192 * 1024, 248 * 1024)]
+    kinds = {r.rule.id: r for r in d.rules}
+    assert kinds["bilinear.sharedTmpBuffer.required"].kind == "only_a"
+    assert kinds["bilinear.sharedTmpBuffer.size"].kind == "only_a"
+    for t in ("dst", "src0", "src0Offset", "src1", "sharedTmpBuffer"):
+        assert kinds[f"bilinear.{t}.bounds"].kind == "differs"
+        assert "UB 196608 vs 253952 bytes" in kinds[f"bilinear.{t}.bounds"].detail
+    assert len(d.rules) == 7
+    same = diff_api(get_api("BilinearInterpolation"), "atlas-a2", "atlas-a3")
+    assert same.same  # same buffers, both require the temporary buffer
+
+
+def test_diff_products_block_reduce_min_on_training():
+    d = diff_api(get_api("BlockReduceMin"), "atlas-a2", "atlas-training")
+    assert d.support_a == ("half", "float") and d.support_b == ("half",)
+    assert d.buffers == [("UB", 192 * 1024, 256 * 1024)]
+    kinds = {r.rule.id: r.kind for r in d.rules}
+    assert kinds["block_reduce_min.dstRepStride.nonzero"] == "only_b"
+    assert kinds["block_reduce_min.dst.bounds"] == "differs"
+
+
+def test_diff_products_cli():
+    r = invoke("diff-products", "atlas-a2", "atlas-350", "BilinearInterpolation")
+    assert r.exit_code == 1
+    assert r.stdout.splitlines()[:2] == ["BilinearInterpolation: atlas-a2 vs atlas-350",
+                                         "  buffer UB: 196608 bytes on atlas-a2, 253952 on atlas-350"]
+    assert "  only on atlas-a2: [bilinear.sharedTmpBuffer.required]" in r.stdout
+    r = invoke("diff-products", "atlas-a2", "atlas-a3", "BilinearInterpolation", "--format", "json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["apis"][0]["same"] is True
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["diff-products", "atlas-a2", "atlas-a9"], "unknown product 'atlas-a9'"),
+    (["diff-products", "atlas-350", "ascend-950pr"], "are the same product (atlas-350)"),
+    (["diff-products", "atlas-a2", "atlas-350", "Bilinear"], "did you mean 'BilinearInterpolation'?"),
+])
+def test_diff_products_bad_input(argv, message):
+    r = invoke(*argv)
+    assert r.exit_code == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_programs_move_with_all_their_calls():
+    path = ROOT / "examples" / "program_block_reduce_min.json"
+    r = invoke("check", "--product", "all", str(path))
+    assert r.exit_code == 0, r.output
+    # SetVectorMask runs everywhere; BlockReduceMin not on the Vector Core
+    assert (f"{path}:case 0: atlas-inference-vectorcore: not supported (BlockReduceMin is not supported there)"
+            in r.stdout)
+    assert f"{path}:case 0: atlas-training: ok" in r.stdout

@@ -1,0 +1,189 @@
+"""`check --format sarif`: a SARIF 2.1.0 log whose results point into the case files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ascverify.cli import main
+from ascverify.report import CHECK_FORMATS
+from ascverify.sarif import json_positions
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"
+LEVELS = {"none", "note", "warning", "error"}
+
+
+def example(**args) -> dict:
+    doc = json.loads(EXAMPLE.read_text())
+    doc["tensors"]["src0"]["data"] = str(EXAMPLE.parent / doc["tensors"]["src0"]["data"])
+    doc["args"].update(args)
+    return doc
+
+
+def sarif(*argv: str) -> tuple[dict, object]:
+    r = CliRunner().invoke(main, ["check", "--format", "sarif", *argv])
+    return json.loads(r.stdout), r
+
+
+def validate(log: dict) -> None:
+    """The properties SARIF 2.1.0 requires (the schema is not available offline): checked by hand."""
+    assert log["version"] == "2.1.0" and isinstance(log["runs"], list) and log["runs"]
+    assert log["$schema"].endswith("sarif-2.1.0.json")
+    for run in log["runs"]:
+        driver = run["tool"]["driver"]
+        assert isinstance(driver["name"], str) and driver["name"]
+        ids = [r["id"] for r in driver.get("rules", [])]
+        assert len(ids) == len(set(ids)), "rule ids repeat"
+        for rule in driver.get("rules", []):
+            assert rule["shortDescription"]["text"] and rule["help"]["text"]
+            assert rule["defaultConfiguration"]["level"] in LEVELS
+            assert f"Source: {rule['properties']['source']}" in rule["help"]["text"]
+        artifacts = run.get("artifacts", [])
+        for a in artifacts:
+            assert isinstance(a["location"]["uri"], str)
+        for res in run["results"]:
+            assert isinstance(res["message"]["text"], str) and res["message"]["text"]
+            assert res["level"] in LEVELS
+            assert driver["rules"][res["ruleIndex"]]["id"] == res["ruleId"]
+            for loc in res["locations"] + res.get("relatedLocations", []):
+                phys = loc["physicalLocation"]
+                assert isinstance(phys["artifactLocation"]["uri"], str)
+                assert artifacts[phys["artifactLocation"]["index"]]["location"]["uri"] == phys["artifactLocation"]["uri"]
+                if "region" in phys:
+                    assert phys["region"]["startLine"] >= 1 and phys["region"]["startColumn"] >= 1
+                for ll in loc.get("logicalLocations", []):
+                    assert ll["fullyQualifiedName"].startswith("case ")
+            for rel in res.get("relatedLocations", []):
+                assert isinstance(rel["id"], int) and rel["id"] >= 0
+        for inv in run.get("invocations", []):
+            assert isinstance(inv["executionSuccessful"], bool)
+            for n in inv.get("toolExecutionNotifications", []):
+                assert n["message"]["text"] and n["level"] in LEVELS
+
+
+def text_at(path: Path, region: dict) -> str:
+    line = path.read_text().split("\n")[region["startLine"] - 1]
+    return line[region["startColumn"] - 1:]
+
+
+def test_results_point_at_the_values(tmp_path):
+    doc = example(hRepeat=0)
+    doc["tensors"]["dst"]["addr"] = 16  # UB start addresses are 32-byte aligned
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc, indent=2))
+    log, r = sarif(str(path))
+    assert r.exit_code == 1 and r.stderr.strip() == "1 case: 0 valid, 1 invalid, 0 unreadable"
+    validate(log)
+    results = {res["ruleId"]: res for res in log["runs"][0]["results"]}
+    assert set(results) >= {"bilinear.hRepeat.range", "bilinear.dst.align"}
+    h = results["bilinear.hRepeat.range"]
+    assert h["properties"]["jsonPointer"] == "/args/hRepeat"
+    assert h["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "case 0/args/hRepeat"
+    assert text_at(path, h["locations"][0]["physicalLocation"]["region"]).startswith("0,")
+    a = results["bilinear.dst.align"]
+    assert a["properties"]["jsonPointer"] == "/tensors/dst/addr"
+    assert text_at(path, a["locations"][0]["physicalLocation"]["region"]).startswith("16,")
+    rule = log["runs"][0]["tool"]["driver"]["rules"][h["ruleIndex"]]
+    assert "000_f2fe3f8fa92b9dd9.txt Table 2, hRepeat" in rule["help"]["text"]
+
+
+def test_list_files_prefix_the_case_index_and_lines_files_use_the_line(tmp_path):
+    lst = tmp_path / "list.json"
+    lst.write_text(json.dumps([example(), example(vRepeat=0)], indent=1))
+    log, _ = sarif(str(lst))
+    validate(log)
+    (res,) = [x for x in log["runs"][0]["results"] if x["ruleId"] == "bilinear.vRepeat.range"]
+    assert res["properties"]["jsonPointer"] == "/1/args/vRepeat" and res["properties"]["caseIndex"] == 1
+    assert text_at(lst, res["locations"][0]["physicalLocation"]["region"]).startswith("0")
+    jl = tmp_path / "cases.jsonl"
+    jl.write_text(json.dumps(example()) + "\n\n" + json.dumps(example()) + "\n" + json.dumps(example(hRepeat=0)) + "\n")
+    log, r = sarif(str(jl))
+    validate(log)
+    (res,) = log["runs"][0]["results"]
+    loc = res["locations"][0]
+    assert loc["logicalLocations"][0]["fullyQualifiedName"] == "case 2/args/hRepeat"
+    assert loc["physicalLocation"]["region"]["startLine"] == 4  # the blank line 2 holds no case
+    assert res["properties"]["jsonPointer"] == "/args/hRepeat"
+    assert text_at(jl, loc["physicalLocation"]["region"]).startswith("0,")
+
+
+def test_pyasc_spelling_is_pointed_at_as_written(tmp_path):
+    doc = {"api": "block_reduce_min", "product": "atlas-a2", "dtype": "half",
+           "args": {"repeat": 300, "mask": 128, "dst_rep_stride": 1, "src_blk_stride": 1, "src_rep_stride": 8},
+           "tensors": {"dst": {"position": "VECOUT", "addr": 0, "size": 4096},
+                       "src": {"position": "VECIN", "addr": 8192, "size": 40000}}}
+    path = tmp_path / "py.json"
+    path.write_text(json.dumps(doc))
+    log, _ = sarif(str(path))
+    validate(log)
+    res = next(x for x in log["runs"][0]["results"] if x["ruleId"] == "block_reduce_min.repeatTime.range")
+    assert res["properties"]["jsonPointer"] == "/args/repeat"
+
+
+def test_unreadable_cases_are_notifications(tmp_path):
+    path = tmp_path / "mixed.json"
+    bad = example()
+    bad["args"]["hRepet"] = 1
+    path.write_text(json.dumps([example(), bad]))
+    log, r = sarif(str(path), str(tmp_path / "missing.json"))
+    assert r.exit_code == 2
+    validate(log)
+    inv = log["runs"][0]["invocations"][0]
+    assert inv["executionSuccessful"] is False and inv["exitCode"] == 2
+    notes = inv["toolExecutionNotifications"]
+    assert any("unknown argument 'hRepet'" in n["message"]["text"] and
+               n["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "case 1/args/hRepet" for n in notes)
+    assert any("no such file" in n["message"]["text"] for n in notes)
+    assert log["runs"][0]["results"] == []
+
+
+def test_product_all_in_sarif(tmp_path):
+    doc = example()
+    doc["product"] = "atlas-350"
+    del doc["tensors"]["sharedTmpBuffer"]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(doc))
+    log, r = sarif("--product", "all", str(path))
+    validate(log)
+    got = {(x["ruleId"], x["properties"]["product"]) for x in log["runs"][0]["results"]}
+    assert got == {("bilinear.sharedTmpBuffer.required", p) for p in ("atlas-a2", "atlas-a3", "atlas-inference-aicore")}
+    assert r.exit_code == 1
+
+
+@pytest.mark.parametrize("fmt", CHECK_FORMATS)
+def test_every_check_format_gives_the_same_verdict(fmt, tmp_path):
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps([example(), example(vRepeat=0)]))
+    r = CliRunner().invoke(main, ["check", "--format", fmt, str(path)])
+    assert r.exit_code == 1 and "bilinear.vRepeat.range" in r.stdout
+    assert r.stderr.strip().endswith("2 cases: 1 valid, 1 invalid, 0 unreadable")
+
+
+def test_json_positions():
+    text = '{"a": [1, {"b/c": "x~"}], "d": {"e": true}}'
+    pos = json_positions(text)
+    assert text[pos["/a/1/b~1c"]:].startswith('"x~"')
+    assert text[pos["/d/e"]:].startswith("true")
+    assert pos[""] == 0
+
+
+def test_program_findings_point_into_calls_and_shared_tensors(tmp_path):
+    doc = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
+    doc["calls"][1]["args"]["repeat"] = 300  # repeatTime in [0, 255]
+    doc["tensors"]["z"]["addr"] = 520  # a half dst must be 16-byte aligned; call 1's dst is the shared tensor z
+    path = tmp_path / "prog.json"
+    path.write_text(json.dumps(doc, indent=2))
+    log, r = sarif(str(path))
+    assert r.exit_code == 1
+    validate(log)
+    got = {x["ruleId"]: x for x in log["runs"][0]["results"]}
+    rep = got["block_reduce_min.repeatTime.range"]
+    assert rep["properties"]["jsonPointer"] == "/calls/1/args/repeat" and rep["properties"]["call"] == 1
+    assert text_at(path, rep["locations"][0]["physicalLocation"]["region"]).startswith("300")
+    al = got["block_reduce_min.dst.align"]
+    assert al["properties"]["jsonPointer"] == "/tensors/z/addr"
+    assert text_at(path, al["locations"][0]["physicalLocation"]["region"]).startswith("520")
