@@ -76,6 +76,23 @@ def at_most(figure: Figure, threshold: float, on: str = "ratio") -> Figure:
     return figure
 
 
+def timed_once(fn: Callable[[], Any], setup: Callable[[], Any] | None = None, gc_off: bool = False) -> tuple[float, Any]:
+    """Wall time of one ``fn()`` (``setup()`` first, not timed; cyclic GC off during it when ``gc_off``) and its result."""
+    if setup is not None:
+        setup()
+    was = gc.isenabled()
+    if gc_off:
+        gc.collect()
+        gc.disable()
+    try:
+        t0 = time.perf_counter()
+        out = fn()
+        return time.perf_counter() - t0, out
+    finally:
+        if gc_off and was:
+            gc.enable()
+
+
 def median_time(fn: Callable[[], Any], repeats: int, *, setup: Callable[[], Any] | None = None,
                 warmup: bool = False, gc_off: bool = False) -> tuple[float, list[float], Any]:
     """Median wall time of ``fn()`` over ``repeats`` runs (``setup()`` before each, not timed); the last result."""
@@ -86,19 +103,8 @@ def median_time(fn: Callable[[], Any], repeats: int, *, setup: Callable[[], Any]
     times: list[float] = []
     out = None
     for _ in range(max(1, repeats)):
-        if setup is not None:
-            setup()
-        was = gc.isenabled()
-        if gc_off:
-            gc.collect()
-            gc.disable()
-        try:
-            t0 = time.perf_counter()
-            out = fn()
-            times.append(time.perf_counter() - t0)
-        finally:
-            if gc_off and was:
-                gc.enable()
+        seconds, out = timed_once(fn, setup, gc_off)
+        times.append(seconds)
     return statistics.median(times), times, out
 
 
@@ -291,17 +297,6 @@ def interleaved(tasks: dict[str, tuple[Callable[[], Any], Callable[[], Any] | No
         order = names[rep % len(names):] + names[:rep % len(names)]
         for n in order:
             fn, setup = tasks[n]
-            if setup is not None:
-                setup()
-            was = gc.isenabled()
-            if gc_off:
-                gc.collect()
-                gc.disable()
-            try:
-                t0 = time.perf_counter()
-                last[n] = fn()
-                samples[n].append(time.perf_counter() - t0)
-            finally:
-                if gc_off and was:
-                    gc.enable()
+            seconds, last[n] = timed_once(fn, setup, gc_off)
+            samples[n].append(seconds)
     return {n: (statistics.median(samples[n]), samples[n], last.get(n)) for n in names}

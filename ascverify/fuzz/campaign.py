@@ -118,16 +118,22 @@ def _options(config: CampaignConfig, seed: int, items: Sequence[Unit], start: fl
 
 # -- in this process -----------------------------------------------------------------------------------------------
 
+def _run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, runner: Callable[..., ItemResult],
+               target: Any) -> None:
+    """Run the items in order until they are done, an interruption is requested or the deadline nears."""
+    for item in items:
+        if signals.requested():
+            break
+        if opts.deadline is not None and time.time() >= opts.deadline - 0.5:
+            break
+        runner(item, opts, sink, target)
+
+
 def _run_here(items: Sequence[Unit], opts: RunOptions, sink: Sink, runner: Callable[..., ItemResult]) -> None:
     needs_target = any(u.kind == "differential" for u in items)
     target = open_target(opts) if needs_target else None
     try:
-        for item in items:
-            if signals.requested():
-                break
-            if opts.deadline is not None and time.time() >= opts.deadline - 0.5:
-                break
-            runner(item, opts, sink, target)
+        _run_items(items, opts, sink, runner, target)
     finally:
         if target is not None:
             target.close()
@@ -181,12 +187,7 @@ def _worker_main(tasks: Any, results: Any, opts: RunOptions, wid: int,
                 items.append(item)
             needs = any(u.kind == "differential" for u in items)
             target = open_target(opts) if needs else None
-            for item in items:
-                if signals.requested():
-                    break
-                if opts.deadline is not None and time.time() >= opts.deadline - 0.5:
-                    break
-                runner(item, opts, sink, target)
+            _run_items(items, opts, sink, runner, target)
         except KeyboardInterrupt:
             pass
         except InputError as exc:
