@@ -14,6 +14,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .case import Case
+from .citations import cite
 from .errors import InputError
 from .rules import WARNING, Rule, Values
 
@@ -30,6 +31,8 @@ class Violation:
     message: str
     #: in a program: the index of the call that breaks it
     call: int | None = None
+    #: a warning counted as an error (``check --strict``)
+    promoted: bool = False
 
     @property
     def id(self) -> str:
@@ -37,13 +40,15 @@ class Violation:
 
     @property
     def severity(self) -> str:
-        return self.rule.severity
+        return "error" if self.promoted else self.rule.severity
 
     def to_json(self) -> dict[str, Any]:
         out = {"rule": self.rule.id, "params": list(self.rule.params), "message": self.message,
-               "source": self.rule.source, "severity": self.rule.severity}
+               "source": self.rule.citation, "severity": self.severity}
         if self.call is not None:
             out["call"] = self.call
+        if self.promoted:
+            out["promoted"] = "warning made an error by --strict"
         return out
 
 
@@ -57,7 +62,7 @@ class Unchecked:
     call: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out = {"rule": self.rule_id, "reason": self.reason, "source": self.source}
+        out = {"rule": self.rule_id, "reason": self.reason, "source": cite(self.source)}
         if self.call is not None:
             out["call"] = self.call
         return out
@@ -80,6 +85,14 @@ class Result:
     @property
     def valid(self) -> bool:
         return self.error is None and not self.violations
+
+    def promote_warnings(self) -> "Result":
+        """Count every warning as an error (``check --strict``); returns self."""
+        for w in self.warnings:
+            w.promoted = True
+        self.violations.extend(self.warnings)
+        self.warnings = []
+        return self
 
     @property
     def api(self) -> str | None:

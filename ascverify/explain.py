@@ -116,10 +116,10 @@ class Conflict:
         return [r for r in self.rules if r.id != self.rule.id]
 
     def to_json(self, model: ApiModel) -> dict[str, Any]:
-        return {"rule": self.rule.id, "message": self.message, "source": self.rule.source,
+        return {"rule": self.rule.id, "message": self.message, "source": self.rule.citation,
                 "values": {k: _jsonable(model, k, v) for k, v in self.values.items()},
                 "pointers": sorted({json_pointer(model, k) for k in self.values}),
-                "with_rules": [{"rule": r.id, "requires": r.help or r.message, "source": r.source} for r in self.others()],
+                "with_rules": [{"rule": r.id, "requires": r.help or r.message, "source": r.citation} for r in self.others()],
                 "minimal": self.minimal}
 
 

@@ -167,7 +167,7 @@ def portability_lines(rows: Sequence[Portability]) -> list[str]:
                 mark = " [differs]" if viol.id in v.only_here else ""
                 call = f"call {viol.call}: " if viol.call is not None else ""
                 lines.append(f"{loc}: {v.product}: {call}error: [{viol.id}] {one_line(viol.message)} "
-                             f"({viol.rule.source}){mark}")
+                             f"({viol.rule.citation}){mark}")
             for rid in v.only_given:
                 lines.append(f"{loc}: {v.product}: note: [{rid}] broken on {row.given_product} holds here [differs]")
     return lines
@@ -194,7 +194,7 @@ class RuleDiff:
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule.id, "kind": self.kind, "detail": self.detail, "dtype": self.dtype or None,
-                "requires": self.rule.help or self.rule.message, "source": self.rule.source}
+                "requires": self.rule.help or self.rule.message, "source": self.rule.citation}
 
 
 @dataclass
@@ -342,7 +342,7 @@ def diff_lines(d: ApiDiff) -> list[str]:
         where = {"only_a": f"only on {d.a}", "only_b": f"only on {d.b}", "differs": "differs",
                  "unknown": "may differ"}[rd.kind]
         t = f" (T={rd.dtype})" if rd.dtype and rd.kind in ("differs", "unknown") else ""
-        lines.append(f"  {where}: [{rd.rule.id}] {rd.rule.help or rd.rule.message} ({rd.rule.source})")
+        lines.append(f"  {where}: [{rd.rule.id}] {rd.rule.help or rd.rule.message} ({rd.rule.citation})")
         if rd.kind in ("differs", "unknown") and rd.detail:
             lines.append(f"      {rd.detail}{t}")
     if d.same:

@@ -76,9 +76,10 @@ def result_lines(r: Result, *, verbose: bool = False) -> list[str]:
         return loc if call is None else f"{loc}: call {call}"
 
     for v in r.violations:
-        out.append(f"{at(v.call)}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
+        strict = " [warning made an error by --strict]" if v.promoted else ""
+        out.append(f"{at(v.call)}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation}){strict}")
     for v in r.warnings:
-        out.append(f"{at(v.call)}: warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
+        out.append(f"{at(v.call)}: warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})")
     if r.violations or verbose:
         for u in r.unchecked:
             out.append(f"{at(u.call)}: note: not checked: [{u.rule_id}] {one_line(u.reason)}")

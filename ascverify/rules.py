@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from math import gcd
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from .citations import cite
 from .dtypes import DType
 from .logic import And, Between, Implies, InSet, Mod, Or
 from .params import POSITION, EnumType
@@ -216,9 +217,14 @@ class Rule:
         except (KeyError, AttributeError, IndexError, ValueError) as exc:  # a model bug, kept visible
             return f"{self.message} [message could not be formatted: {exc!r}]"
 
+    @property
+    def citation(self) -> str:
+        """The source as users read it: the documentation page's title and section, in English."""
+        return cite(self.source)
+
     def describe(self) -> str:
         """One line: id, what it requires, source."""
-        return f"[{self.id}] {self.help or self.message} ({self.source})"
+        return f"[{self.id}] {self.help or self.message} ({self.citation})"
 
     def __repr__(self) -> str:
         return f"<Rule {self.id}>"

@@ -247,8 +247,8 @@ def uri_of(path: str) -> str:
 
 def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
     notes = [n for n in model.notes if r.id in n.rules or n.id in r.notes]
-    help_text = f"{r.help or r.message}\nSource: {r.source}"
-    md = f"**{r.help or r.message}**\n\nSource: {r.source}"
+    help_text = f"{r.help or r.message}\nSource: {r.citation}"
+    md = f"**{r.help or r.message}**\n\nSource: {r.citation}"
     for n in notes:
         help_text += f"\nSpec note {n.id} ({n.title}): {n.reading}"
         md += f"\n\nSpec note `{n.id}` ({n.title}): {n.reading}"
@@ -256,10 +256,10 @@ def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
         "id": r.id,
         "name": r.id,
         "shortDescription": {"text": r.help or r.message},
-        "fullDescription": {"text": f"{model.name}: {r.help or r.message} ({r.source})"},
+        "fullDescription": {"text": f"{model.name}: {r.help or r.message} ({r.citation})"},
         "help": {"text": help_text, "markdown": md},
         "defaultConfiguration": {"level": "warning" if r.severity == "warning" else "error"},
-        "properties": {"api": model.name, "source": r.source, "kind": r.domain.get("kind", "custom"),
+        "properties": {"api": model.name, "source": r.citation, "seed": r.source, "kind": r.domain.get("kind", "custom"),
                        "products": sorted(r.products) if r.products is not None else "all",
                        "notes": [n.id for n in notes], "tags": [model.name, r.domain.get("kind", "custom")]},
     }
@@ -345,7 +345,7 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
                 "partialFingerprints": {"ascverifyCaseRule/v1": f"{r.file}:{r.index}:{v.call}:{v.rule.id}:"
                                                                 f"{product or r.product}"},
                 "properties": {"jsonPointer": ft.file_pointer(r.index, main_ptr), "caseIndex": r.index,
-                               "api": model.name, "product": product or r.product, "source": v.rule.source},
+                               "api": model.name, "product": product or r.product, "source": v.rule.citation},
             }
             related = []
             for k, ptr in enumerate(ptrs[1:], start=1):

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import caseio
+from .citations import cite
 from .dtypes import dtype_names
 from .model import ApiModel
 from .params import ABS_MAX, ABS_MIN, MAX_LEVELS_LIST, BoolType, EnumType, IntType, LevelsArg, MaskArg, StructArg
@@ -83,7 +84,7 @@ def _tensor_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
     return {
         "type": "object",
         "description": (f"{decl.role} tensor, element type {dtype}, positions {', '.join(decl.positions)}"
-                        f"{' (optional)' if decl.optional else ''}. {decl.doc} ({decl.source})").strip(),
+                        f"{' (optional)' if decl.optional else ''}. {decl.doc} ({cite(decl.source)})").strip(),
         "additionalProperties": False,
         "required": ["addr", "size"],
         "properties": {

@@ -77,11 +77,11 @@ def test_broken_rules_are_all_listed(tmp_path):
     model = get_api("BilinearInterpolation")
     for m in found:
         assert m["file"] == path and m["index"] == "0" and m["kind"] == "error"
-        source = model.rule_by_id[m["rule"]].source
+        source = model.rule_by_id[m["rule"]].citation
         assert m["rest"].endswith(f" ({source})") and len(m["rest"]) > len(source) + 3
     by_rule = {m["rule"]: m["rest"] for m in found}
     assert by_rule["bilinear.hRepeat.range"].startswith("hRepeat=0 is outside [1, 255] (")
-    assert "Table 2, hRepeat" in by_rule["bilinear.hRepeat.range"]
+    assert "BilinearInterpolation, Parameters: hRepeat" in by_rule["bilinear.hRepeat.range"]
     assert summary(r) == (1, 0, 1, 0)
 
 
@@ -275,7 +275,7 @@ def test_notes():
     doc = json.loads(invoke("notes", "bilinearinterpolation", "--format", "json").stdout)
     (api,) = doc["apis"]
     note = next(n for n in api["notes"] if n["id"] == "bilinear.mask-word-order")
-    assert set(note) == {"id", "title", "reading", "why", "sources", "rules"}
+    assert set(note) == {"id", "title", "reading", "why", "sources", "seed_sources", "rules"}
     assert "bilinear.mask-word-order" in invoke("notes").stdout  # every API
 
 

@@ -38,7 +38,7 @@ def test_synth_names_the_conflicting_rules():
     r = invoke("synth", "BilinearInterpolation", "--product", "atlas-a2", "--fix", "vROffset=128",
                "--fix", "dstBlkStride=8", "--fix", "vRepeat=2")
     assert r.exit_code == 1
-    assert "[bilinear.dst.vertical_overlap]" in r.stdout and "000_f2fe3f8fa92b9dd9.txt Restrictions" in r.stdout
+    assert "[bilinear.dst.vertical_overlap]" in r.stdout and "BilinearInterpolation, Restrictions" in r.stdout
     assert "fix dstBlkStride=8" in r.stdout
 
 

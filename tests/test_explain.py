@@ -100,7 +100,7 @@ def test_explain_cli(tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0].startswith(f"{tmp_path / 'bad.json'}:case 0: error: [bilinear.hRepeat.range] hRepeat=0")
     assert "  values: vRepeat=2, dst.size=200  (change at least one)" in lines
-    assert any("[bilinear.vROffset.range]" in l and "Table 2, vROffset" in l for l in lines)  # the rule's source
+    assert any("[bilinear.vROffset.range]" in l and "BilinearInterpolation, Parameters: vROffset" in l for l in lines)  # the rule's source
     assert "2 broken rules explained" in r.stderr
     js = invoke("explain", "--format", "json", str(tmp_path / "bad.json"))
     doc = json.loads(js.stdout)

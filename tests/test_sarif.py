@@ -88,7 +88,7 @@ def test_results_point_at_the_values(tmp_path):
     assert a["properties"]["jsonPointer"] == "/tensors/dst/addr"
     assert text_at(path, a["locations"][0]["physicalLocation"]["region"]).startswith("16,")
     rule = log["runs"][0]["tool"]["driver"]["rules"][h["ruleIndex"]]
-    assert "000_f2fe3f8fa92b9dd9.txt Table 2, hRepeat" in rule["help"]["text"]
+    assert "BilinearInterpolation, Parameters: hRepeat" in rule["help"]["text"]
 
 
 def test_list_files_prefix_the_case_index_and_lines_files_use_the_line(tmp_path):

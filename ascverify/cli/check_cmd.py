@@ -35,6 +35,8 @@ from .common import (
 @click.option("--format", "fmt", type=click.Choice(CHECK_FORMATS), default="text", show_default=True,
               help="Output format (sarif: a SARIF 2.1.0 log for code-scanning displays).")
 @click.option("-v", "--verbose", is_flag=True, help="Also print valid cases (`ok`) and the rules not checked.")
+@click.option("--strict", is_flag=True,
+              help="Count warnings as errors (exit 1 on a warning too); see docs/severity.md.")
 @max_bytes_option
 @jobs_option
 @click.option("--schema", "strict_schema", is_flag=True,
@@ -42,8 +44,8 @@ from .common import (
 @click.option("--product", "product", metavar="P|all",
               help="Check the cases on product P instead of their own, or on every product (all: per product, "
                    "valid or not and the rules that differ from the case's own product).")
-def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs: int, strict_schema: bool,
-          product: str | None = None) -> None:
+def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_bytes: int, jobs: int,
+          strict_schema: bool, product: str | None = None) -> None:
     """Check case files against the rules of their APIs.
 
     Every case of every FILE is checked concretely (no solver: fast). A FILE holds one case, a list of cases, or one case per line (JSON Lines); `-` reads
@@ -75,10 +77,16 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, jobs:
       ascverify check --format sarif cases.jsonl > results.sarif
       ascverify check --product all examples/bilinear_interpolation.json
 
-    Exit status: 0 every case valid, 1 some case breaks a rule, 2 some input could not be read.
+    Severity: an error is a call a page forbids or the hardware gets wrong; a warning is a call
+    that works but does not do what it seems to (a parameter that has no effect, a hazard the
+    pages neither forbid nor rule out). Warnings never change the exit status unless --strict.
+
+    Exit status: 0 no case breaks a rule of severity error, 1 some case does (or, with --strict,
+    has a warning), 2 some input could not be read.
     """
     with gc_paused():
-        code = _check_files(files, fmt, verbose, max_bytes, jobs or (os.cpu_count() or 1), strict_schema, product)
+        code = _check_files(files, fmt, verbose, max_bytes, jobs or (os.cpu_count() or 1), strict_schema, product,
+                            strict)
     sys.exit(code)
 
 
@@ -92,9 +100,11 @@ class _FileReport:
     docs: list[dict[str, Any]]
 
 
-def _report(results: Sequence[Result], fmt: str, verbose: bool) -> _FileReport:
+def _report(results: Sequence[Result], fmt: str, verbose: bool, strict: bool = False) -> _FileReport:
     rep = _FileReport([], [], Counts(), [])
     for r in results:
+        if strict:
+            r.promote_warnings()
         rep.counts.add(r)
         if r.error is not None:
             rep.errs.append(error_line(r.file, r.index, r.error))
@@ -107,14 +117,14 @@ def _report(results: Sequence[Result], fmt: str, verbose: bool) -> _FileReport:
     return rep
 
 
-def _check_chunk(job: tuple[str, bytes, int, int, str, bool]) -> _FileReport:
+def _check_chunk(job: tuple[str, bytes, int, int, str, bool, bool]) -> _FileReport:
     """Worker: check one chunk of a JSON Lines file."""
     from ..caseio import cases_from_lines
 
-    path, chunk, first_index, first_line, fmt, verbose = job
+    path, chunk, first_index, first_line, fmt, verbose, strict = job
     with gc_paused():
         results = read_file(path, 0, DataCache(), cases_from_lines(chunk, path, first_index, first_line))
-        return _report(results, fmt, verbose)
+        return _report(results, fmt, verbose, strict)
 
 
 def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
@@ -133,7 +143,7 @@ def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
 
 
 def _check_one_file(path: str, fmt: str, verbose: bool, max_bytes: int, cache: DataCache, jobs: int,
-                    strict_schema: bool = False) -> _FileReport:
+                    strict_schema: bool = False, strict: bool = False) -> _FileReport:
     from ..caseio import cases_from_bytes, read_bytes, split_json_lines
 
     try:
@@ -146,12 +156,12 @@ def _check_one_file(path: str, fmt: str, verbose: bool, max_bytes: int, cache: D
         entries = _lazy(cases_from_bytes, data, path)
         if strict_schema:
             entries = _schema_checked(entries)
-        return _report(read_file(path, max_bytes, cache, entries), fmt, verbose)
+        return _report(read_file(path, max_bytes, cache, entries), fmt, verbose, strict)
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(jobs) as pool:
-        parts = pool.map(_check_chunk, [(path, c, i, ln, fmt, verbose) for c, i, ln in chunks], chunksize=1)
+        parts = pool.map(_check_chunk, [(path, c, i, ln, fmt, verbose, strict) for c, i, ln in chunks], chunksize=1)
     total = _FileReport([], [], Counts(), [])
     for p in parts:
         total.out.extend(p.out)
@@ -167,14 +177,14 @@ def _lazy(fn: Callable[..., Iterator[Any]], *args: Any) -> Iterator[Any]:
 
 
 def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, jobs: int = 1,
-                 strict_schema: bool = False, product: str | None = None) -> int:
+                 strict_schema: bool = False, product: str | None = None, strict: bool = False) -> int:
     if product or fmt == "sarif":
-        return _check_files_products(files, fmt, verbose, max_bytes, strict_schema, product)
+        return _check_files_products(files, fmt, verbose, max_bytes, strict_schema, product, strict)
     counts = Counts()
     cache = DataCache()
     docs: list[dict[str, Any]] = []
     for path in files:
-        rep = _check_one_file(path, fmt, verbose, max_bytes, cache, jobs, strict_schema)
+        rep = _check_one_file(path, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict)
         counts.merge(rep.counts)
         if rep.errs:
             write_text(sys.stderr, joined_lines(rep.errs))
@@ -193,7 +203,7 @@ def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, 
 # -- --format sarif, --product P|all ---------------------------------------------------------------------------------
 
 def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
-                          product: str | None) -> int:
+                          product: str | None, strict: bool = False) -> int:
     """`check` with --format sarif or --product: the Result objects of every file, then retargeted and rendered."""
     from ..portability import check_on_products, portability_lines, portability_summary, retarget
     from ..products import PRODUCT_IDS, lookup_product, product_names
@@ -215,6 +225,11 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
         results.extend(rep.docs)  # type: ignore[arg-type]
     if product == "all":
         rows = check_on_products(results, PRODUCT_IDS)
+        if strict:
+            for row in rows:
+                for v in row.verdicts:
+                    if v.result is not None:
+                        v.result.promote_warnings()
         unreadable = sum(1 for r in results if r.error is not None)
         if fmt == "json":
             import orjson
@@ -249,6 +264,8 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
             if r.error is None and r.program is not None:
                 results[k] = retarget_result(r, pid)
     for r in results:
+        if strict:
+            r.promote_warnings()
         counts.add(r)
     if fmt == "sarif":
         emit(sarif_text(results, exit_code=counts.exit_code))

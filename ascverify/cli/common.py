@@ -288,6 +288,39 @@ def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
         raise
 
 
+#: The file beside NAME.npy that marks the elements holding no defined value (bool, one flag per element).
+UNSPECIFIED_SUFFIX = ".unspecified.npy"
+
+
+def save_tensor(outdir: Path, name: str, arr: Any, dtype: str, unspecified: Any) -> dict[str, Any]:
+    """Write NAME.npy and NAME.bin (little-endian), and NAME.unspecified.npy when some element is unspecified;
+    the tensor's entry of run.json."""
+    import numpy as np
+
+    le = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+    atomic_write(outdir / f"{name}.npy", lambda f: np.save(f, le, allow_pickle=False))
+    atomic_write(outdir / f"{name}.bin", lambda f: f.write(le.tobytes()))
+    entry: dict[str, Any] = {"npy": f"{name}.npy", "bin": f"{name}.bin", "dtype": dtype, "size": int(le.size),
+                             "unspecified": int(np.count_nonzero(unspecified))}
+    if entry["unspecified"]:
+        marks = np.ascontiguousarray(unspecified, dtype=bool)
+        atomic_write(outdir / f"{name}{UNSPECIFIED_SUFFIX}", lambda f: np.save(f, marks, allow_pickle=False))
+        entry["unspecified_npy"] = f"{name}{UNSPECIFIED_SUFFIX}"
+    return entry
+
+
+def unspecified_lines(loc: str, written: dict[str, dict[str, Any]]) -> list[str]:
+    """``LOC: note: NAME: K of N elements unspecified (NAME.unspecified.npy)`` per tensor that has any."""
+    return [f"{loc}: note: {name}: {e['unspecified']} of {e['size']} elements unspecified ({e['unspecified_npy']})"
+            for name, e in written.items() if e.get("unspecified")]
+
+
+def unspecified_summary(written: dict[str, dict[str, Any]]) -> str:
+    """``; K elements unspecified in NAME, ...`` for the summary line (empty when every element is defined)."""
+    parts = [f"{e['unspecified']} in {name}" for name, e in written.items() if e.get("unspecified")]
+    return f"; elements unspecified: {', '.join(parts)}" if parts else ""
+
+
 def output_dir(out: str) -> Path:
     d = Path(out)
     if d.exists() and not d.is_dir():

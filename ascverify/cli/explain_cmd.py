@@ -73,21 +73,21 @@ def explain(case_file: str, index: int, fmt: str, max_bytes: int) -> None:
     else:
         lines: list[str] = []
         for c in ex.conflicts:
-            lines.append(f"{loc}: error: [{c.rule.id}] {one_line(c.message)} ({c.rule.source})")
+            lines.append(f"{loc}: error: [{c.rule.id}] {one_line(c.message)} ({c.rule.citation})")
             if c.values:
                 lines.append("  values: " + ", ".join(field_display(model, k, v) for k, v in c.values.items())
                              + ("" if len(c.values) == 1 else "  (change at least one)"))
             else:
                 lines.append(f"  values: none: the rule cannot hold on {case.product} with T={case.dtype.name}")
             for i, r in enumerate(c.others()):
-                lines.append(f"  {'with: ' if i == 0 else '      '}  [{r.id}] {r.help or r.message} ({r.source})")
+                lines.append(f"  {'with: ' if i == 0 else '      '}  [{r.id}] {r.help or r.message} ({r.citation})")
             if not c.minimal:
                 lines.append("  note: the solver gave up on a query: this conflict may not be minimal")
         for v in ex.data_violations:
-            lines.append(f"{loc}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
+            lines.append(f"{loc}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})")
             lines.append(f"  values: the contents of {', '.join(v.rule.requires_data)} (not a solver question)")
         for v in ex.warnings:
-            lines.append(f"{loc}: warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.source})")
+            lines.append(f"{loc}: warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})")
         emit(joined_lines(lines))
     if ex.valid:
         emit_error(f"{loc}: valid: nothing to explain ({model.name} on {case.product})")
@@ -138,7 +138,7 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
             print_json({"file": case_file, "index": index, "valid": not rep.still_broken, "changes": [],
                         "still_broken": [v.to_json() for v in rep.still_broken]})
         else:
-            emit(joined_lines([f"{loc}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.source}): tensor contents; "
+            emit(joined_lines([f"{loc}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation}): tensor contents; "
                                "fix changes no data" for v in rep.still_broken]))
         emit_error(f"{loc}: {'valid: nothing to fix' if not rep.still_broken else 'only rules on tensor contents are broken'}")
         sys.exit(0 if not rep.still_broken else 1)
@@ -146,12 +146,12 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
         if fmt == "json":
             print_json({"file": case_file, "index": index, "valid": False, "fixed": None,
                         "conflict": {"kept": [f.given for f in rep.conflict_fixes],
-                                     "rules": [{"rule": r.id, "requires": r.help or r.message, "source": r.source}
+                                     "rules": [{"rule": r.id, "requires": r.help or r.message, "source": r.citation}
                                                for r in rep.conflict_rules]}})
         else:
             lines = [f"{loc}: no valid case keeps these values; they conflict:"]
             lines += [f"  keep {f.given}" for f in rep.conflict_fixes]
-            lines += [f"  [{r.id}] {r.help or r.message} ({r.source})" for r in rep.conflict_rules]
+            lines += [f"  [{r.id}] {r.help or r.message} ({r.citation})" for r in rep.conflict_rules]
             emit(joined_lines(lines))
         emit_error(f"{loc}: no fix{' with --keep ' + ','.join(keep) if keep else ''}")
         sys.exit(1)

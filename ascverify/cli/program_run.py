@@ -11,7 +11,9 @@ import numpy as np
 from ..caseio import read_cases
 from ..errors import InputError
 from ..report import bare_error, location, one_line, result_lines
-from .common import DataCache, atomic_write, emit, emit_error, joined_lines
+from ..core.unspecified import unspecified_elements
+from .common import DataCache, atomic_write, emit, emit_error, joined_lines, save_tensor, unspecified_lines, \
+    unspecified_summary
 
 
 def one_program(path: str, index: int, max_bytes: int) -> Any:
@@ -62,17 +64,16 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path)
             if t.end > run.memory.size(t.buffer):
                 break
             arr = np.ascontiguousarray(run.memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy))
-            le = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
-            atomic_write(outdir / f"{name}.npy", lambda f, a=le: np.save(f, a, allow_pickle=False))
-            atomic_write(outdir / f"{name}.bin", lambda f, a=le: f.write(a.tobytes()))
-            written[name] = {"npy": f"{name}.npy", "bin": f"{name}.bin", "dtype": t.dtype.name, "size": int(arr.size)}
+            marks = unspecified_elements(run.memory, t.buffer, t.addr, t.size, t.dtype.size)
+            written[name] = save_tensor(outdir, name, arr, t.dtype.name, marks)
             break
     faults = [f"call {i}: {f}" for i, r in enumerate(run.runs) for f in r.faults]
     doc = {"file": path, "index": index, "seed": seed, "check": verdict.to_json(), "faults": faults,
            "special_registers": _jsonable(run.memory.special), "tensors": written}
     atomic_write(outdir / "run.json", lambda f: f.write((json.dumps(doc, indent=2) + "\n").encode()))
-    lines = result_lines(verdict) + [f"{loc}: fault: {one_line(f)}" for f in faults]
+    lines = result_lines(verdict) + [f"{loc}: fault: {one_line(f)}" for f in faults] + unspecified_lines(loc, written)
     emit(joined_lines(lines))
     emit_error(f"{loc}: program of {len(program.calls)} calls on {program.product.id} "
-               f"{'faulted' if faults else 'ran without fault'}; wrote {len(written)} tensors and run.json to {outdir}")
+               f"{'faulted' if faults else 'ran without fault'}; wrote {len(written)} tensors and run.json to {outdir}"
+               f"{unspecified_summary(written)}")
     return 1 if (faults or not verdict.valid) else 0

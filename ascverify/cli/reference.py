@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 import click
 
+from ..citations import cite
 from ..report import table_text
 from .common import (
     FORMAT_OPTION,
@@ -44,7 +45,7 @@ def products(fmt: str) -> None:
     if fmt == "json":
         print_json({"products": [{"id": p.id, "aliases": list(p.aliases), "name": p.name, "arch": p.arch,
                              "buffers": {b: p.buffer_size(b) for b in BUFFERS}, "vector_length": p.vector_length,
-                             "notes": p.notes, "source": p.source} for p in PRODUCTS],
+                             "notes": p.notes, "source": cite(p.source)} for p in PRODUCTS],
                "positions": {pos: {"buffer": buf, "alignment": BUFFER_ALIGNMENT[buf]}
                              for pos, buf in POSITION_BUFFER.items()}})
         return
@@ -84,7 +85,7 @@ def support(fmt: str) -> None:
     models = apis()
     if fmt == "json":
         print_json({"products": list(PRODUCT_IDS),
-               "apis": [{"api": m.name, "aliases": list(m.aliases), "source": m.support_source,
+               "apis": [{"api": m.name, "aliases": list(m.aliases), "source": cite(m.support_source or f"{m.seed} Applicability"),
                          "support": {p: list(m.support.get(p, ())) for p in PRODUCT_IDS}} for m in models]})
         return
     rows = [[m.name, *(", ".join(m.support.get(p, ())) or "-" for p in PRODUCT_IDS)] for m in models]
@@ -93,8 +94,8 @@ def support(fmt: str) -> None:
 
 
 def _note_json(n: Any) -> dict[str, Any]:
-    return {"id": n.id, "title": n.title, "reading": n.reading, "why": n.why, "sources": list(n.sources),
-            "rules": list(n.rules)}
+    return {"id": n.id, "title": n.title, "reading": n.reading, "why": n.why,
+            "sources": [cite(s) for s in n.sources], "seed_sources": list(n.sources), "rules": list(n.rules)}
 
 
 def _related_rules(model: Any, note_id: str, declared: Sequence[str]) -> list[str]:
@@ -140,7 +141,7 @@ def notes(api: str | None, fmt: str) -> None:
             lines.append(f"    reading: {n.reading}")
             lines.append(f"    why: {n.why}")
             if n.sources:
-                lines.append(f"    sources: {'; '.join(n.sources)}")
+                lines.append(f"    sources: {'; '.join(cite(s) for s in n.sources)}")
             related = _related_rules(m, n.id, n.rules)
             if related:
                 lines.append(f"    rules: {', '.join(related)}")
@@ -171,7 +172,7 @@ def rules(api: str, product_name: str | None, fmt: str) -> None:
         print_json({"api": model.name, "product": product.id if product else None,
                "rules": [{"id": r.id, "severity": r.severity, "params": list(r.params),
                           "products": sorted(r.products) if r.products is not None else None,
-                          "help": r.help or r.message, "message": r.message, "source": r.source,
+                          "help": r.help or r.message, "message": r.message, "source": r.citation, "seed": r.source,
                           "kind": r.domain.get("kind", "custom"), "requires_data": list(r.requires_data),
                           "notes": _rule_notes(model, r)} for r in selected]})
         return
@@ -181,7 +182,7 @@ def rules(api: str, product_name: str | None, fmt: str) -> None:
         where = "all products" if r.products is None else ", ".join(sorted(r.products))
         lines.append(f"{r.id}  {r.severity}  [{where}]")
         lines.append(f"    {r.help or r.message}")
-        lines.append(f"    source: {r.source}")
+        lines.append(f"    source: {r.citation}")
         if r.requires_data:
             lines.append(f"    needs data: {', '.join(r.requires_data)}")
         rule_notes = _rule_notes(model, r)

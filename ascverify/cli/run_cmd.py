@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..checker import check_case
+from ..core.unspecified import unspecified_elements
 from ..report import bare_error, location, one_line, result_lines
 from .common import (
     atomic_write,
@@ -19,6 +20,10 @@ from .common import (
     max_bytes_option,
     one_case,
     output_dir,
+    UNSPECIFIED_SUFFIX,
+    save_tensor,
+    unspecified_lines,
+    unspecified_summary,
 )
 
 
@@ -46,6 +51,12 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
     DIR/NAME.npy and DIR/NAME.bin (raw little-endian) per tensor, and DIR/run.json (the case,
     the check verdict, the faults, the byte intervals written per buffer). Faults print one per
     line: `CASE:case N: fault: ...`.
+
+    Elements the hardware leaves unspecified (a result the pages do not define on this product,
+    scratch space, bytes never written) are not numbers: DIR/NAME.unspecified.npy (bool, one flag
+    per element) marks them beside each tensor that has any, run.json counts them per tensor
+    (`tensors.NAME.unspecified`), and a line `CASE:case N: note: NAME: K of N elements
+    unspecified` says so.
 
     Reg API calls (atlas-350): registers come from the case's `registers`; those the call reads
     and the case does not give are filled from --seed. DIR/registers.json holds the register
@@ -101,15 +112,15 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
     written: dict[str, dict[str, Any]] = {}
     if result is not None:
         for name, arr in result.tensors.items():
-            le = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
-            atomic_write(outdir / f"{name}.npy", lambda f, a=le: np.save(f, a, allow_pickle=False))
-            atomic_write(outdir / f"{name}.bin", lambda f, a=le: f.write(a.tobytes()))
-            written[name] = {"npy": f"{name}.npy", "bin": f"{name}.bin", "dtype": case.ctx.tensor_dtype(name).name,
-                             "size": int(arr.size)}
+            t = case.tensor(name)
+            marks = unspecified_elements(result.memory, t.buffer, t.addr, t.size, t.dtype.size)
+            written[name] = save_tensor(outdir, name, arr, t.dtype.name, marks)
     for decl in case.model.tensors:  # no stale outputs of an earlier run in the same folder
-        if decl.name not in written:
-            for suffix in (".npy", ".bin"):
-                (outdir / f"{decl.name}{suffix}").unlink(missing_ok=True)
+        entry = written.get(decl.name)
+        stale = (".npy", ".bin", UNSPECIFIED_SUFFIX) if entry is None else () if "unspecified_npy" in entry \
+            else (UNSPECIFIED_SUFFIX,)
+        for suffix in stale:
+            (outdir / f"{decl.name}{suffix}").unlink(missing_ok=True)
     # the Reg API register file after the call (the shape of a case's "registers"), when the case or the call used it
     regs = result.memory.registers if result is not None else None
     registers: dict[str, Any] | None = None
@@ -142,11 +153,13 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
     lines += [f"{loc}: fault: {one_line(f)}" for f in faults]
     if not_run:
         lines.append(f"{loc}: not executed: {not_run}")
+    lines += unspecified_lines(loc, written)
     emit(joined_lines(lines))
     state = "faulted" if faults else ("not executed" if not_run else "ran without fault")
     emit_error(f"{loc}: {case.model.name} on {case.product} {state}; "
          f"{'valid' if verdict.valid else 'breaks ' + str(len(verdict.violations)) + ' rule(s)'}; "
-         f"wrote {len(written)} tensors{', registers.json' if registers else ''} and run.json to {outdir}")
+         f"wrote {len(written)} tensors{', registers.json' if registers else ''} and run.json to {outdir}"
+         f"{unspecified_summary(written)}")
     sys.exit(1 if (faults or not_run or not verdict.valid) else 0)
 
 

@@ -56,7 +56,7 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     except Unsatisfiable as exc:
         lines = [f"synth: no valid {model.name} case on {product.id} with T={t}; these conflict:"]
         lines += [f"  fix {f.given}" for f in exc.fixes]
-        lines += [f"  [{r.id}] {r.help or r.message} ({r.source})" for r in exc.rules]
+        lines += [f"  [{r.id}] {r.help or r.message} ({r.citation})" for r in exc.rules]
         emit(joined_lines(lines))
         raise click.exceptions.Exit(1)
     text = "".join(json.dumps(c.to_json(), separators=(",", ":")) + "\n" for c in cases)

@@ -143,9 +143,14 @@ class BlockReduceMin(ApiModel):
         Arg("isSetMask", BOOL, f"{_proto('template bool isSetMask = true')}; {_param('is_set_mask')}",
             "true: the call sets the mask; false: a prior SetVectorMask did", default=True),
     )
+    #: pyasc's signature says ``repeat``; the page's parameter list (参数说明) calls it ``repeat_time``: both accepted
+    #: (spec note block_reduce_min.repeat-name)
     arg_spellings = {
         "pyasc": {"repeatTime": "repeat", "dstRepStride": "dst_rep_stride", "srcBlkStride": "src_blk_stride",
                   "srcRepStride": "src_rep_stride", "isSetMask": "is_set_mask"},
+        "pyasc (page 004's parameter list)": {"repeatTime": "repeat_time", "dstRepStride": "dst_rep_stride",
+                                              "srcBlkStride": "src_blk_stride", "srcRepStride": "src_rep_stride",
+                                              "isSetMask": "is_set_mask"},
     }
     tensors = (
         TensorDecl("dst", "out", source=_param("dst"), align=_dst_align, align_exact=True,
@@ -153,6 +158,13 @@ class BlockReduceMin(ApiModel):
         TensorDecl("src", "in", source=_param("src"), align=32, doc="the datablocks reduced"),
     )
     notes = (
+        SpecNote("block_reduce_min.repeat-name", "repeat and repeat_time",
+                 "The iteration count is accepted as `repeat` (pyasc's signature and examples) and as `repeat_time` "
+                 "(the page's parameter list), besides Ascend C's `repeatTime`; a case uses one spelling throughout.",
+                 "Page 004's signature and examples say `repeat`, its 参数说明 says `repeat_time`; pyasc's "
+                 "`python/asc/language/basic/vec_reduce.py` (block_reduce_min) takes `repeat`.",
+                 (f"{SEED} 参数说明, repeat_time", f"{SEED} asc.language.basic.block_reduce_min signature",
+                  "pyasc python/asc/language/basic/vec_reduce.py, block_reduce_min")),
         SpecNote("block_reduce_min.dst-align", "dst alignment: 16 bytes for half",
                  "dst's start must be 16-byte aligned for half and 32-byte aligned for float, and nothing more: "
                  "a half dst at a 16-byte (not 32-byte) boundary of UB is valid. src's start is 32-byte aligned.",

@@ -1,0 +1,62 @@
+"""Citations users can follow: every rule and spec note names its page by title, in English."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ascverify import apis, get_api
+from ascverify.citations import cite, has_untranslated
+from ascverify.cli import main
+
+MODELS = apis()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.name for m in MODELS])
+def test_every_rule_cites_a_page_users_can_find(model):
+    for r in model.rules:
+        assert not has_untranslated(r.citation), (r.id, r.citation)
+        assert r.citation.strip(), r.id
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.name for m in MODELS])
+def test_every_note_source_is_translated(model):
+    for n in model.notes:
+        for s in n.sources:
+            assert not has_untranslated(cite(s)), (n.id, cite(s))
+
+
+def test_the_issue_example():
+    # issue 12 §5: "BilinearInterpolation, Parameters: vROffset" for page 000's Table 2 (its caption: "Parameters")
+    assert cite("000_f2fe3f8fa92b9dd9.txt Table 2, vROffset") == "BilinearInterpolation, Parameters: vROffset"
+
+
+def test_chinese_headings_in_english():
+    # page 003's "约束说明" heading is the page's Restrictions section; "表2 X" is its Table 2, captioned X
+    assert cite("003_6cb328d34acb8cee.txt 约束说明") == "SetLoadDataRepeatWithStride, Restrictions"
+    assert cite("003_6cb328d34acb8cee.txt 表2 LoadDataRepeatParamWithStride, dstStride") == \
+        "SetLoadDataRepeatWithStride, LoadDataRepeatParamWithStride: dstStride"
+    assert cite("004_2ad9555534615f32.txt 参数说明, src") == \
+        "asc.language.basic.block_reduce_min (pyasc), Parameters: src"
+
+
+def test_hardware_notes_point_at_the_shipped_copy():
+    got = cite("HARDWARE_NOTES.md Masks (vector ops)")
+    assert got == "ascverify hardware notes (docs/hardware-notes.md), Masks (vector ops)"
+
+
+def test_a_page_named_twice_is_named_once():
+    got = cite("002_70a359bc6af47a68.txt Table 4, kStep; 002_70a359bc6af47a68.txt Table 4, kPos")
+    assert got == "Load3DBitMode (LoadData), Load3DBitModeConfig0: kStep; Load3DBitModeConfig0: kPos"
+
+
+def test_rules_json_keeps_the_seed_for_traceability():
+    r = CliRunner().invoke(main, ["rules", "BilinearInterpolation", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rules = {x["id"]: x for x in json.loads(r.stdout)["rules"]}
+    rng = rules["bilinear.vROffset.range"]
+    assert rng["seed"].startswith("000_f2fe3f8fa92b9dd9.txt Table 2, vROffset")
+    assert rng["source"].startswith("BilinearInterpolation, Parameters: vROffset")
+    assert rng["source"] == get_api("BilinearInterpolation").rule_by_id["bilinear.vROffset.range"].citation
