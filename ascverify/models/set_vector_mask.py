@@ -16,6 +16,7 @@ from ..model import ApiModel, SpecNote
 from ..params import MaskArg
 from ..products import PRODUCT_IDS
 from ..registry import register
+from ..rules import WARNING
 from .vector_common import NOTES_MASKS, lane_mask, mask_rules
 
 PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
@@ -49,6 +50,15 @@ class SetVectorMask(ApiModel):
                  "None of the five pages documents SetVectorMask; a hardware engineer expects the mask register to "
                  "take exactly what an op's own mask argument takes.",
                  (PAGE, NOTES_MASKS)),
+        SpecNote("set_vector_mask.all-zero", "An all-zero bitwise mask",
+                 "SetVectorMask([0, 0]) is a warning at the setter (it selects no element); a masked op that then "
+                 "uses it with isSetMask=false breaks that op's own mask rule (an error there).",
+                 "HARDWARE_NOTES Masks: 'the two words must not both be 0' (for an op's mask). The vendor's own test "
+                 "sets an all-zero mask on purpose, with the comment 'when mask both 0, do not call api will not "
+                 "cause error': the register may hold it as long as no vector op uses it.",
+                 (NOTES_MASKS, "asc-devkit tests/api/basic_api/ascendc_case_ascend910b1/ascendc_case_ascend910b1_aiv/"
+                  "test_set_vector_mask.cpp, SetVectorMaskNoApiCheckLowLevel"),
+                 ("set_vector_mask.mask.words.nonzero",)),
         SpecNote("set_vector_mask.type-width", "The type of the mask and of the op",
                  "A later op checks the mask last set against its own T (e.g. two words for half, one for float).",
                  "The mask register is shared; the pages give the mask's shape per operand width, so the op's width "
@@ -57,7 +67,7 @@ class SetVectorMask(ApiModel):
     )
 
     def api_rules(self):
-        yield from mask_rules(self.prefix, PAGE)
+        yield from mask_rules(self.prefix, PAGE, empty=WARNING, empty_notes=("set_vector_mask.all-zero",))
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
@@ -82,7 +92,6 @@ def mask_register_matches(case: Case, seed: int = 0) -> None:
     else:
         expected = [j < int(case.env["mask.count"]) for j in range(lanes.size)]
     assert lanes.tolist() == expected, "mask register differs from the mask's bits"
-    assert np.count_nonzero(lanes) > 0
 
 
 SetVectorMask.invariants = (mask_register_matches,)

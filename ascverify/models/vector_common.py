@@ -8,7 +8,7 @@ import numpy as np
 
 from ..case import Case
 from ..logic import And, Between, Implies, Not, Or
-from ..rules import Context, Rule, Values, field_range, rule
+from ..rules import ERROR, Context, Rule, Values, field_range, rule
 
 NOTES_MASKS = "HARDWARE_NOTES.md Masks (vector ops)"
 REPEAT_BYTES = 256
@@ -25,11 +25,13 @@ def mask_word_count(ctx: Context) -> int:
     return 2 if ctx.dtype.bits <= 16 else 1
 
 
-def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: bool = False) -> list[Rule]:
+def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: bool = False,
+               empty: str = ERROR, empty_notes: tuple[str, ...] = ()) -> list[Rule]:
     """The mask rules of the pages, for 16-, 32- and 64-bit operands, both modes.
 
     ``placeholder``: the mask argument declares a placeholder (`MaskArg.placeholder`); the rules then
-    do not apply to a case that gives the placeholder (its mask is set elsewhere).
+    do not apply to a case that gives the placeholder (its mask is set elsewhere). ``empty``: the severity of
+    the rule against a bitwise mask whose words are all 0 (a setter may store one that no op uses).
     """
 
     def given(v: Values, cond: Any) -> Any:
@@ -61,7 +63,7 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
              help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise"),
         rule(f"{prefix}.{name}.words.nonzero", (name,), words_nonzero,
              f"bitwise {name}={{{name}}} selects no element (the words must not all be 0)",
-             f"{source}, {name} (bitwise mode); {NOTES_MASKS}", when=bitwise,
+             f"{source}, {name} (bitwise mode); {NOTES_MASKS}", when=bitwise, severity=empty, notes=empty_notes,
              help=f"bitwise {name} words not all 0"),
         rule(f"{prefix}.{name}.words.width", (name, "dtype"), word_width,
              f"bitwise {name}[0]={{w0}} exceeds 2^32-1 for a 64-bit T", f"{source}, {name} (bitwise mode, 64-bit operands)",
