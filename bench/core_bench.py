@@ -162,7 +162,9 @@ LOOPS: dict[str, Callable[[Any, dict[str, np.ndarray]], np.ndarray]] = {
     "BlockReduceMin": block_reduce_min_loop,
 }
 BUILDERS: dict[str, Callable[[], Any]] = {
-    "BilinearInterpolation": bilinear_case,
+    # atlas-350: the largest legal call of all products (A2/A3 cap hRepeat*vRepeat at 255: the uint8 repeat counts of
+    # their Gatherb/Brcb implementation, spec note bilinear.c220-implementation)
+    "BilinearInterpolation": lambda: bilinear_case("atlas-350"),
     "BlockReduceMin": block_reduce_min_case,
 }
 

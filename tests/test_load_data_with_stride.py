@@ -1,6 +1,7 @@
 """LoadDataWithStride: the shipped program, the repeats along height and width with golden values reasoned here, the
 rules (golden verdicts), and the properties: n repeats = n shifted single loads, repeatTime = 0 writes nothing,
-repeat destinations never overlap when accepted, the model's verdict against the core's faults."""
+the output's fractal columns never overlap when accepted, the model's verdict against the core's faults. (dstStride,
+transposition and the vendor's example: tests/test_load3d_dststride.py.)"""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ascverify import check_case, get_api, parse_case, run_case
 from ascverify.case import Case
 from ascverify.cli import main
 from ascverify.core.memory import POISON
-from ascverify.models.img2col import Geometry, layout_of, window_from_dst
+from ascverify.models.img2col import Geometry
 from ascverify.models.load3d import as_bits, pad_value
 from ascverify.models.load_data_with_stride import memory_rules_match_core, repeats_equal_single_loads, single_loads
 from ascverify.program import check_program, parse_program, run_program
@@ -62,14 +63,14 @@ def test_example_program_checks_and_runs(tmp_path):
     assert r.exit_code == 0, r.output
     doc = json.loads((tmp_path / "run.json").read_text())
     assert doc["faults"] == [] and doc["check"]["valid"]
-    # repeatStride 4 (bits 0-15) | repeatTime 2 << 16 | repeatMode 1 << 24 | dstStride 4 << 32
+    # repeatStride 4 (bits 0-15) | repeatTime 2 << 16 | repeatMode 1 << 24 | dstStride 1 << 32
     assert doc["special_registers"]["load_data_repeat"] == {"repeatStride": 4, "repeatTime": 2, "repeatMode": 1,
-                                                            "dstStride": 4, "register": 4 + (2 << 16) + (1 << 24) + (4 << 32)}
+                                                            "dstStride": 1, "register": 4 + (2 << 16) + (1 << 24) + (1 << 32)}
     assert doc["special_registers"]["fmatrix"] == {"l1H": 4, "l1W": 4, "padList": [1, 1, 1, 1], "padValue": 0,
                                                    "dtype": "half"}
     a2 = np.load(tmp_path / "a2.npy")
-    # two repeats of a 16 x 64 window along width (4*C0 = 64 columns apart), the second 4 fractals after the first:
-    # together the 16 x 128 img2col matrix in NZ with one row of fractals (fractal k1 = columns 16*k1 .. 16*k1+15).
+    # two repeats of a 16 x 64 window along width (4*C0 = 64 columns apart), assembled side by side: the 16 x 128
+    # img2col matrix, one row of fractals, dstStride 1 apart: NZ, fractal k1 = columns 16*k1 .. 16*k1+15.
     c = np.arange(16)
     # row 0 = output (0, 0): only tap (kh, kw) = (1, 1) is inside, at x[:, 1, 1] = 16c + 6; its columns are
     # c1*64 + (kh*2 + kw)*16 + c0, i.e. fractal 3 (channels 0..15, repeat 0) and fractal 7 (channels 16..31, repeat 1)
@@ -96,7 +97,7 @@ def test_example_without_its_setter_breaks_exactly_the_ordering_rule():
     assert found(check_program(parse_program(doc))) == ([(1, f"{P}.order.load_data_repeat")], [])
     r = CliRunner().invoke(main, ["check", "-"], input=json.dumps(doc))
     assert r.exit_code == 1 and f"call 1: error: [{P}.order.load_data_repeat]" in r.stdout
-    assert "约束说明" in r.stdout
+    assert "Restrictions" in r.stdout  # page 003's 约束说明, as users read it
 
 
 def test_example_in_a_program_state_warnings():
@@ -119,10 +120,14 @@ def test_example_in_a_program_state_warnings():
     result = check_program(parse_program(doc))
     assert found(result) == ([], [(2, f"{P}.repeat.differs")])
     assert not run_program(parse_program(doc)).faults
-    # a setter whose dstStride makes the repeats overlap: the load breaks the rule (4 fractals per window, stride 3)
+    # a setter whose dstStride stacks the output's 8 fractal columns (one fractal row each) on one place: dstStride 0
     doc = example()
-    doc["calls"][1]["args"]["dstStride"] = 3
-    assert found(check_program(parse_program(doc))) == ([(2, f"{P}.repeat.overlap")], [])
+    doc["calls"][1]["args"]["dstStride"] = 0
+    assert found(check_program(parse_program(doc))) == ([(2, f"{P}.dstStride.overlap")], [])
+    # dstStride 2: the columns two fractals apart, (8-1)*2 + 1 = 15 fractals: a2 (8 fractals) is declared too small,
+    # a warning (spec note load3d.dst-size: the store past its end stays inside L0A)
+    doc["calls"][1]["args"]["dstStride"] = 2
+    assert found(check_program(parse_program(doc))) == ([], [(2, f"{P}.dst.size")])
 
 
 # -- repeats along height, by hand -----------------------------------------------------------------------------
@@ -151,13 +156,17 @@ def test_repeats_along_height_move_the_window_down_16_rows_per_stride():
                                   100 * np.arange(16) + 10 * (m // 4) + m % 4), (r, j)
 
 
-def test_dst_stride_places_repeats_and_leaves_the_gap_alone():
-    case = parse_case(height_case({"repeatStride": 1, "repeatTime": 2, "repeatMode": 0, "dstStride": 3}))
-    res = run_case(case)
-    before, after = res.inputs["dst"], res.tensors["dst"]  # dst's old contents (random) and after the call
-    assert np.array_equal(after[256:768], before[256:768])  # fractals 1 and 2 are not written
-    assert after[3 * 256] == 10 * (16 // 4) + 16 % 4  # fractal 3 starts with row 16 = pixel (4, 0), channel 0: 40
-    # repeatStride 0: both repeats load the same window, to two places
+def test_dst_stride_does_not_matter_with_one_fractal_column():
+    # the two repeats' 16 x 16 windows form a 32 x 16 output: two fractal rows of one fractal column, contiguous
+    # whatever dstStride is (it spaces fractal columns); 3 used to put the second repeat 3 fractals on
+    for stride in (0, 1, 3):
+        case = parse_case(height_case({"repeatStride": 1, "repeatTime": 2, "repeatMode": 0, "dstStride": stride}))
+        assert check_case(case).valid
+        res = run_case(case)
+        stored = np.flatnonzero(res.trace.stored("L0A"))
+        assert (stored.min(), stored.max()) == (0, 1023), stride  # fractals 0 and 1
+        assert res.tensors["dst"][256] == 10 * (16 // 4) + 16 % 4  # fractal 1 starts with row 16 = pixel (4, 0): 40
+    # repeatStride 0: both repeats load the same window, one below the other
     same = run_case(parse_case(height_case({"repeatStride": 0, "repeatTime": 2, "repeatMode": 0, "dstStride": 1})))
     assert np.array_equal(same.tensors["dst"][:256], same.tensors["dst"][256:512])
 
@@ -166,7 +175,7 @@ def test_without_repeat_a_single_case_is_one_load():
     doc = height_case({})
     del doc["args"]["repeat"]
     case = parse_case(doc)
-    assert (case.env["repeat.present"], case.env["repeat.repeatTime"], case.env["repeat.dstStride"]) == (False, 1, 0)
+    assert (case.env["repeat.present"], case.env["repeat.repeatTime"]) == (False, 1)
     result = check_case(case)
     assert result.valid and [u.rule_id for u in result.unchecked] == [f"{P}.order.load_data_repeat"]
     assert np.count_nonzero(run_case(case).trace.stored("L0A")) == 512  # one fractal
@@ -183,7 +192,7 @@ def one_program_case(**repeat) -> dict:
     doc = example()
     load = doc["calls"][2]
     args = {**load["args"], "l1H": 4, "l1W": 4, "padList": [1, 1, 1, 1],
-            "repeat": {"repeatStride": 4, "repeatTime": 2, "repeatMode": 1, "dstStride": 4, **repeat}}
+            "repeat": {"repeatStride": 4, "repeatTime": 2, "repeatMode": 1, "dstStride": 1, **repeat}}
     return {"api": "LoadDataWithStride", "product": "atlas-350", "dtype": "half", "args": args,
             "tensors": {"dst": {"position": "A2", "addr": 0, "size": 2048},
                         "src": {"position": "A1", "addr": 0, "size": 512, "data": FM_DATA}}}
@@ -197,21 +206,25 @@ def with_dst_size(doc: dict, size: int) -> dict:
 
 def test_rules_over_the_repeats():
     assert broken(one_program_case()) == []
-    # each window is 1 x 4 fractals; two repeats 4 fractals apart need 8 fractals = 2048 halves
-    assert broken(with_dst_size(one_program_case(), 2047)) == [f"{P}.dst.size"]
-    # dstStride 5: (2-1)*5 + 4 = 9 fractals = 2304 halves
-    assert broken(with_dst_size(one_program_case(dstStride=5), 2304)) == []
-    assert broken(with_dst_size(one_program_case(dstStride=5), 2303)) == [f"{P}.dst.size"]
-    # dstStride 3 < 4 fractals: the second repeat would overwrite the first's last fractal
-    assert broken(one_program_case(dstStride=3)) == [f"{P}.repeat.overlap"]
-    assert broken(one_program_case(dstStride=3, repeatTime=1)) == []  # one repeat overlaps nothing
+    # two windows of 1 x 4 fractals side by side: an output of 1 fractal row and 8 fractal columns; dstStride 1:
+    # 8 contiguous fractals = 2048 halves
+    assert broken(with_dst_size(one_program_case(), 2047)) == [] and \
+        f"{P}.dst.size" in [w.id for w in check_case(parse_case(with_dst_size(one_program_case(), 2047))).warnings]
+    # dstStride 2: columns two fractals apart, (8-1)*2 + 1 = 15 fractals = 3840 halves, the gaps included
+    assert broken(with_dst_size(one_program_case(dstStride=2), 3840)) == []
+    short = check_case(parse_case(with_dst_size(one_program_case(dstStride=2), 3839)))
+    assert short.violations == [] and [w.id for w in short.warnings] == [f"{P}.dst.size"]
+    # dstStride 0 < 1 fractal row: every column lands on fractal 0
+    assert broken(one_program_case(dstStride=0)) == [f"{P}.dstStride.overlap"]
     # a third repeat would start at column 2*64 = 128 = K: past the matrix (dst large enough: 12 fractals)
     doc = with_dst_size(one_program_case(repeatTime=3), 3072)
     assert broken(doc) == [f"{P}.window.k_bounds"]
     assert "columns [128, 192) of the last repeat's window" in check_case(parse_case(doc)).violations[0].message
     # along height: M = Ho*Wo = 16 rows, a second window 16 rows down passes it
-    assert broken(one_program_case(repeatMode=0, repeatStride=1)) == [f"{P}.window.m_bounds"]
-    assert broken(one_program_case(repeatMode=0, repeatStride=0)) == []  # the same rows twice
+    assert broken(one_program_case(repeatMode=0, repeatStride=1, dstStride=2)) == [f"{P}.window.m_bounds"]
+    # the same rows twice, one below the other: 2 fractal rows x 4 columns, dstStride 2 = the rows: 8 fractals
+    assert broken(one_program_case(repeatMode=0, repeatStride=0, dstStride=2)) == []
+    assert broken(one_program_case(repeatMode=0, repeatStride=0, dstStride=1)) == [f"{P}.dstStride.overlap"]
     assert broken(one_program_case(repeatMode=2)) == [f"{P}.repeat.repeatMode.range"]
     result = check_case(parse_case(one_program_case(repeatTime=0)))
     assert result.valid and [w.id for w in result.warnings] == [f"{P}.repeat.noop"]
@@ -243,7 +256,8 @@ def repeated(**kw):
 @given(repeated(), st.integers(0, 100))
 def test_n_repeats_equal_n_single_loads(case, seed):
     repeats_equal_single_loads(case, seed)
-    assert len(single_loads(case)) == case.env["repeat.repeatTime"]
+    loads = single_loads(case)
+    assert loads is None or len(loads) == case.env["repeat.repeatTime"]
 
 
 def reference(case: Case, src_bits: np.ndarray, m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -266,6 +280,13 @@ def reference(case: Case, src_bits: np.ndarray, m: np.ndarray, k: np.ndarray) ->
     return ref, defined
 
 
+def placed(row: np.ndarray, col: np.ndarray, c0: int, stride: int) -> np.ndarray:
+    """Element offset of element (row, col) of the output: fractal (row // 16, col // C0) at fractal index
+    (col // C0) * dstStride + row // 16, row-major 16 x C0 inside (page 003's dstStride in 512-byte fractals, the
+    reading of spec note load3d.output), written out here."""
+    return ((col // c0) * stride + row // 16) * 16 * c0 + (row % 16) * c0 + col % c0
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(repeated().filter(lambda c: c.env["fmatrix.present"]), st.integers(0, 100))
 def test_each_repeat_stores_its_shifted_window_of_the_img2col_matrix(case, seed):
@@ -274,20 +295,23 @@ def test_each_repeat_stores_its_shifted_window_of_the_img2col_matrix(case, seed)
     env, e = case.env, case.ctx.dtype.size
     dst = case.tensor("dst")
     rows, cols, c0 = int(env["mStep"]), int(env["kStep"]), geo.c0
-    layout = layout_of(dst.position, bool(env["transpose"]))
-    state = res.memory.state[dst.buffer]
-    bits = as_bits(res.memory.buffers[dst.buffer].view(case.ctx.dtype.numpy if e > 1 else np.uint8))
+    turned = dst.position == "B2" or bool(env["transpose"])
+    along_m = env["repeat.repeatMode"] == 0
+    stride = int(env["repeat.dstStride"])
+    state = (res.memory.state[dst.buffer][dst.addr:].reshape(-1, e) == POISON).all(axis=1)
+    bits = as_bits(res.memory.buffers[dst.buffer][dst.addr:].view(case.ctx.dtype.numpy if e > 1 else np.uint8))
+    i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
     for r in range(int(env["repeat.repeatTime"])):
-        start = (dst.addr + r * int(env["repeat.dstStride"]) * 512) // e
-        m = int(env["mPos"]) + np.arange(rows) + (r * int(env["repeat.repeatStride"]) * 16
-                                                  if env["repeat.repeatMode"] == 0 else 0)
-        k = int(env["kPos"]) + np.arange(cols) + (r * int(env["repeat.repeatStride"]) * c0
-                                                  if env["repeat.repeatMode"] == 1 else 0)
-        got = window_from_dst(bits[start:], layout, rows, cols, c0)
-        poison = window_from_dst((state.reshape(-1, e) == POISON).all(axis=1)[start:], layout, rows, cols, c0)
+        # where repeat r's window sits in the assembled matrix: whole fractals (LoadDataWithStride's multiples), one
+        # below the other along height, side by side along width; the output is that matrix or its transpose
+        wr, wc = (i + r * rows, j) if along_m else (i, j + r * cols)
+        orow, ocol = (wc, wr) if turned else (wr, wc)
+        at = placed(orow, ocol, c0, stride)
+        m = int(env["mPos"]) + np.arange(rows) + (r * int(env["repeat.repeatStride"]) * 16 if along_m else 0)
+        k = int(env["kPos"]) + np.arange(cols) + (0 if along_m else r * int(env["repeat.repeatStride"]) * c0)
         ref, defined = reference(case, as_bits(res.inputs["src"]), m, k)
-        assert np.array_equal(poison, ~defined), f"repeat {r}: unspecified elements misplaced"
-        assert np.array_equal(np.where(defined, got, 0), np.where(defined, ref, 0)), f"repeat {r} differs"
+        assert np.array_equal(state[at], ~defined), f"repeat {r}: unspecified elements misplaced"
+        assert np.array_equal(np.where(defined, bits[at], 0), np.where(defined, ref, 0)), f"repeat {r} differs"
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
@@ -303,19 +327,21 @@ def test_repeat_time_zero_writes_nothing(case, seed):
 @SLOW
 @given(cases("LoadDataWithStride"), st.integers(0, 100))
 def test_accepted_cases_never_overlap_and_match_the_core(case, seed):
-    """Repeat destinations are disjoint on every accepted case, and the memory rules' variants draw the core's
-    faults (misaligned, overlap) or its store past dst's end."""
+    """The output's fractal columns are disjoint on every accepted case, and the memory rules' variants draw the
+    core's faults (misaligned, overlap) or its store past dst's end."""
     memory_rules_match_core(case, seed)
     spans = sorted((a, b) for _, a, b in case.model.footprint(case)["dst"])
     assert all(b1 <= a2 for (_, b1), (a2, _) in zip(spans, spans[1:]))
 
 
-@pytest.mark.parametrize("rule_id, kind", [(f"{P}.repeat.overlap", "overlap"), (f"{P}.dst.align", "misaligned")])
+@pytest.mark.parametrize("rule_id, kind", [(f"{P}.dstStride.overlap", "overlap"), (f"{P}.dst.align", "misaligned")])
 def test_drawn_invalid_cases_fault_on_the_core(rule_id, kind):
     @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
     @given(invalid_cases("LoadDataWithStride", rule_id), st.integers(0, 100))
     def check(case, seed):
         assert [v.id for v in check_case(case).violations] == [rule_id]
+        if case.env["repeat.present"] and case.env["repeat.repeatTime"] == 0:
+            return  # a NOP stores nothing, misaligned or not (the rule still holds the call to its parameters)
         res = run_case(fresh(case), seed=seed, strict=False)
         assert kind in {f.kind for f in res.faults}, [str(f) for f in res.faults[:3]]
     check()
@@ -324,6 +350,9 @@ def test_drawn_invalid_cases_fault_on_the_core(rule_id, kind):
 def test_model_lists_its_notes_and_rules():
     model = get_api("LoadDataWithStride")
     notes = {n.id for n in model.notes}
-    assert {f"{P}.repeat", f"{P}.dstStride", f"{P}.nop", f"{P}.program", f"{P}.single-case"} <= notes
+    assert {f"{P}.repeat", f"{P}.dstStride", f"{P}.nop", f"{P}.program", f"{P}.single-case", f"{P}.b8-b2",
+            "load3d.output", "load3d.overlap", "load3d.transpose"} <= notes
+    # the inherited rules cite this API's own notes where its wording differs (the ordering rule)
+    assert model.rule_by_id[f"{P}.repeat.differs"].notes == (f"{P}.repeat",)
     order = model.rule_by_id[f"{P}.order.load_data_repeat"]
     assert order.domain == {"kind": "order", "key": "load_data_repeat"} and "003_6cb328d34acb8cee.txt 约束说明" in order.source

@@ -4,6 +4,12 @@
 (uninitialized / initialized / poison).  ``Trace`` records the reads and writes one API call
 makes, checks each access (alignment, bounds, initialization, poison, write-after-read hazards
 across iterations, overlapping exclusive writes) and applies the writes to the memory.
+
+A trace may also know the call's *declared tensors* (``Trace(memory, declared={name: (buffer,
+start, stop)})`` or `Trace.declare`): an access tagged ``tensor=NAME`` then faults as
+``out_of_bounds`` when it leaves that tensor's bytes, even inside the buffer (a scratch buffer
+written past its end clobbers its neighbours). Untagged accesses, and tags of undeclared tensors,
+are checked against the buffer only.
 """
 
 from __future__ import annotations
@@ -207,6 +213,8 @@ class AccessRecord:
     align: int = 1
     byte_mask: np.ndarray | None = None
     exclusive: bool = False
+    #: the declared tensor the access was tagged with ("" when untagged)
+    tensor: str = ""
 
 
 @dataclass
@@ -234,8 +242,10 @@ class _Access:
 class Trace:
     """Records one call's accesses; checks them; applies writes."""
 
-    def __init__(self, memory: Memory, strict: bool = True, *, max_faults: int | None = 16) -> None:
-        """``max_faults``: in non-strict mode, faults kept per kind per access call (None: all)."""
+    def __init__(self, memory: Memory, strict: bool = True, *, max_faults: int | None = 16,
+                 declared: Mapping[str, tuple[str, int, int]] | None = None) -> None:
+        """``max_faults``: in non-strict mode, faults kept per kind per access call (None: all).
+        ``declared``: tensor name -> (buffer, start, stop) byte extent (see `declare`)."""
         self.memory = memory
         self.strict = strict
         self.max_faults = max_faults
@@ -255,6 +265,22 @@ class Trace:
         self.register_records: list[tuple[str, str, int, str]] = []
         #: Results of the call that are neither memory nor registers, by name (e.g. an updated pointer).
         self.outputs: dict[str, Any] = {}
+        #: The call's tensors: name -> (buffer, start, stop) byte extent; accesses tagged ``tensor=name``
+        #: must stay inside it (see `declare`).
+        self.declared: dict[str, tuple[str, int, int]] = {}
+        for name, extent in (declared or {}).items():
+            self.declare(name, *extent)
+
+    # ----------------------------------------------------------------- declared tensors
+    def declare(self, name: str, buffer: str, start: int, stop: int) -> None:
+        """Declare tensor ``name`` as the bytes ``[start, stop)`` of ``buffer``: a read or write tagged
+        ``tensor=name`` that touches a byte outside them faults as ``out_of_bounds`` (one fault per access
+        call, naming the bytes past the end or before the start). A later declaration replaces an earlier one."""
+        self.memory.size(buffer)  # KeyError for an unknown buffer
+        start, stop = int(start), int(stop)
+        if stop < start:
+            raise ValueError(f"tensor {name!r} declared with stop {stop} < start {start}")
+        self.declared[name] = (buffer, start, stop)
 
     # ----------------------------------------------------------------- registers
     def read_register(self, file: str, index: int, *, what: str = "") -> np.ndarray:
@@ -400,6 +426,30 @@ class Trace:
                                     detail=f"[0x{lo[r]:x}, 0x{hi[r]:x}) leaves the {size}-byte buffer"))
             self._emit(found, faults, bad.size)
 
+    def _check_tensor(self, acc: _Access, tensor: str | None, access: str, what: str, found: list[Fault]) -> None:
+        """out_of_bounds when an access tagged with a declared tensor leaves its bytes (rows already out of the
+        buffer are left to the buffer check): one fault per access call, counting the distinct bytes outside."""
+        if tensor is None or tensor not in self.declared or not acc.starts.size or not acc.length:
+            return
+        buffer, lo_t, hi_t = self.declared[tensor]
+        if buffer != acc.buffer:
+            raise ValueError(f"an access tagged {tensor!r} is in {acc.buffer}, but {tensor} is declared in {buffer}")
+        lo, hi = acc.starts, acc.starts + acc.length
+        bad = (lo >= 0) & (hi <= acc.size) & ((lo < lo_t) | (hi > hi_t))
+        if not bad.any():
+            return
+        rows = np.flatnonzero(bad)
+        idx = acc.idx[rows]
+        past, before = np.unique(idx[idx >= hi_t]), np.unique(idx[idx < lo_t])
+        verb = "writes" if access == "write" else "reads"
+        parts = [f"{n} byte{'' if n == 1 else 's'} {where}" for n, where in
+                 ((past.size, "past the end"), (before.size, "before the start")) if n]
+        outside = np.concatenate((before, past))
+        self._emit(found, [Fault("out_of_bounds", acc.buffer, int(outside.min()), int(outside.max()) + 1,
+                                 acc.its[rows[0]], what, access=access,
+                                 detail=f"{verb} {' and '.join(parts)} of {tensor} (declared {hi_t - lo_t} "
+                                        f"byte{'' if hi_t - lo_t == 1 else 's'} at {_address(buffer, lo_t)})")], 1)
+
     def _check_bytes(self, acc: _Access, bad: np.ndarray, kind: str, access: str, what: str,
                      found: list[Fault], detail: Any) -> None:
         """One fault per access with an offending byte; ``detail(row, bad_columns)`` words it."""
@@ -415,11 +465,13 @@ class Trace:
 
     # ---------------------------------------------------------------------------- accesses
     def read(self, buffer: str, starts: ArrayLike, length: int, iteration: ArrayLike = 0, *,
-             align: int = 1, what: str = "") -> np.ndarray:
-        """Check and record reads of ``length`` bytes at each of ``starts``; the bytes, shape (n, length)."""
+             align: int = 1, what: str = "", tensor: str | None = None) -> np.ndarray:
+        """Check and record reads of ``length`` bytes at each of ``starts``; the bytes, shape (n, length).
+        ``tensor``: the declared tensor the bytes belong to (optional, see `declare`)."""
         acc = self._prepare(buffer, starts, length, iteration, align)
         found: list[Fault] = []
         self._check_placement(acc, align, "read", what, found)
+        self._check_tensor(acc, tensor, "read", what, found)
         n, length = acc.idx.shape
         if acc.size == 0:
             out = np.zeros((n, length), dtype=np.uint8)
@@ -437,13 +489,15 @@ class Trace:
             np.maximum.at(last, addrs, acc.in_buffer(acc.its_bytes()))
             self._per_byte(self._foot, ("read", buffer), buffer, False, bool)[addrs] = True
         self.faults.extend(found)
-        self.records.append(AccessRecord("read", buffer, acc.starts, length, acc.its, what, align))
+        self.records.append(AccessRecord("read", buffer, acc.starts, length, acc.its, what, align, tensor=tensor or ""))
         return out
 
     def write(self, buffer: str, starts: ArrayLike, length: int, data: Any, iteration: ArrayLike = 0, *,
               align: int = 1, byte_mask: ArrayLike | None = None, exclusive: bool = False,
-              poison: ArrayLike | None = None, what: str = "") -> None:
-        """Check, record and apply writes of ``length`` bytes of ``data`` rows at each of ``starts``."""
+              poison: ArrayLike | None = None, what: str = "", tensor: str | None = None) -> None:
+        """Check, record and apply writes of ``length`` bytes of ``data`` rows at each of ``starts``.
+        ``tensor``: the declared tensor the bytes belong to (optional, see `declare`); whole intervals are
+        checked against it, like the buffer bounds, whatever ``byte_mask`` stores."""
         acc = self._prepare(buffer, starts, length, iteration, align)
         n, length = acc.idx.shape
         rows = _data_rows(data, n, length)
@@ -451,8 +505,9 @@ class Trace:
         pz = _poison_rows(poison, n, length)
         found: list[Fault] = []
         self._check_placement(acc, align, "write", what, found)
+        self._check_tensor(acc, tensor, "write", what, found)
         record = AccessRecord("write", buffer, acc.starts, length, acc.its, what, align,
-                              None if mask is None else mask.copy(), exclusive)
+                              None if mask is None else mask.copy(), exclusive, tensor or "")
         if acc.size == 0:
             self.faults.extend(found)
             self.records.append(record)

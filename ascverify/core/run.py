@@ -116,13 +116,34 @@ def fill_registers(case: Case, memory: Memory, seed: int = 0) -> dict[str, str]:
     return out
 
 
+def tensor_extents(case: Case) -> dict[str, tuple[str, int, int]]:
+    """Every tensor the case gives, as ``name -> (buffer, start, stop)`` byte extents (`Trace`'s ``declared``)."""
+    out = {}
+    for decl in case.model.tensors:
+        t = case.tensor(decl.name)
+        if t.present:
+            out[decl.name] = (t.buffer, t.addr, t.end)
+    return out
+
+
+def declare_tensors(trace: Trace, case: Case) -> Trace:
+    """Declare on ``trace`` the case's tensors it does not know yet (accesses tagged ``tensor=NAME`` are then
+    checked against them); returns the trace. `run_case` declares them all; a model may call this at the start
+    of ``execute`` so that traces made elsewhere (programs, fuzz) check its tagged accesses too."""
+    for name, extent in tensor_extents(case).items():
+        if name not in trace.declared:
+            trace.declare(name, *extent)
+    return trace
+
+
 def run_case(case: Case, *, seed: int = 0, strict: bool = True, memory: Memory | None = None) -> RunResult:
-    """Execute the case on the core. Strict mode raises the first Fault; otherwise faults are collected."""
+    """Execute the case on the core. Strict mode raises the first Fault; otherwise faults are collected.
+    The trace knows the case's tensors (`tensor_extents`): an access tagged with one faults when it leaves it."""
     if memory is None:
         memory, inputs = prepare(case, seed=seed)
     else:
         inputs = {}
-    trace = Trace(memory, strict=strict)
+    trace = Trace(memory, strict=strict, declared=tensor_extents(case))
     case.model.execute(case, trace)
     result = RunResult(case, memory, trace, inputs)
     if getattr(memory, "registers", None) is not None:

@@ -11,10 +11,11 @@ Conventions (spec notes of the model, ``ascverify notes Load3DBitMode``):
   columns ordered ``(c1, kh, kw, c0)``, C1 = ceil(sizeChannel / C0); element (m, k) is the input at
   ``h = ho * strideH - padTop + kh * dilationH``, ``w = wo * strideW - padLeft + kw * dilationW``, or
   padValue outside the map; columns of channels ``c1 * C0 + c0 >= sizeChannel`` are unspecified;
-* the window (rows mPos.., columns kPos..) is stored in fractals of 16 rows x C0 columns (512 bytes):
-  NZ in L0A (fractal (m1, k1) at index k1 * M1 + m1, row-major inside), ZN in L0B and for a transposed
-  L0A destination (fractal index m1 * K1 + k1, column-major inside), M1 and K1 the window's rows and
-  columns in fractals.
+* the window (rows mPos.., columns kPos..; with repeats, the repeats' windows assembled into one matrix W)
+  is stored as O = W (L0A) or O = W transposed (L0B, and L0A with transpose) in fractals of 16 rows x C0
+  columns (512 bytes, row-major inside): fractal (row block rb, column block cb) of O at fractal index
+  cb * dstStride + rb, dstStride the fractal distance between O's column blocks (its row blocks when the call
+  sets none: a contiguous NZ matrix). See `Output`.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ FRACTAL_ROWS = 16
 FRACTAL_BYTES = 512
 VECTOR_BYTES = 32
 EXTENSION = 256  # filterW / filterH add 256 to the kernel size
-
-NZ, ZN = "NZ", "ZN"
 
 
 def c0_of(elem_bytes: int) -> int:
@@ -117,47 +116,139 @@ def source(geo: Geometry, m: np.ndarray, k: np.ndarray) -> dict[str, np.ndarray]
             "in_matrix": in_matrix}
 
 
-# -- destination layout --------------------------------------------------------------------------------------------
+# -- destination layout ----------------------------------------------------------------------------------------------
 
-def layout_of(position: str, transpose: bool) -> str:
-    """NZ for an L0A destination, ZN for L0B and for a transposed L0A destination."""
-    return ZN if (position == "B2" or transpose) else NZ
+def transposed_output(position: str, transpose: bool) -> bool:
+    """Whether the call stores the transpose of its (assembled) window: every B2 load (the L1 -> L0B path always
+    transposes), and an A2 load with transpose set."""
+    return position == "B2" or bool(transpose)
 
 
 def fractal_count(rows: int, cols: int, c0: int) -> int:
-    """Fractals of a rows x cols window: both rounded up to whole fractals (16 rows, C0 columns)."""
+    """Fractals of a rows x cols matrix: both rounded up to whole fractals (16 rows, C0 columns)."""
     return (-(-max(rows, 0) // FRACTAL_ROWS)) * (-(-max(cols, 0) // c0))
 
 
-def fractal_elements(fractals: np.ndarray, layout: str, rows: int, cols: int, c0: int) -> tuple[np.ndarray, np.ndarray]:
-    """(row, column) in the window of every element of the given fractals, in memory order: two arrays of shape
-    (len(fractals), 16 * C0)."""
-    f = np.asarray(fractals, dtype=np.int64)[:, None]
-    j = np.arange(FRACTAL_ROWS * c0, dtype=np.int64)[None, :]
-    m1_count = max(1, -(-rows // FRACTAL_ROWS))
-    k1_count = max(1, -(-cols // c0))
-    if layout == NZ:
-        k1, m1 = np.divmod(f, m1_count)
-        jr, jc = np.divmod(j, c0)
-    else:
-        m1, k1 = np.divmod(f, k1_count)
-        jc, jr = np.divmod(j, FRACTAL_ROWS)
-    return m1 * FRACTAL_ROWS + jr, k1 * c0 + jc
+def grid(rows: int, cols: int, c0: int) -> tuple[int, int]:
+    """(row blocks, column blocks) of a rows x cols matrix in fractals of 16 rows x C0 columns."""
+    return -(-max(rows, 0) // FRACTAL_ROWS), -(-max(cols, 0) // c0)
 
 
-def window_from_dst(dst: np.ndarray, layout: str, rows: int, cols: int, c0: int) -> np.ndarray:
-    """The rows x cols window stored in ``dst`` (elements) in ``layout``: the inverse of the store."""
-    n = fractal_count(rows, cols, c0)
-    r, c = fractal_elements(np.arange(n), layout, rows, cols, c0)
-    flat = np.asarray(dst)[: n * FRACTAL_ROWS * c0].reshape(n, FRACTAL_ROWS * c0)
-    full = np.zeros((ceil_to(rows, FRACTAL_ROWS), ceil_to(cols, c0)), dtype=flat.dtype)
-    full[r, c] = flat
-    return full[:rows, :cols]
+@dataclass(frozen=True)
+class Output:
+    """Where one call stores what (concrete values; spec notes load3d.output and load3d.repeat).
+
+    The repeats' windows (``m_step`` x ``k_step`` each) are assembled into one matrix W: along M (``along_m``),
+    repeat r's rows start at row r * ceil16(m_step); along K, its columns at column r * ceil_C0(k_step). The output O
+    is W, or W transposed (``transposed``); O is stored in fractals of 16 rows x C0 columns (512 bytes, row-major
+    inside), fractal (row block rb, column block cb) at fractal index cb * stride + rb from dst's start, where the
+    stride is dstStride (None: the natural count, O's row blocks: a contiguous NZ matrix)."""
+
+    c0: int
+    m_step: int
+    k_step: int
+    repeats: int = 1  # 0: the call moves nothing
+    along_m: bool = True
+    transposed: bool = False
+    stride: int | None = None
+
+    @property
+    def n(self) -> int:
+        """The repeats the geometry counts (one for repeatTime = 0: the rules still check one window)."""
+        return max(self.repeats, 1)
+
+    @property
+    def m_pitch(self) -> int:
+        return ceil_to(self.m_step, FRACTAL_ROWS)
+
+    @property
+    def k_pitch(self) -> int:
+        return ceil_to(self.k_step, self.c0)
+
+    @property
+    def w_rows(self) -> int:
+        return (self.n - 1) * self.m_pitch + self.m_step if self.along_m else self.m_step
+
+    @property
+    def w_cols(self) -> int:
+        return self.k_step if self.along_m else (self.n - 1) * self.k_pitch + self.k_step
+
+    @property
+    def rows(self) -> int:
+        """Rows of O."""
+        return self.w_cols if self.transposed else self.w_rows
+
+    @property
+    def cols(self) -> int:
+        """Columns of O."""
+        return self.w_rows if self.transposed else self.w_cols
+
+    @property
+    def row_blocks(self) -> int:
+        return grid(self.rows, self.cols, self.c0)[0]
+
+    @property
+    def col_blocks(self) -> int:
+        return grid(self.rows, self.cols, self.c0)[1]
+
+    @property
+    def dst_stride(self) -> int:
+        return self.row_blocks if self.stride is None else self.stride
+
+    @property
+    def extent(self) -> int:
+        """Fractals from dst's start to the end of the last one stored: (CB - 1) * stride + RB (0 when O is empty)."""
+        rb, cb = self.row_blocks, self.col_blocks
+        return 0 if rb * cb == 0 else (cb - 1) * self.dst_stride + rb
+
+    @property
+    def collide(self) -> bool:
+        """Two fractals of O land on the same 512 bytes: at least two column blocks and a stride below the row
+        blocks (fractal (stride, 0) and fractal (0, 1) meet)."""
+        return self.col_blocks >= 2 and self.dst_stride < self.row_blocks
+
+    def window_coords(self, o_row: np.ndarray, o_col: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For elements (o_row, o_col) of O: (repeat, row in that repeat's window, column in it, whether the element
+        belongs to a window at all)."""
+        o_row, o_col = np.broadcast_arrays(np.asarray(o_row, dtype=np.int64), np.asarray(o_col, dtype=np.int64))
+        wr, wc = (o_col, o_row) if self.transposed else (o_row, o_col)
+        if self.along_m:
+            rep, wi = np.divmod(wr, max(self.m_pitch, 1))
+            wj = wc
+        else:
+            rep, wj = np.divmod(wc, max(self.k_pitch, 1))
+            wi = wr
+        inside = (rep < self.n) & (wi < self.m_step) & (wj < self.k_step) & (o_row < self.rows) & (o_col < self.cols)
+        return rep, wi, wj, inside
+
+
+def element_index(row: np.ndarray, col: np.ndarray, c0: int, stride: int) -> np.ndarray:
+    """The element offset from dst's start of element (row, col) of O: fractal (row // 16, col // C0) at index
+    (col // C0) * stride + row // 16, row-major inside."""
+    rb, i = np.divmod(np.asarray(row, dtype=np.int64), FRACTAL_ROWS)
+    cb, j = np.divmod(np.asarray(col, dtype=np.int64), c0)
+    return ((cb * stride + rb) * FRACTAL_ROWS + i) * c0 + j
+
+
+def matrix_from_dst(dst: np.ndarray, rows: int, cols: int, c0: int, stride: int | None = None) -> np.ndarray:
+    """The rows x cols matrix O stored in ``dst`` (elements from dst's start) in fractals of 16 x C0, fractal
+    columns ``stride`` fractals apart (default: O's row blocks, a contiguous NZ matrix): the inverse of the store."""
+    stride = grid(rows, cols, c0)[0] if stride is None else stride
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    return np.asarray(dst)[element_index(r, c, c0, stride)]
+
+
+def window_from_dst(dst: np.ndarray, rows: int, cols: int, c0: int, transposed: bool = False,
+                    stride: int | None = None) -> np.ndarray:
+    """The rows x cols window W a single load stored in ``dst``: O = W (or W transposed), read back and turned."""
+    if transposed:
+        return matrix_from_dst(dst, cols, rows, c0, stride).T
+    return matrix_from_dst(dst, rows, cols, c0, stride)
 
 
 def nz_matrix(dst: np.ndarray, rows: int, cols: int, c0: int) -> np.ndarray:
-    """A rows x cols matrix stored in NZ fractals (16 x C0), as a plain 2-D array (for transposed windows)."""
-    return window_from_dst(dst, NZ, rows, cols, c0)
+    """A rows x cols matrix stored contiguously in NZ fractals (16 x C0), as a plain 2-D array."""
+    return matrix_from_dst(dst, rows, cols, c0)
 
 
 # -- the reference: a direct convolution ------------------------------------------------------------------------

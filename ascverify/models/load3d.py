@@ -1,14 +1,17 @@
 """Load3DBitMode: ``LoadData(dst, src, Load3DBitModeParam)``, img2col from L1 into L0A / L0B.
 
 Page 002_70a359bc6af47a68.txt (Tables 1-5 and the example) + HARDWARE_NOTES.md (sections Load3DBitMode /
-LoadData3DParamsV2 / SetFmatrix, Units and alignment, Products).
+LoadData3DParamsV2 / SetFmatrix, Units and alignment, Products) + the vendor's documentation and code where the page
+is silent or disagrees (spec notes).
 
-The call reads the feature map that SetFmatrix described (``fmatrix`` in a case: l1H, l1W, padList,
-padValue) from ``src`` (A1/B1, NC1HWC0), forms the img2col matrix (M = Ho*Wo output positions by
-K = C1*Kh*Kw*C0), and stores its window [mPos, mPos+mStep) x [kPos, kPos+kStep) into ``dst`` (A2 in NZ
-fractals, B2 in ZN fractals). A case gives the config0/config1 fields by the page's names, or the raw
-``config0``/``config1`` words, or the LoadData3DParamsV2 member names (`normalize_args`); the bit fields
-live in `ascverify.codec`, the numpy img2col in `ascverify.models.img2col`.
+The call reads the feature map that SetFmatrix described (``fmatrix`` in a case: l1H, l1W, padList, padValue) from
+``src`` (A1/B1, NC1HWC0), forms the img2col matrix (M = Ho*Wo output positions by K = C1*Kh*Kw*C0), and stores its
+window [mPos, mPos+mStep) x [kPos, kPos+kStep) into ``dst``: as it is (A2) or transposed (B2 always, A2 with
+transpose), in fractals of 16 rows x C0 columns whose columns lie dstStride fractals apart (`img2col.Output`). The
+repeat register (``repeat``: what SetLoadDataRepeatWithStride set) repeats the window along M or K. A case gives the
+config0/config1 fields by the page's names, or the raw ``config0``/``config1`` words, or the LoadData3DParamsV2 member
+names (C++ or pyasc spelling; `normalize_args`); the bit fields live in `ascverify.codec`, the numpy img2col in
+`ascverify.models.img2col`.
 """
 
 from __future__ import annotations
@@ -21,17 +24,17 @@ from ..case import Case
 from ..codec import BITFIELDS, BY_NAME, BY_V2, NOTES, SEED, V2_DEFAULTS, V2_OTHER_DEFAULTS, CodecError, decode
 from ..dtypes import DType
 from ..errors import InputError, did_you_mean
-from ..logic import And, Between, Div, If, Implies, InSet, Mod, Not, Or
+from ..logic import And, Between, Div, If, Implies, InSet, Max, Mod, Not, Or
 from ..model import ApiModel, SpecNote
 from ..params import BOOL, INT64, UINT8, UINT16, Arg, IntType, StructArg, TensorDecl
 from ..program import state_rule
 from ..registry import register
+from ..products import POSITION_BUFFER
 from ..rules import (
     POSITION_NAMES,
     WARNING,
     Context,
     Values,
-    field_multiple,
     field_range,
     rule,
     tensor_min_size,
@@ -41,15 +44,16 @@ from .img2col import (
     FRACTAL_ROWS,
     VECTOR_BYTES,
     Geometry,
+    Output,
     ceil_to,
-    fractal_count,
-    fractal_elements,
-    layout_of,
-    nz_matrix,
+    matrix_from_dst,
     padded,
     source,
-    window_from_dst,
+    transposed_output,
 )
+from .set_load_data_repeat import FIELDS as REPEAT_FIELDS
+from .set_load_data_repeat import STATE_KEY as REPEAT_STATE
+from .set_load_data_repeat import SetLoadDataRepeatWithStride
 
 UNITS = "HARDWARE_NOTES.md Units and alignment"
 PRODUCTS_NOTE = "HARDWARE_NOTES.md Products"
@@ -59,6 +63,21 @@ T3, T4, T5 = f"{SEED} Table 3", f"{SEED} Table 4", f"{SEED} Table 5"
 #: 32N, 32N+4, 32N+8, 32N+16 (Table 5, sizeChannel).
 CHANNEL_REMAINDERS = {8: (0, 4), 16: (0, 4, 8), 32: (0, 4, 8, 16)}
 MAX_MPOS_3D = 32767  # the LoadData3D page's mStartPt range (HARDWARE_NOTES)
+#: The vendor's material cited where the page is silent or disagrees (the Chinese directories of the docs elided).
+DOC_LDWS = "asc-devkit docs/zh/api/SIMD-API/.../LoadDataWithStride.md"
+DOC_L3D = "asc-devkit docs/zh/api/SIMD-API/.../LoadData_3D.md"
+DOC_BITMODE = "asc-devkit docs/zh/api/SIMD-API/.../LoadData_3D_BitMode.md"
+DOC_SETREPEAT = "asc-devkit docs/zh/api/SIMD-API/.../SetLoadDataRepeat.md"
+DOC_MIGRATION = "asc-devkit docs/zh/guide/.../2201 to 3510 basic API migration guide (SetLoadDataBoundary)"
+IMPL_3510 = "asc-devkit impl/basic_api/dav_3510/kernel_operator_mm_impl.h"
+IMPL_BASE = "asc-devkit impl/basic_api/kernel_operator_mm_base_impl.h"
+EXAMPLES = "asc-devkit examples/01_simd_cpp_api/03_basic_api/03_matrix_compute"
+EX_LDWS = f"{EXAMPLES}/load_data_with_stride/load_data_with_stride.asc"
+EX_MMAD = f"{EXAMPLES}/mmad_load3dv2"
+PYASC_MM = "pyasc python/asc/language/basic/mm.py"
+PYASC_TYPES = "pyasc python/asc/language/core/types.py"
+#: The element types for which page 002 states the M multiples (mStep, mPos): half, int8_t, uint8_t.
+M_NAMED = ("half", "int8", "uint8")
 #: A padded feature map larger than this (elements) is not materialized by the reference invariant.
 REFERENCE_LIMIT = 1 << 21
 
@@ -179,10 +198,114 @@ def covered_k(v: Values, ctx: Context) -> Any:
     return And(_geom_ok(v), v.kPos + v.kStep >= k_total(v, ctx))
 
 
-def dst_elems_needed(v: Values, ctx: Context) -> Any:
-    """The window in whole fractals: ceil(mStep / 16) * 16 x ceil(kStep / C0) * C0 elements."""
+# -- the repeats and the output (spec notes load3d.repeat, load3d.output), on values, columns or terms -------------
+
+def repeats(v: Values) -> Any:
+    """The windows the call stores: repeatTime of the repeat register (at least one: repeatTime = 0 is a NOP, which
+    the rules check as one window), one without it."""
+    return If(v.repeat.present, Max(v.repeat.repeatTime, 1), 1)
+
+
+def along_m(v: Values) -> Any:
+    """The repeats advance along M (repeatMode 0; also without a repeat register, where there is one window)."""
+    return Or(Not(v.repeat.present), v.repeat.repeatMode == 0)
+
+
+def m_shift(v: Values, ctx: Context) -> Any:
+    """Rows the last repeat's window lies below the first: (repeats - 1) * repeatStride * 16 along M."""
+    return If(along_m(v), (repeats(v) - 1) * v.repeat.repeatStride * FRACTAL_ROWS, 0)
+
+
+def k_shift(v: Values, ctx: Context) -> Any:
+    """Columns the last repeat's window lies right of the first: (repeats - 1) * repeatStride * C0 along K."""
+    return If(along_m(v), 0, (repeats(v) - 1) * v.repeat.repeatStride * c0_of(ctx))
+
+
+def last_m_start(v: Values, ctx: Context) -> Any:
+    return v.mPos + m_shift(v, ctx)
+
+
+def last_k_start(v: Values, ctx: Context) -> Any:
+    return v.kPos + k_shift(v, ctx)
+
+
+def transposed(v: Values) -> Any:
+    """The output is the transpose of the assembled window: dst in B2 (always), or transpose set."""
+    return Or(v.dst.position == _CODE["B2"], v.transpose)
+
+
+def blocks(v: Values, ctx: Context) -> tuple[Any, Any]:
+    """(RB, CB): fractal rows (16 rows each) and fractal columns (C0 columns each) of the output O = W or W
+    transposed, W the repeats' windows assembled (each from a new fractal row along M, a new fractal column along K;
+    `img2col.Output`). Written in fractal units, per C0, so that the solver sees one product of two fields at most."""
     c0 = c0_of(ctx)
-    return Div(v.mStep + FRACTAL_ROWS - 1, FRACTAL_ROWS) * FRACTAL_ROWS * Div(v.kStep + c0 - 1, c0) * c0
+    n, am = repeats(v), along_m(v)
+    m_f = Div(v.mStep + FRACTAL_ROWS - 1, FRACTAL_ROWS)  # one window's fractal rows
+    k_f = Div(v.kStep + c0 - 1, c0)  # one window's fractal columns
+    rb_plain, cb_plain = If(am, n * m_f, m_f), If(am, k_f, n * k_f)
+    # transposed: O's rows are W's columns (16 per fractal row), O's columns W's rows (C0 per fractal column)
+    if c0 == 16:
+        k_rows, m_cols = n * k_f, n * m_f
+    elif c0 == 32:
+        k_rows = (n - 1) * k_f * 2 + Div(v.kStep + 15, 16)
+        m_cols = Div((n - 1) * m_f * 16 + v.mStep + 31, 32)
+    else:  # c0 == 8
+        k_rows = Div((n - 1) * k_f * 8 + v.kStep + 15, 16)
+        m_cols = (n - 1) * m_f * 2 + Div(v.mStep + 7, 8)
+    rb_turned = If(am, Div(v.kStep + 15, 16), k_rows)
+    cb_turned = If(am, m_cols, Div(v.mStep + c0 - 1, c0))
+    t = transposed(v)
+    return If(t, rb_turned, rb_plain), If(t, cb_turned, cb_plain)
+
+
+def row_blocks(v: Values, ctx: Context) -> Any:
+    """Fractal rows (16 rows each) of the output O = W or W transposed."""
+    return blocks(v, ctx)[0]
+
+
+def col_blocks(v: Values, ctx: Context) -> Any:
+    """Fractal columns (C0 columns each) of O."""
+    return blocks(v, ctx)[1]
+
+
+def dst_stride(v: Values, ctx: Context) -> Any:
+    """The fractal distance between O's column blocks: the register's dstStride, or O's row blocks without it (the
+    contiguous matrix, spec note load3d.output)."""
+    return If(v.repeat.present, v.repeat.dstStride, row_blocks(v, ctx))
+
+
+def dst_fractals_needed(v: Values, ctx: Context) -> Any:
+    """Fractals from dst's start to the end of the last one stored: (CB - 1) * dstStride + RB."""
+    rb, cb = blocks(v, ctx)
+    return If(Or(rb == 0, cb == 0), 0, (cb - 1) * If(v.repeat.present, v.repeat.dstStride, rb) + rb)
+
+
+def dst_elems_needed(v: Values, ctx: Context) -> Any:
+    """dst's elements from its start to the end of the last fractal stored."""
+    return dst_fractals_needed(v, ctx) * (FRACTAL_BYTES // ctx.dtype.size)
+
+
+def output_end(v: Values, ctx: Context) -> Any:
+    """One past the last byte of the output's fractals."""
+    return v.dst.addr + dst_elems_needed(v, ctx) * ctx.dtype.size
+
+
+def dst_capacity(v: Values, ctx: Context) -> Any:
+    """The bytes of dst's buffer (L0A for A2, L0B for B2; the position rule refuses any other)."""
+    return If(v.dst.in_buffer("L0A"), ctx.product.buffer_size("L0A"), ctx.product.buffer_size("L0B"))
+
+
+def columns_apart(v: Values, ctx: Context) -> Any:
+    """O's fractal columns do not collide: no register (the natural stride), one column block, or dstStride at least
+    the row blocks."""
+    rb, cb = blocks(v, ctx)
+    return Or(Not(v.repeat.present), cb <= 1, v.repeat.dstStride >= rb)
+
+
+def whole_repeats(v: Values, ctx: Context) -> Any:
+    """With two repeats or more, each window is whole fractals along the repeat direction (mStep a multiple of 16
+    along M, kStep of C0 along K)."""
+    return Or(repeats(v) <= 1, If(along_m(v), Mod(v.mStep, FRACTAL_ROWS) == 0, Mod(v.kStep, c0_of(ctx)) == 0))
 
 
 def src_elems_needed(v: Values, ctx: Context) -> Any:
@@ -212,13 +335,27 @@ PAGE_ONLY = frozenset(f.name for f in BITFIELDS) - SHARED_NAMES
 V2_ONLY = (frozenset(f.v2 for f in BITFIELDS) - SHARED_NAMES) | frozenset(V2_OTHER_DEFAULTS)
 RAW_NAMES = ("config0", "config1")
 FMATRIX_V2 = ("l1H", "l1W", "padList", "padValue")
+#: pyasc's LoadData3DParamsV2 keyword arguments (pyasc python/asc/language/core/types.py) -> the C++ member names
+PYASC_V2 = {"pad_list": "padList", "l1_h": "l1H", "l1_w": "l1W", "channel_size": "channelSize",
+            "k_extension": "kExtension", "m_extension": "mExtension", "k_start_pt": "kStartPt",
+            "m_start_pt": "mStartPt", "stride_w": "strideW", "stride_h": "strideH", "filter_w": "filterW",
+            "filter_h": "filterH", "dilation_filter_w": "dilationFilterW", "dilation_filter_h": "dilationFilterH",
+            "en_transpose": "enTranspose", "pad_value": "padValue", "filter_size_w": "filterSizeW",
+            "filter_size_h": "filterSizeH", "f_matrix_ctrl": "fMatrixCtrl"}
+#: pyasc's constructor defaults (they differ from the C++ struct's: l1_h, l1_w, channel_size, the extensions are 1)
+PYASC_DEFAULTS = {"pad_list": [0, 0, 0, 0], "l1_h": 1, "l1_w": 1, "channel_size": 1, "k_extension": 1,
+                  "m_extension": 1, "k_start_pt": 0, "m_start_pt": 0, "stride_w": 1, "stride_h": 1, "filter_w": 1,
+                  "filter_h": 1, "dilation_filter_w": 1, "dilation_filter_h": 1, "en_transpose": False,
+                  "pad_value": 0, "filter_size_w": False, "filter_size_h": False, "f_matrix_ctrl": False}
 FORM_LABELS = {"page": "Load3DBitModeParam field (page 002 Tables 4-5)", "v2": "LoadData3DParamsV2 member",
-               "raw": "packed register word"}
+               "raw": "packed register word", "pyasc": "pyasc LoadData3DParamsV2 keyword"}
 
 
 def _form_of(name: str) -> str | None:
     if name in RAW_NAMES:
         return "raw"
+    if name in PYASC_V2:
+        return "pyasc"
     if name in PAGE_ONLY:
         return "page"
     if name in V2_ONLY:
@@ -262,7 +399,7 @@ def _v2_value(name: str, value: Any) -> Any:
 def normalize_args(args: Mapping[str, Any], model_name: str = "Load3DBitMode", extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """The page-named arguments of any of the three forms (see the spec note load3d.namings); the ``extra``
     arguments of a model built on this one (LoadDataWithStride's ``repeat``) pass through unchanged."""
-    known = PAGE_ONLY | V2_ONLY | SHARED_NAMES | frozenset(RAW_NAMES) | {"fmatrix", *extra}
+    known = PAGE_ONLY | V2_ONLY | SHARED_NAMES | frozenset(RAW_NAMES) | frozenset(PYASC_V2) | {"fmatrix", *extra}
     first: dict[str, str] = {}
     for k in args:
         if k not in known:
@@ -280,6 +417,8 @@ def normalize_args(args: Mapping[str, Any], model_name: str = "Load3DBitMode", e
         form = "v2" if any(type(args.get(n)) is int for n in ("filterW", "filterH")) else "page"
     if form == "page":
         return dict(args)
+    if form == "pyasc":
+        return _from_pyasc(args, model_name, extra)
     if form == "raw":
         shared = sorted(SHARED_NAMES & set(args))
         if shared:
@@ -321,6 +460,31 @@ def normalize_args(args: Mapping[str, Any], model_name: str = "Load3DBitMode", e
     elif "fmatrix" in args:
         out["fmatrix"] = args["fmatrix"]
     return out
+
+
+def _from_pyasc(args: Mapping[str, Any], model_name: str, extra: tuple[str, ...]) -> dict[str, Any]:
+    """pyasc's keywords as the C++ members, every member given (pyasc's defaults for those left out), then read as
+    LoadData3DParamsV2 (spec note load3d.pyasc); a complaint names the pyasc keyword."""
+    if "fmatrix" in args:
+        raise InputError("pad_list, l1_h, l1_w and pad_value (given or pyasc's defaults) describe the feature map in "
+                         "pyasc's spelling; give them, not fmatrix", field="args.fmatrix")
+    for k in args:
+        if k not in PYASC_V2 and k not in extra:
+            raise InputError(f"{k!r} is not a keyword of pyasc's LoadData3DParamsV2 but the case uses pyasc's "
+                             f"spelling{did_you_mean(k, sorted(PYASC_V2))}; give the arguments in one form",
+                             field=f"args.{k}")
+    cpp = {**{PYASC_V2[k]: v for k, v in PYASC_DEFAULTS.items() if k not in args},
+           **{PYASC_V2.get(k, k): v for k, v in args.items()}}
+    try:
+        return normalize_args(cpp, model_name, extra)
+    except InputError as exc:
+        back = {v: k for k, v in PYASC_V2.items()}
+        field = exc.field or ""
+        if field.startswith("args."):
+            head, _, tail = field[len("args."):].partition(".")
+            name, bracket, index = head.partition("[")
+            field = "args." + back.get(name, name) + (bracket + index if bracket else "") + ("." + tail if tail else "")
+        raise InputError(exc.message, where=exc.where, field=field) from None
 
 
 # -- the model ---------------------------------------------------------------------------------------------------------
@@ -386,14 +550,25 @@ def fmatrix_shown(fields: Mapping[str, Any]) -> str:
             f"padValue: {fields['fmatrix.padValue']}}}")
 
 
+SEED_REPEAT = "003_6cb328d34acb8cee.txt"
+NOTES_REPEAT = "HARDWARE_NOTES.md SetLoadDataRepeatWithStride"
+T2_REPEAT = f"{SEED_REPEAT} 表2 LoadDataRepeatParamWithStride"
+#: The repeat register SetLoadDataRepeatWithStride sets, as a call assumes it (optional: one window without it).
+REPEAT = StructArg("repeat", SetLoadDataRepeatWithStride.args,
+                   source=f"{T2_REPEAT}; {SEED_REPEAT} 约束说明; {NOTES_REPEAT}",
+                   doc="the repeat register SetLoadDataRepeatWithStride set before the call: {repeatStride, "
+                       "repeatTime, repeatMode, dstStride} (absent: one window, stored as a contiguous matrix)")
+
+
 @register
 class Load3DBitMode(ApiModel):
     name = "Load3DBitMode"
-    aliases = ("LoadData3DBitMode", "load3d")
+    aliases = ("LoadData3DBitMode", "load3d", "load_data", "asc.language.basic.load_data")
     prefix = "load3d"
     seed = SEED
     summary = ("img2col: the window [mPos, mPos+mStep) x [kPos, kPos+kStep) of the img2col matrix of the "
-               "feature map in src (NC1HWC0, described by SetFmatrix) into dst, in NZ (A2) or ZN (B2) fractals")
+               "feature map in src (NC1HWC0, described by SetFmatrix) into dst, as it is (A2) or transposed (B2, A2 "
+               "with transpose), in 16 x C0 fractals whose columns lie dstStride fractals apart")
     support = {"atlas-350": ("uint8", "int8", "fp8_e4m3fn", "fp8_e5m2", "hifloat8", "half", "bfloat16", "uint32",
                              "int32", "float")}
     support_source = f"{SEED} Applicability and Table 1 (T)"
@@ -411,14 +586,15 @@ class Load3DBitMode(ApiModel):
         _arg("dilationH", "dilation along H"),
         _arg("filterW", "add 256 to the kernel width"),
         _arg("filterH", "add 256 to the kernel height"),
-        _arg("transpose", "store the transposed window (A2, half only)"),
+        _arg("transpose", "store the transposed window (A2; B2 always transposes)"),
         _arg("fmatrixCtrl", "take the feature map description of the right matrix (must be false)"),
         _arg("sizeChannel", "channels of the feature map"),
         FMATRIX,
+        REPEAT,
     )
     tensors = (
         TensorDecl("dst", "out", positions=("A2", "B2"), source=f"{SEED} Table 2, dst",
-                   doc="the window in fractals: NZ in A2, ZN in B2"),
+                   doc="the window (or its transpose) in 16 x C0 fractals, columns dstStride fractals apart"),
         TensorDecl("src", "in", positions=("A1", "B1"), source=f"{SEED} Table 2, src",
                    doc="the feature map, NC1HWC0 (C1 x l1H x l1W x C0)"),
     )
@@ -436,28 +612,31 @@ class Load3DBitMode(ApiModel):
                  "Table 1 lists the ten types; Table 5 gives channel counts for int4b_t too, most likely copied from a "
                  "page of an API that takes it.", (f"{SEED} Table 1, T", _t("sizeChannel")),
                  ("load3d.dtype.support",)),
-        SpecNote("load3d.namings", "Three ways to give the arguments",
+        SpecNote("load3d.namings", "Four ways to give the arguments",
                  "A case gives the fields by the page's names (kStep, mStep, kPos, mPos, strideW, strideH, Wk, Hk, "
                  "dilationW, dilationH, filterW, filterH, transpose, fmatrixCtrl, sizeChannel), or the packed words "
                  "config0 and config1 (uint64, decoded by the layout of HARDWARE_NOTES), or the LoadData3DParamsV2 "
                  "members (kExtension, mExtension, kStartPt, mStartPt, strideW, strideH, filterW and filterH = kernel "
                  "size, dilationFilterW/H, filterSizeW/H = the +256 flags, enTranspose, fMatrixCtrl, channelSize, "
-                 "and l1H, l1W, padList, padValue for the feature map; enSmallK only as false). One form per case: "
-                 "a mix is refused. A case naming only strideW/strideH/filterW/filterH is read in the page's naming "
-                 "unless filterW or filterH is an integer (then it is a kernel size, LoadData3DParamsV2).",
+                 "and l1H, l1W, padList, padValue for the feature map; enSmallK only as false), or those members in "
+                 "pyasc's spelling (load3d.pyasc). One form per case: a mix is refused. A case naming only "
+                 "strideW/strideH/filterW/filterH is read in the page's naming unless filterW or filterH is an "
+                 "integer (then it is a kernel size, LoadData3DParamsV2). repeat (the repeat register) goes with any "
+                 "form.",
                  "The page says each field 'has the same meaning as' a LoadData3DParamsV2 member; the two namings "
                  "give filterW/filterH different meanings (8-bit kernel size there, 1-bit +256 flag here), so a "
                  "mixed case could not be read unambiguously (which is also why ApiModel.arg_spellings, where a name "
                  "means one argument in every spelling, cannot carry this naming: Load3DBitMode.normalize_args "
                  "translates it). The JSON type tells the two filterW apart (bool vs integer). The JSON Schema "
                  "lists the page's names only.",
-                 (T3, T4, T5, NOTES)),
+                 (T3, T4, T5, NOTES, PYASC_TYPES)),
         SpecNote("load3d.omitted", "Fields left out",
                  "In the page's naming an omitted field is 0 (false): config0 and config1 'are initialized to 0', so "
                  "e.g. an omitted strideW breaks its range rule rather than making the case unreadable. In the "
                  "LoadData3DParamsV2 naming omitted members take the struct's defaults (strideW = strideH = filterW = "
-                 "filterH = dilationFilterW = dilationFilterH = 1, everything else 0 / false). A case may omit "
-                 "fmatrix (see load3d.no-fmatrix).",
+                 "filterH = dilationFilterW = dilationFilterH = 1, everything else 0 / false); in pyasc's spelling "
+                 "pyasc's constructor defaults (load3d.pyasc). A case may omit fmatrix (see load3d.no-fmatrix) and "
+                 "repeat (load3d.repeat).",
                  "Table 3: config0 and config1 are initialized to 0; HARDWARE_NOTES give the struct's defaults.",
                  (T3, NOTES)),
         SpecNote("load3d.bit-widths", "Field widths",
@@ -466,16 +645,24 @@ class Load3DBitMode(ApiModel):
                  "can exceed its width. A packed word beyond uint64 or negative cannot be read (exit 2).",
                  "Tables 4 and 5 give each field's width; the layout adds up to exactly 64 bits per word.",
                  (T4, T5, NOTES)),
-        SpecNote("load3d.multiples", "kPos, kStep, mPos, mStep multiples for every type",
-                 "K positions and lengths are multiples of C0 = 32 bytes / sizeof(T) (16 for half and bfloat16, 32 for "
-                 "the 8-bit types, 8 for the 32-bit types); M positions and lengths are multiples of 16 for every "
-                 "type. kPos has no exception; kStep, mStep and mPos are free when their fractal is covered "
-                 "(load3d.covered).",
-                 "The page names half (16, 16) and int8/uint8 (32, 16) only. A fractal is 16 rows x 32 bytes "
-                 "(HARDWARE_NOTES), so a column group is 32 bytes of T and a row group 16 rows whatever T is; the "
-                 "page's two cases are exactly these values.",
-                 (_t("kStep"), _t("kPos"), _t("mStep"), _t("mPos"), UNITS),
-                 ("load3d.kPos.multiple", "load3d.kStep.multiple", "load3d.mPos.multiple", "load3d.mStep.multiple")),
+        SpecNote("load3d.multiples", "kPos, kStep, mPos, mStep multiples by type",
+                 "kPos is a multiple of C0 = 32 bytes / sizeof(T) (16 for the 16-bit types, 32 for the 8-bit types, 8 "
+                 "for the 32-bit types), kStep too unless the window covers the rightmost fractal: errors for every "
+                 "type. mStep is a multiple of 16 unless the window covers the bottom fractal: an error for the 8- and "
+                 "16-bit types; free for the 32-bit types. mPos is a multiple of 16 unless the bottom fractal is "
+                 "covered: an error for half, int8 and uint8, the types the page names; a warning "
+                 "(mPos.multiple_unnamed) for every other type.",
+                 "Page 002 names half (16) and int8/uint8 (32; 16 along M) only. The vendor's LoadData3DParamsV2 "
+                 "table (LoadData_3D.md, LoadDataWithStride.md) gives the rest by width: kExtension a multiple of 8 "
+                 "(b32), 16 (b16), 32 (b8) unless it covers the rightmost fractal, kStartPt likewise, mExtension a "
+                 "multiple of 16 for b4/b8/b16 and 'b32类型无要求' (none for b32) unless it covers the bottom fractal, "
+                 "and mStartPt no multiple at all. So K follows C0 for every type, mStep the vendor's widths, and "
+                 "mPos the page where it speaks; where no source requires the mPos multiple a start inside a 16-row "
+                 "group is flagged, not refused.",
+                 (_t("kStep"), _t("kPos"), _t("mStep"), _t("mPos"), f"{DOC_L3D} (LoadData3DParamsV2 table)",
+                  f"{DOC_LDWS} (LoadData3DParamsV2 table)", f"{DOC_BITMODE} (mPos)", UNITS),
+                 ("load3d.kPos.multiple", "load3d.kStep.multiple", "load3d.mPos.multiple", "load3d.mStep.multiple",
+                  "load3d.mPos.multiple_unnamed")),
         SpecNote("load3d.covered", "'The rightmost / bottom fractal is covered'",
                  "The bottom fractal is covered when mPos + mStep >= Ho*Wo (the window reaches the matrix's last "
                  "row); the rightmost fractal is covered when kPos + kStep >= K = C1*Kh*Kw*C0. Only with fmatrix can "
@@ -503,11 +690,21 @@ class Load3DBitMode(ApiModel):
                  "API is the contract; the other page is a reason for caution.",
                  (_t("mPos"), NOTES), ("load3d.mPos.range3d",)),
         SpecNote("load3d.transpose", "transpose",
-                 "transpose=true is an error unless dst is in A2 and T is half. The transposed window (kStep x mStep) "
-                 "is stored in NZ fractals, which for half is the ZN layout of the window itself.",
-                 "The page: 'valid only when the destination TPosition is set to A2 and the source operand is of the "
-                 "half type'. A flag the hardware ignores elsewhere is a bug in the caller either way.",
-                 (_t("transpose"),), ("load3d.transpose.only_a2_half",)),
+                 "transpose=true with dst in A2 stores the window transposed (load3d.output) for every type of Table "
+                 "1: 8-, 16- and 32-bit. With dst in B2 it has no effect: the B2 path always transposes, the call "
+                 "stores the same bytes whether it is set or not, and draws the warning transpose.no_effect.",
+                 "Page 002: 'valid only when the destination TPosition is set to A2 and the source operand is of the "
+                 "half type'. The vendor's LoadDataWithStride.md and LoadData_3D.md (Ascend 950): enTranspose takes "
+                 "effect with dst in L0A for b8/b16/b32 and has no effect with dst in L0B, whose path always "
+                 "transposes ('L1 Buffer->L0B Buffer通路下会自动进行转置'); the b8 case joins two 16 x 32 fractals into "
+                 "a 32 x 32 block, transposes it and splits it again, which is the window transposed in 16 x 32 "
+                 "fractals. The vendor's load_data_with_stride example sets the flag on int8, half and float A2 loads "
+                 "(its goldens, matrix products, need the transposition) and on every B2 load. The page's sentence "
+                 "matches the V2Pro struct and the A2/A3 products; vendor shipping code wins, and a flag that has no "
+                 "effect is worth a warning, not a refusal.",
+                 (_t("transpose"), f"{DOC_LDWS} (enTranspose; restrictions)", f"{DOC_L3D} (enTranspose; transposed "
+                  "scenarios)", EX_LDWS, f"{EX_MMAD}/mmad_load3dv2.asc"),
+                 ("load3d.transpose.no_effect",)),
         SpecNote("load3d.no-fmatrix", "Without fmatrix",
                  "A case may leave fmatrix out (the feature map was set by a SetFmatrix the case does not show). "
                  "Then the window bounds and the src footprint are reported as not checked, the coverage exceptions "
@@ -540,14 +737,123 @@ class Load3DBitMode(ApiModel):
                  "end by Ho*Wo rounded up to 16 (mPos + mStep <= ceil16(Ho*Wo)); rows from Ho*Wo on are unspecified.",
                  "Kernels commonly take a whole bottom fractal (mExtension rounded up to 16); a window beyond that "
                  "fractal has no rows at all.", (_t("mStep"), _t("mPos"), NOTES), ("load3d.window.m_bounds",)),
-        SpecNote("load3d.layout", "Destination layout",
-                 "dst holds the window rounded up to whole fractals of 16 rows x C0 columns (512 bytes): ceil(mStep/16)"
-                 "*16 x ceil(kStep/C0)*C0 elements, 512-byte aligned. A2: NZ (fractal (m1, k1) at index k1*M1 + m1, "
-                 "rows of C0 elements inside); B2 and transposed A2: ZN (fractal (m1, k1) at index m1*K1 + k1, "
-                 "columns of 16 elements inside). Elements of the last fractals beyond mStep or kStep are unspecified.",
-                 "Table 2: A2 is 'ZZ or NZ', B2 'ZN'; HARDWARE_NOTES: L0A holds NZ fractals, L0B ZN, a fractal is 16 x "
-                 "32 bytes, L0A/L0B start addresses are 512-byte aligned. The core writes whole fractals.",
-                 (f"{SEED} Table 2, dst", NOTES, UNITS), ("load3d.dst.size", "load3d.dst.align")),
+        SpecNote("load3d.output", "What the call stores where (dstStride, the layout)",
+                 "The output O is the window W (dst in A2, transpose false) or W transposed (dst in B2, and A2 with "
+                 "transpose), W being the repeats' windows assembled (load3d.repeat). O is stored in fractals of 16 "
+                 "rows x C0 = 32/sizeof(T) columns (512 bytes, row-major inside): fractal (rb, cb), rows 16rb.. and "
+                 "columns C0*cb.. of O, at dst + (cb*dstStride + rb)*512. dstStride is the fractal distance between "
+                 "O's column blocks; without a repeat register (a single case without repeat) it is O's row-block "
+                 "count RB, a contiguous matrix. dst must hold (CB-1)*dstStride + RB fractals (CB column blocks), "
+                 "512-byte aligned; fractals in the gaps (dstStride > RB) are left alone; elements of O outside every "
+                 "window are unspecified. For half this is NZ for the window in A2 (fractal (m1, k1) at k1*M1 + m1) "
+                 "and ZN (fractal (m1, k1) at m1*K1 + k1, column-major inside) for a transposed or B2 window; A2 is "
+                 "NZ on atlas-350, not ZZ.",
+                 "Page 003 calls dstStride the 'output matrix's offset along K, in 512-byte fractals' and its example "
+                 "sets dstStride = CeilDivision(m, 16) with one repeat; page 002 says A2 is 'ZZ or NZ', B2 ZN. The "
+                 "vendor's code fixes the reading: dav_3510's SetLoadDataRepeatStride, which the LoadData3DParamsV2 "
+                 "overload runs, sets dstStride = enTranspose ? ceil(kExtension/16) : ceil(mExtension/16), O's row "
+                 "blocks; the load_data_with_stride example sets CeilAlign(m,16)/16 (A), CeilDiv(CeilAlign(m,C0),16) "
+                 "(transposed A), CeilDiv(CeilAlign(n,C0),16) (B2), and its matrix-product goldens need this "
+                 "placement for int8, half and float; conv kernels set dstStride = mL0/16 (all M fractals) with one "
+                 "output row per repeat; a conv backprop kernel calls it the 'm_dst_stride' of its L0B output and "
+                 "fills each fractal column's rows with calls 512 bytes apart, as the 3510 migration guide does with "
+                 "four calls 256 halves apart. The vendor's numpy model (mmad_load3dv2/load3d.py) stores b32 in B2 "
+                 "as [M1, 2, K, 8] per 16 rows, byte for byte this layout with dstStride = ceil(K/16); it writes A2 in "
+                 "ZZ order, the L0A layout of the A2/A3 products (LoadData_3D.md: ZZ there, NZ on Ascend 950).",
+                 (f"{SEED} Table 2, dst", f"{T2_REPEAT}, dstStride", f"{SEED_REPEAT} 调用示例",
+                  f"{IMPL_3510} (SetLoadDataRepeatStride)", EX_LDWS, f"{EX_MMAD}/load3d.py",
+                  f"{DOC_L3D} (restrictions: dst layout)", DOC_MIGRATION, NOTES, UNITS),
+                 ("load3d.dst.size", "load3d.dst.align", "load3d.dstStride.overlap")),
+        SpecNote("load3d.dst-size", "A dst declared smaller than the output",
+                 "A dst whose declared size ends before the output's last fractal is a warning (dst.size): the load "
+                 "stores past dst's end, which corrupts only what else lives there (in a program, a tensor declared "
+                 "there breaks the overlap and hazard rules of its own calls). The output leaving dst's buffer is an "
+                 "error (dst.output_bounds).",
+                 "No page states dst's size; the hardware does not check a LocalTensor's declared size. The vendor's "
+                 "own examples (load_data_with_stride scenarios 5-6, mmad_load3dv2 scenarios 3-4, batch_matmul) "
+                 "declare a float B2 operand of CeilAlign(k,16)*CeilAlign(n,8) elements (3456 for k=40, n=70) while "
+                 "their dstStride = CeilDiv(CeilAlign(n,8),16) places its fractal columns 80 rows apart (3776 "
+                 "elements written): harmless there because nothing else is in L0B, and the policy keeps the "
+                 "vendor's shipping examples free of errors (docs/severity.md).",
+                 (f"{SEED} Table 2, dst", f"{T2_REPEAT}, dstStride", EX_LDWS, f"{EX_MMAD}/mmad_load3dv2.asc"),
+                 ("load3d.dst.size", "load3d.dst.output_bounds")),
+        SpecNote("load3d.overlap", "Fractals that collide",
+                 "An error only when two fractals of one call land on the same bytes: O has two column blocks or "
+                 "more and dstStride is below its row blocks RB (fractal (dstStride, 0) meets fractal (0, 1)); the "
+                 "core faults (overlap) on exactly those calls. Any dstStride >= RB is accepted, gaps and all; with "
+                 "one column block any dstStride is.",
+                 "Which of two fractals stored to one place survives is not documented; a larger dstStride leaves "
+                 "gaps, which is how kernels interleave row blocks loaded by separate calls (the 3510 migration "
+                 "guide, conv backprop). The earlier blanket 'repeats must not overlap' refused the vendor's conv "
+                 "loads (one output row per repeat, dstStride = all M fractals).",
+                 (f"{T2_REPEAT}, dstStride", DOC_MIGRATION, NOTES_REPEAT), ("load3d.dstStride.overlap",)),
+        SpecNote("load3d.repeat", "The repeat register",
+                 "The repeat register (SetLoadDataRepeatWithStride's repeatStride, repeatTime, repeatMode, dstStride) "
+                 "applies to this call as to LoadDataWithStride. Repeat r < repeatTime loads the window moved "
+                 "r*repeatStride*16 rows (repeatMode 0) or r*repeatStride*C0 columns (repeatMode 1); the windows are "
+                 "assembled into one matrix W, repeat r's rows from row r*ceil16(mStep) (mode 0) or its columns from "
+                 "column r*ceil_C0(kStep) (mode 1), and W is stored as one output (load3d.output); every window must "
+                 "lie in the img2col matrix. In a program the call uses the last SetLoadDataRepeatWithStride's values "
+                 "(warning repeat.differs when it gives others); a single case may give them as repeat = "
+                 "{repeatStride, repeatTime, repeatMode, dstStride}; with neither it is one window stored as a "
+                 "contiguous matrix. There is no ordering rule (the page's example sets no repeat). LoadDataWithStride's "
+                 "CPU checks (kExtension*sizeof(T) % 32, mExtension % 16, ...) are not this call's.",
+                 "On atlas-350 the bit-mode LoadData issues the same instruction as LoadDataWithStride "
+                 "(img2colv2_cbuf_to_ca / _cb, dav_3510 kernel_operator_mm_impl.h; LoadDataImpl with "
+                 "Load3DBitModeParam in kernel_operator_mm_base_impl.h, which checks alignment and positions only), "
+                 "and unlike the LoadData3DParamsV2 overload it does not write dstStride itself: the register "
+                 "decides. SetLoadDataRepeat.md (Ascend 950) requires dstStride for LoadData; the migration guide and "
+                 "conv kernels (Load3DBitModeParam via SetConfig1) set the register before the load. Conv kernels "
+                 "repeat one output row per repeat along M (mExtension = woL0, repeatTime = hoL0, dstStride = "
+                 "mL0/16) and a conv backprop kernel twice along K (8 + 8 float channels into 16 rows of its L0B "
+                 "output): the repeats assemble one matrix, they are not separate windows dstStride apart. Page 002 "
+                 "is silent on all of it.",
+                 (f"{SEED} Function Usage", f"{IMPL_3510} (img2colv2_cbuf_to_ca)", f"{IMPL_BASE} (LoadDataImpl)",
+                  f"{DOC_SETREPEAT} (restrictions, Ascend 950)", f"{DOC_L3D} (Repeat Mode)", T2_REPEAT, NOTES_REPEAT),
+                 ("load3d.repeat.repeatMode.range", "load3d.repeat.differs", "load3d.window.m_bounds",
+                  "load3d.window.k_bounds")),
+        SpecNote("load3d.repeat-partial", "Repeats of a partial window",
+                 "With two repeats or more, a window that is not whole fractals in the repeat direction (mStep not a "
+                 "multiple of 16 along M, kStep not a multiple of C0 along K; one window may be, when it covers the "
+                 "bottom or rightmost fractal) draws the warning repeat.partial. It is modelled with each repeat "
+                 "starting a new fractal row (column); the rest of the partial one is unspecified.",
+                 "Neither page 002 nor the vendor's documents say where the next repeat starts after a partial "
+                 "fractal; LoadDataWithStride refuses partial windows outright (its CPU checks), the bit-mode call "
+                 "has no check.", (_t("mStep"), _t("kStep"), f"{IMPL_BASE} (LoadDataWithStrideImpl)"),
+                 ("load3d.repeat.partial",)),
+        SpecNote("load3d.nop", "repeatTime = 0",
+                 "With a repeat register whose repeatTime is 0 the call moves nothing (the core reads and writes "
+                 "nothing) and draws the warning repeat.noop; the other rules still check it as one window.",
+                 "Page 003 and SetLoadDataRepeat.md: repeatTime = 0 makes LoadDataWithStride / LoadData a NOP; the "
+                 "bit-mode call issues the same instruction.",
+                 (f"{SEED_REPEAT} 约束说明", f"{DOC_SETREPEAT} (restrictions)"), ("load3d.repeat.noop",)),
+        SpecNote("load3d.b8-b2", "8-bit types into B2",
+                 "Load3DBitMode accepts the 8-bit types with dst in B2 (no rule).",
+                 "Page 002 Table 1 and the vendor's LoadData_3D_BitMode.md and LoadData_3D.md (Ascend 950) list the "
+                 "ten types without a per-path restriction; only LoadDataWithStride.md's data-type section restricts "
+                 "B1 -> B2 to half, bfloat16, int32, uint32 and float (as the A2/A3 products do), and the vendor's "
+                 "load_data_with_stride example loads int8 into B2 (scenarios 1 and 2) all the same.",
+                 (f"{SEED} Table 1, T", f"{DOC_BITMODE} (data types)", f"{DOC_L3D} (data types)",
+                  f"{DOC_LDWS} (data types)", EX_LDWS)),
+        SpecNote("load3d.pyasc", "pyasc's names",
+                 "The API answers to pyasc's load_data (asc.language.basic.load_data), and a case may give pyasc's "
+                 "LoadData3DParamsV2 keywords (pad_list, l1_h, l1_w, channel_size, k_extension, m_extension, "
+                 "k_start_pt, m_start_pt, stride_w, stride_h, filter_w, filter_h, dilation_filter_w, "
+                 "dilation_filter_h, en_transpose, pad_value, filter_size_w, filter_size_h, f_matrix_ctrl; repeat "
+                 "beside them). Keywords left out take pyasc's defaults (l1_h = l1_w = channel_size = k_extension = "
+                 "m_extension = 1, strides, kernel and dilation 1, the rest 0 / false), so the feature map is always "
+                 "given. pyasc's set_load_data_repeat is SetLoadDataRepeat, not SetLoadDataRepeatWithStride, and is "
+                 "no alias of it; pyasc has no load_data_with_stride, and set_fmatrix only as an IR operation with "
+                 "the C++ argument names.",
+                 "pyasc exposes load_data(dst, src, LoadData3DParamsV2) (python/asc/language/basic/mm.py) with those "
+                 "keywords and defaults (python/asc/language/core/types.py); a LoadData3DParamsV2 initializes "
+                 "Load3DBitModeParam (page 002 Table 3) and on atlas-350 both issue the same instruction. Not "
+                 "modelled: the C++ LoadData(LoadData3DParamsV2) overload that pyasc calls sets the feature map from "
+                 "its own members, writes dstStride itself (the natural count, dav_3510 SetLoadDataRepeatStride) "
+                 "over the repeat SetLoadDataRepeat set, and runs LoadDataWithStride's CPU checks; pyasc materializes "
+                 "channel_size as a uint8.",
+                 (PYASC_MM, PYASC_TYPES, T3, f"{IMPL_3510} (SetLoadDataRepeatStride)",
+                  "pyasc include/ascir/Dialect/Asc/IR/Basic/OpMm.td")),
         SpecNote("load3d.kernel", "Kernel size",
                  "The kernel width is Wk + 256 when filterW is set (so 1..255 or 257..511), the height Hk + 256 with "
                  "filterH.", "Table 5, filterW/filterH: 'whether to add 256 elements to the width of the kernel'.",
@@ -591,14 +897,10 @@ class Load3DBitMode(ApiModel):
         return self.img2col_rules(self.prefix)
 
     @staticmethod
-    def img2col_rules(p: str, *, m_start: Any = None, k_start: Any = None, window_params: tuple[str, ...] = (),
-                      window_what: str = "the window") -> Iterator[Any]:
+    def img2col_rules(p: str, *, window_what: str = "the last repeat's window") -> Iterator[Any]:
         """The rules of the img2col load under the rule prefix ``p`` (Load3DBitMode's; LoadDataWithStride takes them
-        too). The window-bound rules check the window that starts at row ``m_start(v, ctx)`` and column
-        ``k_start(v, ctx)`` (default: mPos, kPos; a later repeat's window for LoadDataWithStride), whose fields are
-        ``window_params`` besides the window's own, named ``window_what`` in the messages."""
-        m_start = m_start or (lambda v, ctx: v.mPos)
-        k_start = k_start or (lambda v, ctx: v.kPos)
+        too, replacing some by its own). The window-bound rules check the last repeat's window (the only one without a
+        repeat register), named ``window_what`` in the messages."""
         yield rule(f"{p}.path", ("src", "dst"), _path_ok,
                    "src in {src_pos} with dst in {dst_pos}: the supported data paths are A1 -> A2 and B1 -> B2",
                    f"{SEED} Function Usage (data paths)", notes=("load3d.path",),
@@ -614,24 +916,39 @@ class Load3DBitMode(ApiModel):
                    f"mPos={{mPos}} is above {MAX_MPOS_3D}, the LoadData3D page's limit for mStartPt",
                    f"{_t('mPos')} ([0, 65535]); {NOTES} (the LoadData3D page gives [0, 32767])", severity=WARNING,
                    notes=("load3d.mPos-range",), help=f"mPos <= {MAX_MPOS_3D} (LoadData3D page)")
-        yield field_multiple(f"{p}.kPos.multiple", "kPos", c0_of, f"{_t('kPos')}; {UNITS}",
-                             message="kPos={value} is not a multiple of {step} (32 bytes of T)",
-                             notes=("load3d.multiples",))
+        multiples = ("load3d.multiples",)
+        yield rule(f"{p}.kPos.multiple", ("kPos", "dtype"), lambda v, ctx: Mod(v.kPos, c0_of(ctx)) == 0,
+                   "kPos={kPos} is not a multiple of {c0} (32 bytes of T)",
+                   f"{_t('kPos')}; {DOC_L3D} (kStartPt, by width); {UNITS}", notes=multiples,
+                   facts=lambda v, ctx: {"c0": c0_of(ctx)}, help="kPos a multiple of C0 = 32 bytes of T",
+                   domain={"kind": "multiple", "field": "kPos", "step": c0_of})
         yield rule(f"{p}.kStep.multiple", ("kStep", "kPos", "fmatrix"),
                    lambda v, ctx: Or(Mod(v.kStep, c0_of(ctx)) == 0, covered_k(v, ctx)),
                    "kStep={kStep} is not a multiple of {c0} (32 bytes of T) and the window does not cover the "
-                   "rightmost fractal{why}", f"{_t('kStep')}; {UNITS}",
+                   "rightmost fractal{why}", f"{_t('kStep')}; {DOC_L3D} (kExtension, by width); {UNITS}",
                    facts=lambda v, ctx: {"c0": c0_of(ctx), "why": _coverage_why(v, ctx, "k")},
                    notes=("load3d.multiples", "load3d.covered"),
                    help="kStep a multiple of C0 unless the window covers the rightmost fractal")
-        for name in ("mStep", "mPos"):
-            yield rule(f"{p}.{name}.multiple", ("mStep", "mPos", "fmatrix"),
-                       (lambda n: lambda v, ctx: Or(Mod(getattr(v, n), FRACTAL_ROWS) == 0, covered_m(v, ctx)))(name),
-                       f"{name}={{{name}}} is not a multiple of 16 and the window does not cover the bottom fractal"
-                       "{why}", f"{_t(name)}; {UNITS}",
-                       facts=lambda v, ctx: {"why": _coverage_why(v, ctx, "m")},
+        yield rule(f"{p}.mStep.multiple", ("mStep", "mPos", "fmatrix"),
+                   lambda v, ctx: True if ctx.dtype.size == 4 else
+                   Or(Mod(v.mStep, FRACTAL_ROWS) == 0, covered_m(v, ctx)),
+                   "mStep={mStep} is not a multiple of 16 and the window does not cover the bottom fractal{why}",
+                   f"{_t('mStep')}; {DOC_L3D} (mExtension: b4/b8/b16 a multiple of 16, b32 free); {UNITS}",
+                   facts=lambda v, ctx: {"why": _coverage_why(v, ctx, "m")},
+                   notes=("load3d.multiples", "load3d.covered"),
+                   help="mStep a multiple of 16 unless the window covers the bottom fractal (8- and 16-bit T)")
+        for rid, named, severity in (("mPos.multiple", True, "error"), ("mPos.multiple_unnamed", False, WARNING)):
+            yield rule(f"{p}.{rid}", ("mStep", "mPos", "fmatrix"),
+                       (lambda named: lambda v, ctx: True if (ctx.dtype.name in M_NAMED) != named else
+                        Or(Mod(v.mPos, FRACTAL_ROWS) == 0, covered_m(v, ctx)))(named),
+                       "mPos={mPos} is not a multiple of 16 and the window does not cover the bottom fractal{why}"
+                       + ("" if named else " (page 002 requires it for half, int8 and uint8; for T={dtype} no source "
+                                           "does)"),
+                       f"{_t('mPos')}" + ("" if named else f"; {DOC_L3D} (mStartPt: no multiple)") + f"; {UNITS}",
+                       severity=severity, facts=lambda v, ctx: {"why": _coverage_why(v, ctx, "m")},
                        notes=("load3d.multiples", "load3d.covered"),
-                       help=f"{name} a multiple of 16 unless the window covers the bottom fractal")
+                       help="mPos a multiple of 16 unless the window covers the bottom fractal"
+                            + (" (half, int8, uint8)" if named else " (the other types: a warning)"))
         yield rule(f"{p}.sizeChannel.values", ("sizeChannel", "dtype"),
                    lambda v, ctx: And(v.sizeChannel >= 4, InSet(Mod(v.sizeChannel, c0_of(ctx)), channel_remainders(ctx))),
                    "sizeChannel={sizeChannel} is not a channel count the page allows for T={dtype} ({allowed})",
@@ -639,42 +956,78 @@ class Load3DBitMode(ApiModel):
                    facts=lambda v, ctx: {"allowed": _allowed_text(ctx)},
                    help="sizeChannel one of the page's values for T",
                    domain={"kind": "one_of", "field": "sizeChannel", "codes": channel_values})
-        yield rule(f"{p}.transpose.only_a2_half", ("transpose", "dst", "dtype"),
-                   lambda v, ctx: Implies(v.transpose, And(v.dst.position == _CODE["A2"], ctx.dtype.name == "half")),
-                   "transpose=true needs dst in A2 and T=half (dst in {dst_pos}, T={dtype})", _t("transpose"),
-                   facts=lambda v, ctx: {"dst_pos": v.dst.position_name()}, notes=("load3d.transpose",),
-                   help="transpose only with dst in A2 and T=half")
+        yield rule(f"{p}.transpose.no_effect", ("transpose", "dst"),
+                   lambda v, ctx: Not(And(v.transpose, v.dst.position == _CODE["B2"])),
+                   "transpose=true has no effect with dst in B2: the L1 -> L0B path always transposes",
+                   f"{_t('transpose')}; {DOC_LDWS} (enTranspose: no effect with dst in L0B)", severity=WARNING,
+                   notes=("load3d.transpose",), help="transpose false with dst in B2 (it has no effect there)")
         yield rule(f"{p}.fmatrixCtrl.false", ("fmatrixCtrl",), lambda v, ctx: Not(v.fmatrixCtrl),
                    "fmatrixCtrl=true: it 'can only be set to false'", _t("fmatrixCtrl"),
                    help="fmatrixCtrl false")
+        # the repeat register and where the output goes (spec notes load3d.repeat, load3d.output, load3d.overlap)
+        yield field_range(f"{p}.repeat.repeatMode.range", "repeat.repeatMode", 0, 1, f"{T2_REPEAT}, repeatMode ([0, 1])",
+                          when=lambda v, ctx: v.repeat.present, notes=("load3d.repeat",))
         yield tensor_min_size(f"{p}.dst.size", "dst", dst_elems_needed,
-                              f"{SEED} Table 2, dst; {UNITS} (fractal 16 x 32 bytes)",
-                              what="the window in whole fractals (ceil16(mStep) x ceil(kStep / C0) * C0)",
-                              params=("mStep", "kStep"), notes=("load3d.layout",))
-        # with the feature map
-        yield from fmatrix_rules(p)
+                              f"{SEED} Table 2, dst; {T2_REPEAT}, dstStride (in 512-byte fractals); {UNITS} (fractal "
+                              "16 x 32 bytes)",
+                              what="the output's fractals ((CB-1)*dstStride + RB fractals of 512 bytes)",
+                              message="dst.size={dst.size} elements but the output's fractals ((CB-1)*dstStride + RB "
+                                      "fractals of 512 bytes) reach {need}: the load stores past dst's end, over "
+                                      "whatever else lives there",
+                              severity=WARNING, params=("mStep", "kStep", "transpose", "repeat"),
+                              notes=("load3d.output", "load3d.dst-size"))
+        yield rule(f"{p}.dst.output_bounds", ("dst", "mStep", "kStep", "transpose", "repeat"),
+                   lambda v, ctx: output_end(v, ctx) <= dst_capacity(v, ctx),
+                   "the output's fractals end at byte {end} of {buffer}, past its {capacity} bytes on {product}",
+                   f"{SEED} Table 2, dst; {T2_REPEAT}, dstStride (in 512-byte fractals); HARDWARE_NOTES.md Products "
+                   "(buffer sizes)", notes=("load3d.dst-size",),
+                   facts=lambda v, ctx: {"end": output_end(v, ctx),
+                                         "buffer": POSITION_BUFFER[POSITION_NAMES[int(v.dst.position)]],
+                                         "capacity": dst_capacity(v, ctx)},
+                   help="the output's fractals inside dst's buffer")
+        yield rule(f"{p}.dstStride.overlap", ("repeat", "mStep", "kStep", "transpose", "dst"), columns_apart,
+                   "dstStride={stride} is below the output's {rb} fractal rows: its {cb} fractal columns, {stride} "
+                   "fractals apart, store to the same bytes", f"{T2_REPEAT}, dstStride (in 512-byte fractals); "
+                   f"{NOTES_REPEAT}", notes=("load3d.output", "load3d.overlap"),
+                   facts=lambda v, ctx: {"stride": dst_stride(v, ctx), "rb": row_blocks(v, ctx),
+                                         "cb": col_blocks(v, ctx)},
+                   help="dstStride >= the output's fractal rows, or one fractal column")
+        yield rule(f"{p}.repeat.noop", ("repeat",), lambda v, ctx: Or(Not(v.repeat.present), v.repeat.repeatTime != 0),
+                   "repeatTime=0: the call is a NOP, it moves nothing", f"{SEED_REPEAT} 约束说明 (repeatTime=0: NOP)",
+                   severity=WARNING, notes=("load3d.nop",), help="repeatTime > 0 (0 makes the call a NOP)")
+        yield rule(f"{p}.repeat.partial", ("repeat", "mStep", "kStep"), whole_repeats,
+                   "repeatTime={n} repeats of a window that is not whole fractals along the repeat direction "
+                   "(mStep={mStep}, kStep={kStep}): where the next repeat starts is not documented",
+                   f"{_t('mStep')}; {_t('kStep')}; {T2_REPEAT}, repeatMode", severity=WARNING,
+                   notes=("load3d.repeat-partial",), facts=lambda v, ctx: {"n": repeats(v)},
+                   help="repeats of whole fractals along the repeat direction")
         yield tensor_min_size(f"{p}.src.footprint", "src", src_elems_needed,
                               f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {SEED} Table 2, src",
                               what="the feature map of fmatrix (C1 x l1H x l1W x C0)",
                               params=("fmatrix", "sizeChannel"), when=lambda v, ctx: _fm_ok(v),
                               notes=("load3d.fmatrix", "load3d.no-fmatrix"))
+        # with the feature map
+        yield from fmatrix_rules(p)
         yield rule(f"{p}.window.m_bounds", ("mPos", "mStep", "fmatrix", "strideH", "strideW", "Hk", "Wk", "filterH",
-                                            "filterW", "dilationH", "dilationW", *window_params),
-                   lambda v, ctx: m_start(v, ctx) + v.mStep <= m_bound(v, ctx),
+                                            "filterW", "dilationH", "dilationW", "repeat"),
+                   lambda v, ctx: last_m_start(v, ctx) + v.mStep <= m_bound(v, ctx),
                    f"rows [{{start}}, {{end}}) of {window_what} pass the img2col matrix's {{m}} rows (Ho={{ho}} x "
                    "Wo={wo}, ceil16: {bound})", f"{_t('mStep')}; {_t('mPos')}; {NOTES} (SetFmatrix)",
                    when=lambda v, ctx: _geom_ok(v),
-                   facts=lambda v, ctx: dict(zip(("ho", "wo"), ho_wo(v)), start=m_start(v, ctx),
-                                             end=m_start(v, ctx) + v.mStep, m=m_total(v, ctx), bound=m_bound(v, ctx)),
-                   notes=("load3d.m-order", "load3d.no-fmatrix"),
-                   help="mPos + mStep <= Ho*Wo rounded up to 16")
+                   facts=lambda v, ctx: dict(zip(("ho", "wo"), ho_wo(v)), start=last_m_start(v, ctx),
+                                             end=last_m_start(v, ctx) + v.mStep, m=m_total(v, ctx),
+                                             bound=m_bound(v, ctx)),
+                   notes=("load3d.m-order", "load3d.no-fmatrix", "load3d.repeat"),
+                   help="mPos + mStep <= Ho*Wo rounded up to 16 (the last repeat's window)")
         yield rule(f"{p}.window.k_bounds", ("kPos", "kStep", "fmatrix", "sizeChannel", "Hk", "Wk", "filterH", "filterW",
-                                            *window_params),
-                   lambda v, ctx: k_start(v, ctx) + v.kStep <= k_total(v, ctx),
+                                            "repeat"),
+                   lambda v, ctx: last_k_start(v, ctx) + v.kStep <= k_total(v, ctx),
                    f"columns [{{start}}, {{end}}) of {window_what} pass the img2col matrix's K = C1*Kh*Kw*C0 = {{k}} "
                    "columns", f"{_t('kStep')}; {_t('kPos')}; {NOTES} (SetFmatrix)", when=lambda v, ctx: _geom_ok(v),
-                   facts=lambda v, ctx: {"start": k_start(v, ctx), "end": k_start(v, ctx) + v.kStep, "k": k_total(v, ctx)},
-                   notes=("load3d.k-order", "load3d.no-fmatrix"), help="kPos + kStep <= C1*Kh*Kw*C0")
+                   facts=lambda v, ctx: {"start": last_k_start(v, ctx), "end": last_k_start(v, ctx) + v.kStep,
+                                         "k": k_total(v, ctx)},
+                   notes=("load3d.k-order", "load3d.no-fmatrix", "load3d.repeat"),
+                   help="kPos + kStep <= C1*Kh*Kw*C0 (the last repeat's window)")
         # in a program (ApiModel.state_warnings): the feature map a call reads, against the one SetFmatrix set
         yield state_rule(f"{p}.fmatrix.unset", "no feature map: the call gives no fmatrix and no SetFmatrix came "
                          "before it in the program, so the feature map the load reads is unknown (its bounds are not "
@@ -684,6 +1037,9 @@ class Load3DBitMode(ApiModel):
         yield state_rule(f"{p}.fmatrix.differs", "the call's fmatrix differs from the one the last SetFmatrix set",
                          f"{_t('fmatrixCtrl')} (the load reads the feature map SetFmatrix set); {NOTES}",
                          params=("fmatrix",), notes=("load3d.program-fmatrix",))
+        yield state_rule(f"{p}.repeat.differs", "the call's repeat differs from the one the last "
+                         "SetLoadDataRepeatWithStride set", f"{SEED_REPEAT} 功能说明 (it sets the repeat parameters); "
+                         f"{NOTES_REPEAT}", params=("repeat",), notes=("load3d.repeat",))
 
     #: the rules that need the feature map (ids without the prefix)
     FMATRIX_RULES = ("window.m_bounds", "window.k_bounds", "src.footprint")
@@ -698,46 +1054,66 @@ class Load3DBitMode(ApiModel):
                 yield r.id, "no fmatrix given: the feature map SetFmatrix set is not known to this call", r.source
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
-        return normalize_args(args, self.name)
+        return normalize_args(args, self.name, extra=("repeat",))
 
-    # -- programs: the feature map SetFmatrix set (spec note load3d.program-fmatrix) ------------------------------
+    # -- programs: the feature map SetFmatrix set, the repeat register (notes load3d.program-fmatrix, load3d.repeat) --
 
     def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
-        """The call with the feature map the last SetFmatrix set (the hardware reads that register)."""
+        """The call with the feature map the last SetFmatrix set and the repeat the last SetLoadDataRepeatWithStride
+        set (the hardware reads those registers)."""
         got = state.get(FMATRIX_STATE)
-        if got is None:
-            return case
-        return case.with_fields(**{"fmatrix.present": True, **got["fields"]})
+        if got is not None:
+            case = case.with_fields(**{"fmatrix.present": True, **got["fields"]})
+        rep = state.get(REPEAT_STATE)
+        if rep is not None:
+            case = case.with_fields(**{"repeat.present": True, **{f"repeat.{k}": rep[k] for k in REPEAT_FIELDS}})
+        return case
 
     def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
-        """No feature map at all, or the call's own differs from the one SetFmatrix set."""
+        """No feature map at all, or the call's own differs from the one SetFmatrix set; the call's repeat differs
+        from the register's."""
+        out: list[tuple[Any, str]] = []
         got = state.get(FMATRIX_STATE)
         if got is None:
             r = self.rule_by_id[f"{self.prefix}.fmatrix.unset"]
-            return [] if case.env["fmatrix.present"] else [(r, r.message)]
-        if not case.env["fmatrix.present"] or all(case.env[k] == x for k, x in got["fields"].items()):
-            return []
-        r = self.rule_by_id[f"{self.prefix}.fmatrix.differs"]
-        return [(r, f"the call's fmatrix {fmatrix_shown(case.env)} differs from the one the last SetFmatrix set "
-                    f"{fmatrix_shown(got['fields'])}; the load reads the latter")]
+            if not case.env["fmatrix.present"]:
+                out.append((r, r.message))
+        elif case.env["fmatrix.present"] and any(case.env[k] != x for k, x in got["fields"].items()):
+            r = self.rule_by_id[f"{self.prefix}.fmatrix.differs"]
+            out.append((r, f"the call's fmatrix {fmatrix_shown(case.env)} differs from the one the last SetFmatrix set "
+                           f"{fmatrix_shown(got['fields'])}; the load reads the latter"))
+        rep = state.get(REPEAT_STATE)
+        if rep is not None and case.env["repeat.present"]:
+            given = {k: int(case.env[f"repeat.{k}"]) for k in REPEAT_FIELDS}
+            held = {k: int(rep[k]) for k in REPEAT_FIELDS}
+            if given != held:
+                r = self.rule_by_id[f"{self.prefix}.repeat.differs"]
+                out.append((r, f"the call's repeat {given} differs from the one the last SetLoadDataRepeatWithStride "
+                               f"set {held}; the load uses the latter"))
+        return out
 
     # -- construction of valid cases (strategies) -------------------------------------------------------------
 
     def construct_args(self, draw: Any, ctx: Context, env: dict[str, Any]) -> None:
         """Every argument drawn valid by construction: the data path, the geometry, the window inside the matrix
-        and inside dst's buffer, the channel count from the page's list, the feature map inside L1."""
-        construct(draw, ctx, env)
+        and the output inside dst's buffer, the channel count from the page's list, the feature map inside L1, now
+        and then a repeat register (its dstStride keeping the output's fractal columns apart)."""
+        construct_call(draw, ctx, env, repeat_quarters=1)
 
     # -- semantics --------------------------------------------------------------------------------------------
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
-        """The whole fractals of the window in dst."""
+        """Each fractal column of the output: RB fractals from dst + cb*dstStride*512 on (none for a NOP)."""
         dst = case.tensor("dst")
-        n = fractal_count(int(case.env["mStep"]), int(case.env["kStep"]), c0_of(case.ctx))
-        return {"dst": [(dst.buffer, dst.addr, dst.addr + n * FRACTAL_BYTES)] if n else []}
+        out = output_of(case)
+        if out.repeats == 0 or out.extent == 0:
+            return {"dst": []}
+        s, rb = out.dst_stride, out.row_blocks
+        return {"dst": [(dst.buffer, dst.addr + cb * s * FRACTAL_BYTES, dst.addr + (cb * s + rb) * FRACTAL_BYTES)
+                        for cb in range(out.col_blocks)]}
 
     def execute(self, case: Case, trace: Any) -> None:
-        load_window(case, trace, int(case.env["mPos"]), int(case.env["kPos"]), case.tensor("dst").addr)
+        load_img2col(case, trace)
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         if tensor != "src":
@@ -752,40 +1128,70 @@ class Load3DBitMode(ApiModel):
         return rng.integers(-8, 9, size=t.size).astype(dt.numpy)
 
 
-def load_window(case: Case, trace: Any, m_pos: Any, k_pos: Any, dst_addr: Any, exclusive: bool = False) -> None:
-    """The core of the img2col load: for each i, read the pixel vectors of the window [m_pos[i], m_pos[i] + mStep) x
-    [k_pos[i], k_pos[i] + kStep) of the case's feature map from src and store the window's whole fractals from
-    ``dst_addr[i]`` on (in dst's buffer and layout), as iteration i of the call (scalars: one window, iteration 0;
-    ``exclusive``: the core faults when two iterations store to the same bytes)."""
+# -- the core ----------------------------------------------------------------------------------------------------------
+
+def output_of(case: Case) -> Output:
+    """What the call stores where (concrete): the window, the repeat register (one window stored contiguously without
+    it), the transposition (B2, or transpose)."""
     env = case.env
-    t = case.ctx.dtype
-    c0 = c0_of(case.ctx)
-    rows, cols = int(env["mStep"]), int(env["kStep"])
-    total = fractal_count(rows, cols, c0)
-    m_pos, k_pos, dst_addr = (np.atleast_1d(np.asarray(x, dtype=np.int64)) for x in (m_pos, k_pos, dst_addr))
-    if total <= 0 or not m_pos.size:
-        return
+    t = transposed_output(case.tensor("dst").position, bool(env["transpose"]))
+    if env["repeat.present"]:
+        return Output(c0_of(case.ctx), int(env["mStep"]), int(env["kStep"]), int(env["repeat.repeatTime"]),
+                      int(env["repeat.repeatMode"]) == 0, t, int(env["repeat.dstStride"]))
+    return Output(c0_of(case.ctx), int(env["mStep"]), int(env["kStep"]), transposed=t)
+
+
+def repeat_starts(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """Per repeat r (of at least one): the first row and first column of its window in the img2col matrix."""
+    env, out = case.env, output_of(case)
+    r = np.arange(out.n, dtype=np.int64)
+    stride = int(env["repeat.repeatStride"]) if env["repeat.present"] else 0
+    m = int(env["mPos"]) + (r * stride * FRACTAL_ROWS if out.along_m else 0 * r)
+    k = int(env["kPos"]) + (0 * r if out.along_m else r * stride * out.c0)
+    return m, k
+
+
+def _fractals_stored(out: Output, cap: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row block, column block) of the fractals the core computes: all of them, or for an output far larger than the
+    buffer (``cap`` fractals and more; an invalid call, which faults either way) column 0, row 0 and the last
+    fractal: enough for the first out-of-bounds store and the first two fractals that collide."""
+    rb_n, cb_n = out.row_blocks, out.col_blocks
+    if rb_n * cb_n <= 4 * cap:
+        cb, rb = np.divmod(np.arange(rb_n * cb_n, dtype=np.int64), rb_n)
+        return rb, cb
+    r_keep, c_keep = min(rb_n, cap), min(cb_n, cap + 1)
+    pairs = [(r, 0) for r in range(r_keep)] + [(0, c) for c in range(1, c_keep)]
+    pairs.append((rb_n - 1, cb_n - 1) if (r_keep, c_keep) == (rb_n, cb_n) else (r_keep - 1, c_keep - 1))
+    rb, cb = np.array(sorted(set(pairs)), dtype=np.int64).T
+    return rb, cb
+
+
+def load_img2col(case: Case, trace: Any) -> None:
+    """The core of the img2col load (spec notes load3d.output, load3d.repeat): read each repeat's pixel vectors from
+    src (iteration r), assemble the output O and store its fractals, each an iteration of its own and exclusive, at
+    dst + (cb*dstStride + rb)*512: the core faults when two of them meet."""
+    env, t = case.env, case.ctx.dtype
+    out = output_of(case)
+    if out.repeats == 0 or out.extent == 0:
+        return  # repeatTime = 0: a NOP
+    c0 = out.c0
     dst, src = case.tensor("dst"), case.tensor("src")
-    # an invalid call may be far larger than the buffer: one fractal past its end is enough to fault, and so are
-    # two windows more than the buffer holds (two stores to the same bytes fault as well)
     cap = case.ctx.product.buffer_size(dst.buffer) // FRACTAL_BYTES + 2
-    n = min(total, cap)
-    w = min(m_pos.size, max(2, cap // n + 1))
-    m_pos, k_pos, dst_addr = m_pos[:w, None, None], k_pos[:w, None, None], dst_addr[:w]
-    frac = np.arange(n, dtype=np.int64)
-    r, c = fractal_elements(frac, layout_of(dst.position, bool(env["transpose"])), rows, cols, c0)
-    in_window = np.broadcast_to((r < rows) & (c < cols), (w, *r.shape))
-    iteration = np.broadcast_to(np.arange(w, dtype=np.int64)[:, None, None], in_window.shape)
+    rb, cb = _fractals_stored(out, cap)
+    ii, jj = np.divmod(np.arange(FRACTAL_ROWS * c0, dtype=np.int64), c0)
+    rep, wi, wj, in_window = out.window_coords(rb[:, None] * FRACTAL_ROWS + ii[None, :], cb[:, None] * c0 + jj[None, :])
+    rep = np.minimum(rep, out.n - 1)
+    m_starts, k_starts = repeat_starts(case)
     values = np.zeros(in_window.shape, dtype=t.numpy)
     if not env["fmatrix.present"]:
         poison = np.ones(in_window.shape, dtype=bool)  # the feature map is unknown: where, but not what
     else:
         geo = Geometry.of(env, t.size)
-        s = source(geo, m_pos + r, k_pos + c)
+        s = source(geo, m_starts[rep] + wi, k_starts[rep] + wj)
         read = in_window & s["inside"] & s["real"]
-        # each window reads each of its pixel vectors once: (iteration, vector) pairs
+        # each repeat reads each of its pixel vectors once: (repeat, vector) pairs
         span = int(s["vector"].max()) + 1
-        uniq, inverse = np.unique(iteration[read] * span + s["vector"][read], return_inverse=True)
+        uniq, inverse = np.unique(rep[read] * span + s["vector"][read], return_inverse=True)
         its, vec = np.divmod(uniq, span)
         raw = trace.read(src.buffer, src.addr + vec * VECTOR_BYTES, VECTOR_BYTES, its, align=VECTOR_BYTES,
                          what="src pixel vector")
@@ -793,10 +1199,10 @@ def load_window(case: Case, trace: Any, m_pos: Any, k_pos: Any, dst_addr: Any, e
         values[read] = vectors[inverse.reshape(-1), s["lane"][read]]
         values[in_window & s["in_matrix"] & ~s["inside"]] = pad_value(t, int(env["fmatrix.padValue"]))
         poison = ~(in_window & s["in_matrix"] & s["real"])
-    data = np.ascontiguousarray(values).view(np.uint8).reshape(w * n, FRACTAL_BYTES)
-    starts = (dst_addr[:, None] + frac[None, :] * FRACTAL_BYTES).reshape(-1)
-    trace.write(dst.buffer, starts, FRACTAL_BYTES, data, np.repeat(np.arange(w), n), align=FRACTAL_BYTES,
-                exclusive=exclusive, poison=np.repeat(poison.reshape(w * n, -1), t.size, axis=1), what="dst fractal")
+    data = np.ascontiguousarray(values).view(np.uint8).reshape(rb.size, FRACTAL_BYTES)
+    starts = dst.addr + (cb * out.dst_stride + rb) * FRACTAL_BYTES
+    trace.write(dst.buffer, starts, FRACTAL_BYTES, data, np.arange(rb.size), align=FRACTAL_BYTES, exclusive=True,
+                poison=np.repeat(poison, t.size, axis=1), what="dst fractal")
 
 
 def pad_value(t: DType, value: int) -> Any:
@@ -827,11 +1233,61 @@ def _coverage_why(v: Values, ctx: Context, axis: str) -> str:
 
 # -- construction -----------------------------------------------------------------------------------------------------
 
+def construct_call(draw: Any, ctx: Context, env: dict[str, Any], *, whole_fractals: bool = False,
+                   repeat_quarters: int = 1) -> None:
+    """Fill ``env`` (fields of `Load3DBitMode` / LoadDataWithStride) with a valid call: the transposition, a repeat
+    register ``repeat_quarters`` times in four, then the window (`construct`) within a fractal budget that the
+    whole output fits in (it has at most n windows' fractals, twice that when transposed: rounding to 16-row and
+    C0-column blocks at most doubles the count), then the repeat: repeatStride keeping the last window in the matrix,
+    dstStride keeping the output's fractal columns apart and inside the buffer. Without a register the repeat fields
+    hold the defaults with dstStride the natural count (the register a setter must hold for the same output)."""
+    from hypothesis import strategies as st
+
+    def small(lo: int, hi: int) -> int:
+        return lo if hi <= lo else draw(st.one_of(st.integers(lo, min(hi, lo + 3)), st.integers(lo, hi),
+                                                  st.just(hi)))
+
+    b2 = POSITION_NAMES[int(env["src.position"])] == "B1"
+    env["transpose"] = bool(draw(st.integers(0, 7)) == 0) if b2 else bool(draw(st.booleans()))
+    turned = b2 or env["transpose"]
+    # fractals the output may take: the buffer less one, which the strategies' slack after dst may take
+    cap = ctx.product.buffer_size("L0B" if b2 else "L0A") // FRACTAL_BYTES - 1
+    given = env["repeat.present"] = draw(st.integers(0, 3)) < repeat_quarters
+    n = min(draw(st.one_of(st.integers(1, 4), st.integers(0, 8), st.integers(0, 255))),
+            cap // (2 if turned else 1)) if given else 1
+    per_window = cap // (max(n, 1) * (2 if turned else 1))
+    construct(draw, ctx, env, dst_fractals=per_window, whole_fractals=whole_fractals)
+    c0 = c0_of(ctx)
+    if not given:
+        natural = Output(c0, int(env["mStep"]), int(env["kStep"]), transposed=turned).row_blocks
+        env.update({"repeat.repeatStride": 0, "repeat.repeatTime": 1, "repeat.repeatMode": 0,
+                    "repeat.dstStride": natural})
+        return
+    mode = env["repeat.repeatMode"] = draw(st.integers(0, 1))
+    env["repeat.repeatTime"] = n
+    k = max(n, 1)
+    top = 65535
+    if env["fmatrix.present"] and k > 1:
+        geo = Geometry.of(env, ctx.dtype.size)
+        if mode == 0:
+            top = (ceil_to(geo.m_total, FRACTAL_ROWS) - int(env["mPos"]) - int(env["mStep"])) // ((k - 1) * FRACTAL_ROWS)
+        else:
+            top = (geo.k_total - int(env["kPos"]) - int(env["kStep"])) // ((k - 1) * c0)
+    env["repeat.repeatStride"] = small(0, max(0, min(top, 65535)))
+    out = Output(c0, int(env["mStep"]), int(env["kStep"]), k, mode == 0, turned)
+    rb, cb = out.row_blocks, out.col_blocks
+    if cb >= 2:
+        env["repeat.dstStride"] = small(rb, min((cap - rb) // (cb - 1), 65535))
+    else:
+        env["repeat.dstStride"] = small(0, 65535)
+
+
 def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int | None = None,
               whole_fractals: bool = False) -> None:
-    """Fill ``env`` (fields of `Load3DBitMode`) with a valid call, drawn with Hypothesis's ``draw``. ``dst_fractals``:
-    at most this many fractals for the window (default: dst's whole buffer); ``whole_fractals``: mPos, mStep
-    multiples of 16 even where the window covers the bottom fractal (LoadDataWithStride)."""
+    """Fill the window and feature-map fields of ``env`` with a valid call, drawn with Hypothesis's ``draw``
+    (``env["transpose"]`` already set). ``dst_fractals``: at most this many fractals for the window (default: dst's
+    whole buffer); ``whole_fractals``: mPos, mStep multiples of 16 even where the window covers the bottom fractal
+    (LoadDataWithStride)."""
     from hypothesis import strategies as st
 
     def small(lo: int, hi: int, near: int = 3) -> int:
@@ -850,7 +1306,6 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int
     vectors = ctx.product.buffer_size("L1") // VECTOR_BYTES  # pixel vectors L1 holds
     max_k_groups = dst_elems // (FRACTAL_ROWS * c0)  # columns of fractals dst holds with one row of fractals
     env["fmatrixCtrl"] = False
-    env["transpose"] = bool(draw(st.booleans())) if (dst_pos == "A2" and ctx.dtype.name == "half") else False
     env["strideW"], env["strideH"] = small(1, 63), small(1, 63)
     # the feature map most of the time (the core computes values only with it)
     present = env["fmatrix.present"] = draw(st.integers(0, 4)) > 0
@@ -938,44 +1393,53 @@ def as_bits(a: np.ndarray) -> np.ndarray:
     return a.view(np.dtype(f"u{a.dtype.itemsize}")).astype(np.int64)
 
 
-def stored_window(case: Case, res: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The window (mStep x kStep) the run stored in dst, as bit patterns, and which elements are poison."""
+def stored_output(case: Case, res: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The output O (rows x cols) the run stored from dst's start (fractal columns dstStride apart), as bit patterns,
+    and which elements are poison."""
     from ..core.memory import POISON
 
-    env, e = case.env, case.ctx.dtype.size
+    e = case.ctx.dtype.size
     dst = case.tensor("dst")
-    layout = layout_of(dst.position, bool(env["transpose"]))
-    rows, cols, c0 = int(env["mStep"]), int(env["kStep"]), c0_of(case.ctx)
+    out = output_of(case)
     state = res.memory.state[dst.buffer][dst.addr:dst.end].reshape(-1, e)
     poison = (state == POISON).all(axis=1)
-    return (window_from_dst(as_bits(res.tensors["dst"]), layout, rows, cols, c0),
-            window_from_dst(poison, layout, rows, cols, c0))
+    bits = as_bits(res.tensors["dst"])
+    return (matrix_from_dst(bits, out.rows, out.cols, out.c0, out.dst_stride),
+            matrix_from_dst(poison, out.rows, out.cols, out.c0, out.dst_stride))
 
 
-def window_equals_reference(case: Case, seed: int = 0) -> None:
-    """The stored window equals the padded feature map read at (ho*stride + kernel tap*dilation), element by
-    element (bit patterns), with unspecified (poison) values exactly at rows past Ho*Wo and channels past
-    sizeChannel; without fmatrix the whole window is poison."""
-    res = _run(case, seed)
-    got, poison = stored_window(case, res)
+def stored_windows(case: Case, res: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each repeat's window (mStep x kStep) as the run stored it (bit patterns, poison), read back from O."""
+    out = output_of(case)
+    got, poison = stored_output(case, res)
+    if out.transposed:
+        got, poison = got.T, poison.T
+    rows, cols = out.m_step, out.k_step
+    windows = []
+    for r in range(out.repeats):
+        i0, j0 = (r * out.m_pitch, 0) if out.along_m else (0, r * out.k_pitch)
+        windows.append((got[i0:i0 + rows, j0:j0 + cols], poison[i0:i0 + rows, j0:j0 + cols]))
+    return windows
+
+
+def stored_window(case: Case, res: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The (first) window (mStep x kStep) the run stored in dst, as bit patterns, and which elements are poison."""
+    return stored_windows(case, res)[0]
+
+
+def reference_window(case: Case, src_bits: np.ndarray, m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The img2col matrix at rows m, columns k (bit patterns), from the padded feature map read at (ho*stride + tap*
+    dilation), written out here apart from `img2col.source`; and where it is defined (rows < Ho*Wo, channels <
+    sizeChannel)."""
     env = case.env
-    if not env["fmatrix.present"]:
-        assert poison.all(), "without fmatrix the stored values must be unspecified"
-        return
     geo = Geometry.of(env, case.ctx.dtype.size)
     c0 = geo.c0
-    shape = (geo.c1 * c0, geo.l1h + geo.pads[2] + geo.pads[3], geo.l1w + geo.pads[0] + geo.pads[1])
-    m = int(env["mPos"]) + np.arange(int(env["mStep"]))
-    k = int(env["kPos"]) + np.arange(int(env["kStep"]))
     group, lane = np.divmod(k, c0)
     rest, kw_i = np.divmod(group, geo.kw)
     c1_i, kh_i = np.divmod(rest, geo.kh)
     channel = c1_i * c0 + lane
     valid = (m[:, None] < geo.m_total) & (channel[None, :] < geo.channels)
-    assert np.array_equal(poison, ~valid), "poison is not exactly at rows past Ho*Wo and channels past sizeChannel"
-    if np.prod(shape) > REFERENCE_LIMIT:
-        return
-    x = as_bits(res.inputs["src"][: geo.src_elems]).reshape(geo.c1, geo.l1h, geo.l1w, c0)
+    x = src_bits[: geo.src_elems].reshape(geo.c1, geo.l1h, geo.l1w, c0)
     x = x.transpose(0, 3, 1, 2).reshape(geo.c1 * c0, geo.l1h, geo.l1w)  # NC1HWC0 -> CHW
     pad_bits = int(as_bits(np.array([pad_value(case.ctx.dtype, int(env["fmatrix.padValue"]))],
                                     dtype=case.ctx.dtype.numpy))[0])
@@ -984,9 +1448,43 @@ def window_equals_reference(case: Case, seed: int = 0) -> None:
     h = ho[:, None] * geo.sh + kh_i[None, :] * geo.dh
     w = wo[:, None] * geo.sw + kw_i[None, :] * geo.dw
     ch = np.where(valid, channel[None, :], 0)
-    ref = xp[ch, np.where(valid, h, 0), np.where(valid, w, 0)]
-    bad = np.argwhere(valid & (got != ref))
-    assert not bad.size, f"window element {tuple(bad[0])} is {got[tuple(bad[0])]}, the feature map gives {ref[tuple(bad[0])]}"
+    return xp[ch, np.where(valid, h, 0), np.where(valid, w, 0)], valid
+
+
+def window_equals_reference(case: Case, seed: int = 0) -> None:
+    """Each repeat's stored window equals the padded feature map read at (ho*stride + kernel tap*dilation), element
+    by element (bit patterns), with unspecified (poison) values exactly at rows past Ho*Wo and channels past
+    sizeChannel; without fmatrix the whole window is poison; the output's elements outside every window are poison."""
+    res = _run(case, seed)
+    env = case.env
+    out = output_of(case)
+    if out.repeats == 0:
+        return
+    _, o_poison = stored_output(case, res)
+    rr, cc = np.meshgrid(np.arange(out.rows), np.arange(out.cols), indexing="ij")
+    assert o_poison[~out.window_coords(rr, cc)[3]].all(), "an element outside every window is not unspecified"
+    m_starts, k_starts = repeat_starts(case)
+    for r, (got, poison) in enumerate(stored_windows(case, res)):
+        if not env["fmatrix.present"]:
+            assert poison.all(), "without fmatrix the stored values must be unspecified"
+            continue
+        m = int(m_starts[r]) + np.arange(out.m_step)
+        k = int(k_starts[r]) + np.arange(out.k_step)
+        geo = Geometry.of(env, case.ctx.dtype.size)
+        shape = (geo.c1 * geo.c0, geo.l1h + geo.pads[2] + geo.pads[3], geo.l1w + geo.pads[0] + geo.pads[1])
+        if np.prod(shape) > REFERENCE_LIMIT:
+            return
+        ref, valid = reference_window(case, as_bits(res.inputs["src"]), m, k)
+        assert np.array_equal(poison, ~valid), \
+            f"repeat {r}: poison is not exactly at rows past Ho*Wo and channels past sizeChannel"
+        bad = np.argwhere(valid & (got != ref))
+        assert not bad.size, (f"repeat {r}: window element {tuple(bad[0])} is {got[tuple(bad[0])]}, the feature map "
+                              f"gives {ref[tuple(bad[0])]}")
+
+
+def _single(case: Case) -> bool:
+    """No repeat register: one window stored as a contiguous matrix."""
+    return not case.env["repeat.present"]
 
 
 def _split(case: Case, axis: str, at: int) -> tuple[Case, Case]:
@@ -997,10 +1495,10 @@ def _split(case: Case, axis: str, at: int) -> tuple[Case, Case]:
 
 def window_split_concatenates(case: Case, seed: int = 0) -> None:
     """The window split in two along M or K (at a fractal boundary, each half a valid call) stores the two
-    halves of the whole: values and unspecified elements alike."""
+    halves of the whole: values and unspecified elements alike (one window, no repeat register)."""
     from ..checker import check_case
 
-    if not case.env["fmatrix.present"]:
+    if not case.env["fmatrix.present"] or not _single(case):
         return
     rng = np.random.default_rng(seed)
     for axis in ("m", "k")[:: 1 if rng.integers(2) else -1]:
@@ -1010,7 +1508,7 @@ def window_split_concatenates(case: Case, seed: int = 0) -> None:
             continue
         at = unit * int(rng.integers(1, -(-length // unit)))
         first, second = _split(case, axis, at)
-        if not (check_case(first).valid and check_case(second).valid):
+        if not (_holds_output(check_case(first)) and _holds_output(check_case(second))):
             continue
         whole, poison = stored_window(case, _run(case, seed))
         parts = [stored_window(c, _run(c, seed)) for c in (first, second)]
@@ -1022,38 +1520,155 @@ def window_split_concatenates(case: Case, seed: int = 0) -> None:
         return
 
 
+def _holds_output(result: Any) -> bool:
+    """Valid, and dst holds every fractal the call stores (no dst.size warning)."""
+    return result.valid and not any(w.id.endswith(".dst.size") for w in result.warnings)
+
+
 def transpose_transposes(case: Case, seed: int = 0) -> None:
-    """With transpose the A2 destination holds the kStep x mStep transpose of the window, in NZ fractals."""
-    if case.tensor("dst").position != "A2" or case.ctx.dtype.name != "half":
+    """With transpose an A2 destination holds the kStep x mStep transpose of the window, contiguous in 16 x C0
+    fractals (every type); one window, no repeat register."""
+    from ..core.memory import POISON
+
+    from ..checker import check_case
+
+    if case.tensor("dst").position != "A2" or not _single(case):
         return
     plain = case.with_fields(transpose=False)
     turned = case.with_fields(transpose=True)
+    if not (_holds_output(check_case(plain)) and _holds_output(check_case(turned))):
+        return  # the other output may not fit dst (a transposed 8- or 32-bit window can take twice the fractals)
     w, w_poison = stored_window(plain, _run(plain, seed))
     res = _run(turned, seed)
+    e, c0 = case.ctx.dtype.size, c0_of(case.ctx)
     rows, cols = int(case.env["kStep"]), int(case.env["mStep"])
-    t = nz_matrix(as_bits(res.tensors["dst"]), rows, cols, 16)
-    from ..core.memory import POISON
-
     dst = case.tensor("dst")
-    state = res.memory.state[dst.buffer][dst.addr:dst.end].reshape(-1, 2)
-    t_poison = nz_matrix((state == POISON).all(axis=1), rows, cols, 16)
+    t = matrix_from_dst(as_bits(res.tensors["dst"]), rows, cols, c0)
+    state = res.memory.state[dst.buffer][dst.addr:dst.end].reshape(-1, e)
+    t_poison = matrix_from_dst((state == POISON).all(axis=1), rows, cols, c0)
     assert np.array_equal(t_poison, w_poison.T), "transpose moved the unspecified elements elsewhere"
     assert np.array_equal(np.where(t_poison, 0, t), np.where(w_poison, 0, w).T), "transpose=true is not the transpose"
 
 
+def b2_transpose_has_no_effect(case: Case, seed: int = 0) -> None:
+    """With dst in B2 the call stores the same bytes (values and unspecified elements) whether transpose is set or
+    not, and transpose=true draws only the warning transpose.no_effect besides the case's own."""
+    from ..checker import check_case
+
+    if case.tensor("dst").position != "B2":
+        return
+    runs = [_run(case.with_fields(transpose=flag), seed) for flag in (False, True)]
+    buf = case.tensor("dst").buffer
+    assert np.array_equal(runs[0].memory.buffers[buf], runs[1].memory.buffers[buf]), "transpose changed B2's bytes"
+    assert np.array_equal(runs[0].memory.state[buf], runs[1].memory.state[buf]), "transpose changed what is defined"
+    on, off = (check_case(case.with_fields(transpose=flag)) for flag in (True, False))
+    assert [v.id for v in on.violations] == [v.id for v in off.violations]
+    extra = {w.id for w in on.warnings} - {w.id for w in off.warnings}
+    assert extra == {f"{case.model.prefix}.transpose.no_effect"}, extra
+
+
+def single_loads(case: Case) -> list[tuple[Case, int]] | None:
+    """The calls without repeats that store what the repeats of ``case`` store, with their dst offsets in fractals:
+    repeat r is the window moved r*repeatStride*16 rows (along M) or r*repeatStride*C0 columns (along K), one repeat,
+    the same dstStride, dst moved to where its block of the assembled output starts: r*ceil16(mStep)/16 fractal rows
+    (M, not transposed), r*ceil_C0(kStep)/C0 fractal columns (K, not transposed), r*ceil16(mStep)/C0 fractal columns
+    (M, transposed) or r*ceil_C0(kStep)/16 fractal rows (K, transposed). None when a repeat's block does not start
+    on a fractal boundary of the output (it shares fractals with the next: 8-bit M repeats of 16 rows transposed,
+    32-bit K repeats of 8 columns transposed), when partial windows leave gaps between the blocks (whose fractals
+    the repeated call stores as unspecified and the single loads do not store), or without repeats."""
+    env, out = case.env, output_of(case)
+    if out.repeats < 2:
+        return None
+    c0, s = out.c0, out.dst_stride
+    if out.along_m:
+        pitch, unit = out.m_pitch, (c0 if out.transposed else FRACTAL_ROWS)
+    else:
+        pitch, unit = out.k_pitch, (FRACTAL_ROWS if out.transposed else c0)
+    if pitch % unit or pitch != (out.m_step if out.along_m else out.k_step):
+        return None  # a block shared by two repeats, or gaps between the windows (repeat.partial)
+    step = pitch // unit  # blocks of the output per repeat
+    moves_columns = out.along_m == out.transposed  # M transposed / K plain: the repeats go along O's columns
+    e = case.ctx.dtype.size
+    loads = []
+    for r in range(out.repeats):
+        fields = {"repeat.present": True, "repeat.repeatTime": 1, "repeat.repeatMode": 0, "repeat.repeatStride": 0,
+                  "repeat.dstStride": s}
+        shift = r * int(env["repeat.repeatStride"])
+        if out.along_m:
+            fields["mPos"] = int(env["mPos"]) + shift * FRACTAL_ROWS
+        else:
+            fields["kPos"] = int(env["kPos"]) + shift * c0
+        moved = r * step * (s if moves_columns else 1)
+        fields["dst.addr"] = int(env["dst.addr"]) + moved * FRACTAL_BYTES
+        fields["dst.size"] = max(int(env["dst.size"]) - moved * FRACTAL_BYTES // e, 0)
+        loads.append((case.with_fields(**fields), moved))
+    return loads
+
+
+def repeats_equal_single_loads(case: Case, seed: int = 0) -> None:
+    """repeatTime = n stores what n calls without repeats (`single_loads`) store, one after the other on the same
+    memory: every byte of dst's buffer, and whether it is unspecified."""
+    from ..core.memory import Trace
+    from ..core.run import prepare
+    from ..properties.invariants import fresh
+
+    c = fresh(case)
+    loads = single_loads(c)
+    if loads is None:
+        return
+    memory, _ = prepare(c, seed=seed)
+    other = memory.snapshot()
+    case.model.execute(c, Trace(memory))
+    for single, _ in loads:
+        single.model.execute(single, Trace(other))
+    buf = c.tensor("dst").buffer
+    assert np.array_equal(memory.state[buf], other.state[buf]), "repeats and single loads differ in what they define"
+    assert np.array_equal(memory.buffers[buf], other.buffers[buf]), "repeats and single loads store other values"
+
+
+def no_repeats_write_nothing(case: Case, seed: int = 0) -> None:
+    """With repeatTime = 0 the call reads and writes nothing, and check warns that it is a NOP."""
+    from ..checker import check_case
+
+    nop = case.with_fields(**{"repeat.present": True, "repeat.repeatTime": 0})
+    res = _run(nop, seed)
+    for buf in res.memory.buffers:
+        if res.memory.size(buf):
+            assert not res.trace.stored(buf).any() and not res.trace.footprint("read", buf).any(), buf
+    assert f"{case.model.prefix}.repeat.noop" in [w.id for w in check_case(nop).warnings]
+
+
+def output_columns_disjoint(case: Case, seed: int = 0) -> None:
+    """The fractal columns of an accepted call's output do not meet: the model's intervals are disjoint and the core
+    sees no two fractals store to one byte."""
+    res = _run(case, seed, strict=False)
+    assert not res.faults, [str(f) for f in res.faults[:3]]
+    spans = sorted((a, b) for _, a, b in case.model.footprint(case)["dst"])
+    assert all(b1 <= a2 for (_, b1), (a2, _) in zip(spans, spans[1:])), f"output columns overlap: {spans[:4]}"
+    assert not res.trace.write_overlap(case.tensor("dst").buffer), "two fractals stored to the same bytes"
+
+
 def memory_rules_match_core(case: Case, seed: int = 0) -> None:
-    """The core reads only inside src and stores only inside dst on a valid case; moved off its 512-byte
-    alignment dst draws exactly the alignment rule and a misaligned store; one fractal short it draws exactly
-    the size rule and a store past dst's end."""
+    """The core reads only inside src and stores only inside dst on a valid case. Variants that break exactly one
+    memory rule draw the core's matching complaint: dst off its 512-byte alignment (a misaligned store), dst one
+    fractal short (a store past dst's end), dstStride one below the output's fractal rows with two fractal columns or
+    more (two fractals store to the same bytes: overlap)."""
+    p, e = case.model.prefix, case.ctx.dtype.size
     dst = case.tensor("dst")
-    cap = case.ctx.product.buffer_size(dst.buffer)
+    out = output_of(case)
     variants = []
-    if dst.end + 32 <= cap:
-        variants.append(("load3d.dst.align", case.with_fields(**{"dst.addr": dst.addr + 32}), "misaligned"))
-    need = int(dst_elems_needed(case.values(), case.ctx))
-    short = need - FRACTAL_BYTES // case.ctx.dtype.size
-    if short >= 0:
-        variants.append(("load3d.dst.size", case.with_fields(**{"dst.size": short}), "escape"))
+    if out.repeats:
+        if dst.end + 32 <= case.ctx.product.buffer_size(dst.buffer):
+            variants.append((f"{p}.dst.align", case.with_fields(**{"dst.addr": dst.addr + 32}), "misaligned"))
+        short = out.extent * FRACTAL_BYTES // e - FRACTAL_BYTES // e
+        if short >= 0:
+            variants.append((f"{p}.dst.size", case.with_fields(**{"dst.size": short}), "escape"))
+        if out.col_blocks >= 2 and out.row_blocks >= 1:
+            fields = {"repeat.dstStride": out.row_blocks - 1}
+            if not case.env["repeat.present"]:
+                fields.update({"repeat.present": True, "repeat.repeatTime": 1, "repeat.repeatMode": 0,
+                               "repeat.repeatStride": 0})
+            variants.append((f"{p}.dstStride.overlap", case.with_fields(**fields), "overlap"))
     core_agrees(case, seed, variants)
 
 
@@ -1071,7 +1686,8 @@ def core_agrees(case: Case, seed: int, variants: list[tuple[str, Case, str]]) ->
     read = np.flatnonzero(res.trace.footprint("read", src.buffer))
     assert read.size == 0 or (read.min() >= src.addr and read.max() < src.end), "read outside src"
     for rule_id, variant, expect in variants:
-        ids = [v.id for v in check_case(variant).violations]
+        verdict = check_case(variant)
+        ids = [v.id for v in verdict.violations] or [w.id for w in verdict.warnings if w.id == rule_id]
         assert ids == [rule_id], f"{rule_id} variant breaks {ids}"
         r = _run(variant, seed, strict=False)
         kinds = {f.kind for f in r.faults}
@@ -1084,4 +1700,5 @@ def core_agrees(case: Case, seed: int, variants: list[tuple[str, Case, str]]) ->
 
 
 Load3DBitMode.invariants = (window_equals_reference, window_split_concatenates, transpose_transposes,
-                            memory_rules_match_core)
+                            b2_transpose_has_no_effect, repeats_equal_single_loads, no_repeats_write_nothing,
+                            output_columns_disjoint, memory_rules_match_core)

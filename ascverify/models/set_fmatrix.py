@@ -68,6 +68,13 @@ class SetFmatrix(ApiModel):
                  "C++ fmatrixMode argument is not modelled, as the loads may only read that one.",
                  "Page 002: fmatrixCtrl 'can only be set to false (retrieve the FeatureMap attribute descriptions "
                  "from the left matrix)'.", (f"{SEED} Table 5, fmatrixCtrl",)),
+        SpecNote("set_fmatrix.pyasc", "pyasc's name",
+                 "The call answers to set_fmatrix, with the C++ argument names (l1H, l1W, padList).",
+                 "pyasc declares SetFmatrix as the IR operation set_fmatrix with arguments l1H, l1W, padList and "
+                 "fmatrixMode (include/ascir/Dialect/Asc/IR/Basic/OpMm.td, AscendC_SetFmatrixOp); its Python API "
+                 "(python/asc/language/basic) has no function for it, so there are no other argument names to "
+                 "accept; fmatrixMode is not modelled (set_fmatrix.left).",
+                 ("pyasc include/ascir/Dialect/Asc/IR/Basic/OpMm.td", NOTES)),
         SpecNote("set_fmatrix.products", "Products",
                  "atlas-350 only, like the loads that read it.",
                  "No page documents SetFmatrix; the only APIs in scope that read it (Load3DBitMode, LoadDataWithStride) "

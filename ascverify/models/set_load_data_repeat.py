@@ -45,7 +45,8 @@ class SetLoadDataRepeatWithStride(ApiModel):
             "32/sizeof(T) elements with repeatMode 1)", default=0),
         Arg("repeatTime", UINT8, _t2("repeatTime"), "number of repeats (0: the load is a no-op)", default=1),
         Arg("repeatMode", UINT8, _t2("repeatMode"), "0: repeat along height; 1: along width", default=0),
-        Arg("dstStride", UINT16, f"{_t2('dstStride')}; {NOTES}", "K-axis offset of the output, in 512-byte fractals"),
+        Arg("dstStride", UINT16, f"{_t2('dstStride')}; {NOTES}", "K-axis offset of the output, in 512-byte fractals: "
+            "the distance between the output's fractal columns (spec note load3d.output)"),
     )
     notes = (
         SpecNote("set_load_data_repeat.no-type", "No element type",
@@ -62,6 +63,17 @@ class SetLoadDataRepeatWithStride(ApiModel):
                  "dstStride in [0, 65535] (uint16).",
                  "The page gives no range; HARDWARE_NOTES give the struct's field as uint16 (register bits 32-47).",
                  (_t2("dstStride"), NOTES)),
+        SpecNote("set_load_data_repeat.pyasc", "pyasc's set_load_data_repeat",
+                 "pyasc's set_load_data_repeat is not accepted as a name of this call.",
+                 "pyasc python/asc/language/basic/mm.py: set_load_data_repeat(param: LoadDataRepeatParam) emits "
+                 "SetLoadDataRepeat (include/ascir/Dialect/Asc/IR/Basic/OpMm.td), whose LoadDataRepeatParam "
+                 "(python/asc/language/core/types.py: repeat_time, repeat_stride, repeat_mode) has no dstStride: "
+                 "another API, which on atlas-350 feeds the LoadData3DParamsV2 overload (dav_3510 "
+                 "SetLoadDataRepeatCal keeps it in software; SetLoadDataRepeatStride adds dstStride), not this "
+                 "register. pyasc has no set_load_data_repeat_with_stride.",
+                 ("pyasc python/asc/language/basic/mm.py", "pyasc python/asc/language/core/types.py",
+                  "asc-devkit impl/basic_api/dav_3510/kernel_operator_mm_impl.h (SetLoadDataRepeatCal)",
+                  f"{SEED} 函数原型")),
         SpecNote("set_load_data_repeat.register", "Register packing",
                  "repeatStride bits 0-15, repeatTime 16-23, repeatMode bit 24, dstStride bits 32-47 of one 64-bit "
                  "special register, shown by `ascverify run` as special_registers.load_data_repeat.register.",

@@ -47,7 +47,7 @@ class _Layout:
         self.domains = field_domains(model, ctx)
         self.min_rules: dict[str, list[Rule]] = {t.name: [] for t in model.tensors}
         for r in model.rules_for(ctx.product.id):
-            if r.domain.get("kind") == "min_size" and r.severity == ERROR:
+            if r.domain.get("kind") == "min_size":  # warnings too: a drawn case holds what the call writes
                 self.min_rules[r.domain["tensor"]].append(r)
         self.required = {t.name for t in model.tensors
                           if not t.optional or ctx.product.id in t.required_on}
