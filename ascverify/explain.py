@@ -16,6 +16,11 @@ Fields held with ``--keep`` are hard constraints; when no valid case keeps them,
 kept values and rules that conflict is reported.
 
 Rules on tensor contents are outside the solver: they are listed, not explained.
+
+*Undecided.* Every query has a timeout (and commands may set an overall time budget,
+`ascverify.interrupts.time_budget`). A query the solver gives up on never becomes an answer: a broken
+rule whose conflict cannot be found is *undecided* (`Conflict.undecided`), and a repair the solver
+cannot find or rule out is ``Repair.status == "undecided"``.
 """
 
 from __future__ import annotations
@@ -25,13 +30,14 @@ from typing import Any, Iterable, Sequence
 
 import z3
 
+from . import interrupts
 from .case import Case
 from .checker import Violation, check_case
 from .errors import InputError, did_you_mean
 from .model import ApiModel
 from .params import EnumType
 from .rules import Rule
-from .solver import Fix, Space
+from .solver import Fix, Space, Undecided
 
 #: Milliseconds one solver query of an explanation or repair may take.
 QUERY_TIMEOUT_MS = 5_000
@@ -45,9 +51,9 @@ def value_term(var: z3.ExprRef, value: Any) -> z3.BoolRef:
 
 
 def check(s: z3.Solver, lits: Iterable[z3.BoolRef] = ()) -> str:
-    """'sat', 'unsat' or 'unknown' (timeout or incomplete theory)."""
-    r = s.check(*lits)
-    return "sat" if r == z3.sat else "unsat" if r == z3.unsat else "unknown"
+    """'sat', 'unsat' or 'unknown' (timeout, incomplete theory or the time budget spent); raises
+    `ascverify.interrupts.Interrupted` on Ctrl-C or SIGTERM (see `ascverify.interrupts.decide`)."""
+    return interrupts.decide(s, list(lits))
 
 
 def core_names(s: z3.Solver) -> set[str]:
@@ -110,13 +116,18 @@ class Conflict:
     values: dict[str, Any]
     rules: list[Rule]
     minimal: bool = True
+    #: the solver gave up before finding any conflict: ``values`` and ``rules`` say nothing
+    undecided: bool = False
 
     def others(self) -> list[Rule]:
         """The rules of the conflict besides the broken one (rules the case satisfies)."""
         return [r for r in self.rules if r.id != self.rule.id]
 
     def to_json(self, model: ApiModel) -> dict[str, Any]:
-        return {"rule": self.rule.id, "message": self.message, "source": self.rule.citation,
+        if self.undecided:
+            return {"rule": self.rule.id, "message": self.message, "source": self.rule.citation, "undecided": True,
+                    "values": None, "pointers": [], "with_rules": [], "minimal": False}
+        return {"rule": self.rule.id, "message": self.message, "source": self.rule.citation, "undecided": False,
                 "values": {k: _jsonable(model, k, v) for k, v in self.values.items()},
                 "pointers": sorted({json_pointer(model, k) for k in self.values}),
                 "with_rules": [{"rule": r.id, "requires": r.help or r.message, "source": r.citation} for r in self.others()],
@@ -143,9 +154,22 @@ class Explanation:
     def valid(self) -> bool:
         return not self.conflicts and not self.data_violations
 
+    @property
+    def undecided(self) -> list[str]:
+        """The broken rules whose conflict the solver could not find (the rules are broken all the same)."""
+        return [c.rule.id for c in self.conflicts if c.undecided]
+
 
 def explain_case(case: Case, *, timeout_ms: int = QUERY_TIMEOUT_MS) -> Explanation:
-    """One minimal conflict per error rule the case breaks (see the module docstring)."""
+    """One minimal conflict per error rule the case breaks (see the module docstring).
+
+    Whether the case is valid is decided without the solver (`check_case`); a conflict the solver cannot find
+    is marked ``undecided``. Ctrl-C or SIGTERM raises `ascverify.interrupts.Interrupted` within a second."""
+    with interrupts.solver_region():
+        return _explain_case(case, timeout_ms)
+
+
+def _explain_case(case: Case, timeout_ms: int) -> Explanation:
     verdict = check_case(case)
     if verdict.error is not None:
         raise verdict.error
@@ -179,7 +203,7 @@ def _conflict(space: Space, s: z3.Solver, field_lits: dict[str, z3.BoolRef], env
     order = sorted(field_lits, key=lambda n: (n.split(".")[0] in own, list(field_lits).index(n)))
     res = check(s, background + [field_lits[n] for n in order])
     if res != "unsat":  # cannot happen for a rule the case breaks, unless the solver gave up
-        return Conflict(r, v.message, {n: env[n] for n in r_fields(space, r)}, [r], minimal=False)
+        return Conflict(r, v.message, {}, [r], minimal=False, undecided=True)
     core = core_names(s)
     kept = [n for n in order if str(field_lits[n]) in core]
     i = 0
@@ -266,12 +290,19 @@ class Repair:
     conflict_fixes: list[Fix] = field(default_factory=list)
     still_broken: list[Violation] = field(default_factory=list)
     method: str = "optimize"
+    #: what the solver gave up on ('' when nothing): with status 'undecided', whether any valid case exists (that
+    #: keeps the --keep values); with 'conflict', which values and rules conflict; with 'fixed', whether a nearer
+    #: valid case exists
+    undecided: str = ""
 
     @property
     def status(self) -> str:
-        """'valid' (nothing to change), 'data' (only rules on tensor contents broken), 'fixed' or 'conflict'."""
+        """'valid' (nothing to change), 'data' (only rules on tensor contents broken), 'fixed', 'conflict' (no valid
+        case keeps the --keep values) or 'undecided' (the solver could not find a valid case nor rule one out)."""
         if self.fixed is None:
-            return "conflict" if self.conflict_rules or self.conflict_fixes else "data"
+            if self.conflict_rules or self.conflict_fixes or (self.undecided and self.method == "conflict"):
+                return "conflict"
+            return "undecided" if self.undecided else "data"
         if not self.changed:
             return "valid" if not self.still_broken else "data"
         return "fixed"
@@ -310,7 +341,15 @@ def _distance(var: z3.ExprRef, value: Any) -> z3.ArithRef:
 
 
 def fix_case(case: Case, keep: Sequence[str] = (), *, timeout_ms: int = 20_000) -> Repair:
-    """The valid case nearest to ``case``: fewest changed fields, then smallest total change."""
+    """The valid case nearest to ``case``: fewest changed fields, then smallest total change.
+
+    When the solver gives up, the repair says so (``status`` 'undecided', or ``undecided`` naming what is not
+    known); it is never 'valid'. Ctrl-C or SIGTERM raises `ascverify.interrupts.Interrupted` within a second."""
+    with interrupts.solver_region():
+        return _fix_case(case, keep, timeout_ms)
+
+
+def _fix_case(case: Case, keep: Sequence[str], timeout_ms: int) -> Repair:
     verdict = check_case(case)
     if verdict.error is not None:
         raise verdict.error
@@ -320,28 +359,33 @@ def fix_case(case: Case, keep: Sequence[str] = (), *, timeout_ms: int = 20_000) 
     kept = set(keep)
     free = [n for n in space.vars if n not in kept]
     kept_terms = [value_term(space.vars[n], case.env[n]) for n in space.vars if n in kept]
-    if space.solver().check(*kept_terms) == z3.unsat:
+    if check(space.solver(), kept_terms) == "unsat":
         fixes = [Fix(n, case.env[n], field_display(case.model, n, case.env[n])) for n in space.vars if n in kept]
-        rules, fx = space.explain(fixes)
+        try:
+            rules, fx = space.explain(fixes)
+        except Undecided:
+            return Repair(case, None, [], 0, method="conflict", undecided="which kept values and rules conflict")
         return Repair(case, None, [], 0, rules, fx)
     model = None
     method = "optimize"
+    nearest = True
     if not any(has_quantifier(space.terms[r.id]) for r in space.rules):  # Z3's optimizer takes no quantifiers
         opt = z3.Optimize()
-        opt.set("timeout", timeout_ms)
+        interrupts.set_timeout(opt, timeout_ms)
         opt.add(*space._domain)
         opt.add(*[space.terms[r.id] for r in space.rules])
         opt.add(*kept_terms)
         for n in free:
             opt.add_soft(value_term(space.vars[n], case.env[n]), 1, "changed")
         opt.minimize(z3.Sum([_distance(space.vars[n], case.env[n]) for n in free]) if free else z3.IntVal(0))
-        if opt.check() == z3.sat:
+        if check(opt) == "sat":
             model = opt.model()
     if model is None:  # quantified or nonlinear rules the optimizer gave up on: fewest changes, then distance
-        model = _fallback_search(space, case, free, kept)
+        model, nearest = _fallback_search(space, case, free, kept)
         method = "search"
         if model is None:
-            raise InputError("the solver gave up looking for a valid case near this one; try --keep fewer fields")
+            return Repair(case, None, [], 0, method=method,
+                          undecided="whether a valid case" + (" keeping the --keep values" if kept else "") + " exists")
     fixed = space.case_from(model, origin=f"{case.origin} (fixed)" if case.origin else "fixed")
     env = dict(fixed.env)
     # fields the rules leave free keep their old values (case_from fills defaults)
@@ -357,7 +401,8 @@ def fix_case(case: Case, keep: Sequence[str] = (), *, timeout_ms: int = 20_000) 
     distance = sum(abs(int(env[n]) - int(case.env[n])) for n in changed
                    if not _absent_tensor_field(case.model, case.env, n))
     after = check_case(_with_data_that_fits(fixed))
-    return Repair(case, fixed, changed, distance, still_broken=list(after.violations), method=method)
+    return Repair(case, fixed, changed, distance, still_broken=list(after.violations), method=method,
+                  undecided="" if nearest else "whether a nearer valid case exists")
 
 
 def _differs(a: Any, b: Any) -> bool:
@@ -396,8 +441,10 @@ def dropped_data(fixed: Case) -> list[str]:
     return sorted(set(fixed.data_sources) - set(_with_data_that_fits(fixed).data_sources))
 
 
-def _fallback_search(space: Space, case: Case, free: Sequence[str], kept: set[str]) -> z3.ModelRef | None:
-    """Fewest changes by increasing a cardinality bound, then the distance by bisection (None: the solver gave up)."""
+def _fallback_search(space: Space, case: Case, free: Sequence[str], kept: set[str]
+                     ) -> tuple[z3.ModelRef | None, bool]:
+    """Fewest changes by increasing a cardinality bound, then the distance by bisection: the model (None: the
+    solver gave up before finding a valid case) and whether it is proven nearest."""
     s = space.solver()
     for n in kept:
         s.add(value_term(space.vars[n], case.env[n]))
@@ -405,28 +452,28 @@ def _fallback_search(space: Space, case: Case, free: Sequence[str], kept: set[st
     best = None
     for k in range(len(changed) + 1):
         bound = z3.AtMost(*changed, k) if changed else z3.BoolVal(True)
-        r = s.check(bound)
-        if r == z3.unknown:
-            return None
-        if r == z3.sat:
+        r = check(s, [bound])
+        if r == "unknown":
+            return None, False
+        if r == "sat":
             best = s.model()
             s.add(bound)
             break
     if best is None:
-        return None
+        return None, False
     dist = z3.Sum([_distance(space.vars[n], case.env[n]) for n in free]) if free else z3.IntVal(0)
     lo, hi = 0, best.eval(dist, model_completion=True).as_long()
     while lo < hi:
         mid = (lo + hi) // 2
-        r = s.check(dist <= mid)
-        if r == z3.sat:
+        r = check(s, [dist <= mid])
+        if r == "sat":
             best = s.model()
             hi = min(mid, best.eval(dist, model_completion=True).as_long())
-        elif r == z3.unsat:
+        elif r == "unsat":
             lo = mid + 1
         else:
-            break
-    return best
+            return best, False
+    return best, True
 
 
 def display_param(case: Case, name: str) -> str:

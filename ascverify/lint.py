@@ -20,7 +20,11 @@ rule stays so that a value beyond the C type is reported as such).
 
 A finding is *explained* when the model's ``lint_expected`` maps ``RULE`` or ``KIND:RULE`` (kind:
 vacuous, redundant, contradiction, no-legal-case) to one of its spec notes; ``lint`` exits 1 on an
-unexplained finding. Every query has a timeout; an undecided query is reported as ``unknown``.
+unexplained finding. Every query has a timeout; an undecided query is never taken for an answer (no
+finding, and no "not a finding" either): it is listed in ``ContextReport.undecided`` ("undecided: the
+solver gave up (timeout/resource limit)"), which a CI run can fail on. ``lint(..., deadline=...)`` caps
+the whole run: contexts and queries left when it passes are undecided. Ctrl-C or SIGTERM stops a
+context within a second (`ascverify.interrupts`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any, Iterable, Sequence
 
 import z3
 
+from . import interrupts
 from .explain import check, core_names, term_constants, value_term
 from .model import ApiModel
 from .rules import ERROR, Context, Rule
@@ -82,12 +87,21 @@ class ContextReport:
     same_as: str = ""
     #: what looks like a finding but is by design (a rule that bans its condition here, and rules under a ban)
     by_design: list[str] = field(default_factory=list)
+    #: the time budget ran out during (or before) this context: what is left is in ``undecided``
+    budget_exhausted: bool = False
+
+    @property
+    def undecided(self) -> list[str]:
+        """The questions the solver could not decide (timeout, resource limit, time budget): neither a finding nor
+        the absence of one (the same list as ``unknown``)."""
+        return self.unknown
 
     def to_json(self) -> dict[str, Any]:
         return {"api": self.api, "product": self.product, "dtype": self.dtype, "rules": self.rules,
                 "legal_case_exists": self.legal, "findings": [f.to_json() for f in self.findings],
-                "unknown": self.unknown, "context_rules": self.context_rules, "queries": self.queries,
-                "same_rules_as": self.same_as or None, "by_design": self.by_design}
+                "unknown": self.unknown, "undecided": len(self.unknown), "undecided_queries": list(self.unknown),
+                "budget_exhausted": self.budget_exhausted, "context_rules": self.context_rules,
+                "queries": self.queries, "same_rules_as": self.same_as or None, "by_design": self.by_design}
 
 
 class _Linter:
@@ -120,7 +134,7 @@ class _Linter:
 
     def solver(self, rules: Iterable[str] = (), extra: Sequence[z3.BoolRef] = (), *, tracked: bool = False) -> z3.Solver:
         s = z3.Solver()
-        s.set("timeout", self.timeout_ms)
+        interrupts.set_timeout(s, self.timeout_ms)
         s.add(*self.space._domain)
         for r in rules:
             s.add(z3.Implies(self.ind[r], self.terms[r]) if tracked else self.terms[r])
@@ -217,10 +231,20 @@ _CACHE: dict[str, ContextReport] = {}
 
 
 def lint_context(model: ApiModel, product: str, dtype: str, *, timeout_ms: int = QUERY_TIMEOUT_MS) -> ContextReport:
-    """Lint one API on one product with one element type."""
+    """Lint one API on one product with one element type (Ctrl-C or SIGTERM: `ascverify.interrupts.Interrupted`
+    within a second)."""
+    with interrupts.solver_region():
+        return _lint_context(model, product, dtype, timeout_ms)
+
+
+def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) -> ContextReport:
     from .rules import Values
 
     t0 = time.perf_counter()
+    if interrupts.budget_exhausted():
+        rep = ContextReport(model.name, product, dtype, budget_exhausted=True,
+                            unknown=[f"everything: {interrupts.budget_text()} before this context"])
+        return rep
     ctx = model.context(product, dtype)
     L = _Linter(model, ctx, timeout_ms)
     key = f"{model.name}|{timeout_ms}|{L.fingerprint()}"
@@ -254,6 +278,7 @@ def lint_context(model: ApiModel, product: str, dtype: str, *, timeout_ms: int =
         find("no-legal-case", core, "no case satisfies every error rule; these conflict: " + ", ".join(core), core)
     elif res == "unknown":
         rep.unknown.append("whether a legal case exists")
+    interrupts.checkpoint()
 
     # 2. vacuous: unbreakable within the parameters' types and the case format
     for r in L.rules:
@@ -316,8 +341,12 @@ def lint_context(model: ApiModel, product: str, dtype: str, *, timeout_ms: int =
                 continue  # a valid case where both apply
             ra, rb = by_id[a], by_id[b]
             both = z3.And(L.guard(ra), L.guard(rb))
-            if L.q(L.types + L.bans, [both]) != "sat":
+            apply = L.q(L.types + L.bans, [both])
+            if apply == "unsat":
                 continue  # the conditions exclude each other (or a ban excludes one): not a contradiction
+            if apply == "unknown":
+                rep.unknown.append(f"contradiction {a} / {b} (whether both can apply)")
+                continue
             res = L.q(L.types + L.bans + [a, b], [both])
             if res == "unsat":
                 pair = [a] if a == b else [a, b]
@@ -327,9 +356,12 @@ def lint_context(model: ApiModel, product: str, dtype: str, *, timeout_ms: int =
             elif res == "unknown":
                 rep.unknown.append(f"contradiction {a} / {b}")
     rep.queries = L.queries
-    _CACHE[key] = rep
+    rep.budget_exhausted = interrupts.budget_exhausted()
+    if not rep.budget_exhausted:  # a budget's undecided queries are this run's, not the context's
+        _CACHE[key] = rep
     out = ContextReport(rep.api, rep.product, rep.dtype, rep.rules, rep.legal, list(rep.findings), list(rep.unknown),
-                        list(rep.context_rules), queries=rep.queries, by_design=list(rep.by_design))
+                        list(rep.context_rules), queries=rep.queries, by_design=list(rep.by_design),
+                        budget_exhausted=rep.budget_exhausted)
     _explain(model, out)
     out.seconds = time.perf_counter() - t0
     return out
@@ -372,21 +404,34 @@ def definition_problems(model: ApiModel) -> list[str]:
     return out
 
 
-def _worker(job: tuple[list[tuple[str, str, str]], int]) -> list[ContextReport]:
+def _worker(job: tuple[list[tuple[str, str, str]], int, float | None, float | None]) -> list[ContextReport]:
     """Lint the contexts of one API in order (its contexts with the same rules reuse one lint)."""
     from .registry import get_api
 
-    todo, timeout_ms = job
-    return [lint_context(get_api(name), product, dtype, timeout_ms=timeout_ms) for name, product, dtype in todo]
+    todo, timeout_ms, deadline, budget_s = job
+    saved = interrupts.deadline()
+    if deadline is not None:
+        interrupts.set_deadline(deadline, budget_s)
+    try:
+        return [lint_context(get_api(name), product, dtype, timeout_ms=timeout_ms) for name, product, dtype in todo]
+    finally:
+        if deadline is not None:
+            interrupts.set_deadline(saved)
 
 
 def lint(models: Sequence[ApiModel], products: Sequence[str] | None = None, *, timeout_ms: int = QUERY_TIMEOUT_MS,
-         jobs: int = 1) -> list[ContextReport]:
-    """Lint every context of ``models`` (one API per process with ``jobs`` > 1); reports in context order."""
+         jobs: int = 1, time_budget: float | None = None) -> list[ContextReport]:
+    """Lint every context of ``models`` (one API per process with ``jobs`` > 1); reports in context order.
+
+    ``time_budget``: seconds for the whole run; the queries and contexts left when it runs out are reported
+    undecided (``ContextReport.budget_exhausted``)."""
+    import time as _time
+
     per_api: dict[str, list[tuple[str, str, str]]] = {}
     for m, p, t in contexts(models, products):
         per_api.setdefault(m.name, []).append((m.name, p, t))
-    work = [(todo, timeout_ms) for todo in per_api.values()]
+    deadline = _time.monotonic() + time_budget if time_budget is not None else None
+    work = [(todo, timeout_ms, deadline, time_budget) for todo in per_api.values()]
     if jobs <= 1 or len(work) < 2:
         parts = [_worker(w) for w in work]
     else:
@@ -394,7 +439,10 @@ def lint(models: Sequence[ApiModel], products: Sequence[str] | None = None, *, t
 
         # the largest APIs first, so that the pool's last task is a small one
         order = sorted(range(len(work)), key=lambda i: -len(work[i][0]) * len(get_rules(work[i][0][0][0])))
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(work))) as pool:
+        with interrupts.deferred():  # a Ctrl-C while the workers start is raised once the pool is whole
+            pool = multiprocessing.get_context("fork").Pool(min(jobs, len(work)), initializer=interrupts.worker_signals)
+        with pool:
+            interrupts.checkpoint()
             done = pool.map(_worker, [work[i] for i in order], chunksize=1)
         parts = [None] * len(work)
         for i, res in zip(order, done):

@@ -10,7 +10,9 @@ the sizes of the buffers the API's tensors may use, the rules in force on one pr
 rules in force on both whose constraint differs. The last is decided by the solver: the rule's terms
 on the two products (over the same fields) are compared, and a difference comes with the limits
 that differ (range bounds, steps, choices, buffer capacities) or, for other rules, a witness: field
-values on which the rule holds on one product and not on the other.
+values on which the rule holds on one product and not on the other. A comparison the solver gives up
+on is ``undecided`` ("undecided: the solver gave up (timeout/resource limit)"): neither a difference
+nor the absence of one.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Sequence
 
 import z3
 
+from . import interrupts
 from .case import Case
 from .checker import Result, check_cases
 from .model import ApiModel
@@ -188,7 +191,7 @@ class RuleDiff:
     """A rule whose constraint differs between two products (or that is in force on one only)."""
 
     rule: Rule
-    kind: str  # "only_a", "only_b", "differs", "unknown"
+    kind: str  # "only_a", "only_b", "differs", "undecided"
     detail: str = ""
     dtype: str = ""
 
@@ -210,14 +213,26 @@ class ApiDiff:
     rules: list[RuleDiff] = field(default_factory=list)
 
     @property
+    def undecided(self) -> list[str]:
+        """The rules whose comparison the solver could not decide."""
+        return [r.rule.id for r in self.rules if r.kind == "undecided"]
+
+    @property
+    def differs(self) -> bool:
+        """A difference is established (support, buffers, or a rule decided to differ)."""
+        return self.support_a != self.support_b or bool(self.buffers) or \
+            any(r.kind != "undecided" for r in self.rules)
+
+    @property
     def same(self) -> bool:
+        """No difference, and none undecided."""
         return self.support_a == self.support_b and not self.buffers and not self.rules
 
     def to_json(self) -> dict[str, Any]:
         return {"api": self.model.name, "a": self.a, "b": self.b,
                 "support": {self.a: list(self.support_a), self.b: list(self.support_b)},
                 "buffers": [{"buffer": b, self.a: x, self.b: y} for b, x, y in self.buffers],
-                "rules": [r.to_json() for r in self.rules], "same": self.same}
+                "rules": [r.to_json() for r in self.rules], "same": self.same, "undecided": self.undecided}
 
 
 def _const(x: Any, ctx: Context) -> Any:
@@ -282,7 +297,13 @@ def _same_term(ta: z3.BoolRef, tb: z3.BoolRef) -> bool:
 
 
 def diff_api(model: ApiModel, a: str, b: str, *, timeout_ms: int = QUERY_TIMEOUT_MS) -> ApiDiff:
-    """The differences of one API between products ``a`` and ``b``."""
+    """The differences of one API between products ``a`` and ``b`` (Ctrl-C or SIGTERM:
+    `ascverify.interrupts.Interrupted` within a second)."""
+    with interrupts.solver_region():
+        return _diff_api(model, a, b, timeout_ms)
+
+
+def _diff_api(model: ApiModel, a: str, b: str, timeout_ms: int) -> ApiDiff:
     from .explain import term_constants
     from .solver import Space
 
@@ -312,14 +333,14 @@ def diff_api(model: ApiModel, a: str, b: str, *, timeout_ms: int = QUERY_TIMEOUT
             if _same_term(ta, tb):
                 continue
             s = z3.Solver()
-            s.set("timeout", timeout_ms)
+            interrupts.set_timeout(s, timeout_ms)
             s.add(*sa._domain, *types, ta != tb)
-            res = s.check()
-            if res == z3.unsat:
+            res = interrupts.decide(s)
+            if res == "unsat":
                 continue
             seen.add(r.id)
             limits = _limits(r, ca, cb, model)
-            if res == z3.sat:
+            if res == "sat":
                 names = {str(c) for c in term_constants(ta) | term_constants(tb)}
                 m = s.model()
                 holds_a = z3.is_true(m.eval(ta, model_completion=True))
@@ -327,7 +348,8 @@ def diff_api(model: ApiModel, a: str, b: str, *, timeout_ms: int = QUERY_TIMEOUT
                                     f"{pa.id if holds_a else pb.id}, broken on {pb.id if holds_a else pa.id}")
                 out.rules.append(RuleDiff(r, "differs", detail, t))
             else:
-                out.rules.append(RuleDiff(r, "unknown", limits or "the solver could not decide (timeout)", t))
+                why = f"undecided: {interrupts.budget_text()}" if interrupts.budget_exhausted() else interrupts.UNDECIDED
+                out.rules.append(RuleDiff(r, "undecided", why + (f"; the limits: {limits}" if limits else ""), t))
     return out
 
 
@@ -340,10 +362,10 @@ def diff_lines(d: ApiDiff) -> list[str]:
         lines.append(f"  buffer {buf}: {x} bytes on {d.a}, {y} on {d.b}")
     for rd in d.rules:
         where = {"only_a": f"only on {d.a}", "only_b": f"only on {d.b}", "differs": "differs",
-                 "unknown": "may differ"}[rd.kind]
-        t = f" (T={rd.dtype})" if rd.dtype and rd.kind in ("differs", "unknown") else ""
+                 "undecided": "undecided"}[rd.kind]
+        t = f" (T={rd.dtype})" if rd.dtype and rd.kind in ("differs", "undecided") else ""
         lines.append(f"  {where}: [{rd.rule.id}] {rd.rule.help or rd.rule.message} ({rd.rule.citation})")
-        if rd.kind in ("differs", "unknown") and rd.detail:
+        if rd.kind in ("differs", "undecided") and rd.detail:
             lines.append(f"      {rd.detail}{t}")
     if d.same:
         lines.append("  no difference")

@@ -30,6 +30,7 @@ from .checker import Result, Unchecked, Violation, check_case
 from .errors import InputError, did_you_mean
 from .products import Product, lookup_product, product_names
 from .rules import WARNING, Rule
+from .safe_names import check_tensor_names
 
 PROGRAM_KEYS = ("product", "dtype", "tensors", "calls", "name", "comment")
 
@@ -98,6 +99,7 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
     shared = doc.get("tensors", {})
     if not isinstance(shared, dict):
         raise InputError(f"expected an object, got {_kind(shared)}", field="tensors")
+    check_tensor_names(shared)  # they become file names under `run -o DIR`
     for name, decl in shared.items():
         if not isinstance(decl, dict):
             raise InputError(f"expected an object with position, addr, size; got {_kind(decl)}", field=f"tensors.{name}")

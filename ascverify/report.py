@@ -25,8 +25,9 @@ from .errors import InputError
 
 #: Output formats of ``check`` (and the listing commands); tests iterate over this tuple.
 FORMATS: tuple[str, ...] = ("text", "json")
-#: Output formats of ``check``: the listing formats plus SARIF 2.1.0 (`ascverify.sarif`), a log of findings.
-CHECK_FORMATS: tuple[str, ...] = FORMATS + ("sarif",)
+#: Output formats of ``check``: the listing formats, JSON Lines (one object per case, written as each is checked)
+#: and SARIF 2.1.0 (`ascverify.sarif`), a log of findings.
+CHECK_FORMATS: tuple[str, ...] = FORMATS + ("jsonl", "sarif")
 
 
 #: Characters that break a line (for `str.splitlines` or a terminal): control characters and separators.
@@ -41,19 +42,23 @@ def one_line(text: str) -> str:
 
 
 def location(file: str, index: int | None) -> str:
-    """``FILE:case N``, or ``FILE`` for a problem with the file as a whole."""
+    """``FILE:case N``, or ``FILE`` for a problem with the file as a whole; a file name's control characters
+    escaped (a name from someone else never breaks or forges a line)."""
+    file = one_line(file)
     return file if index is None else f"{file}:case {index}"
 
 
 def bare_error(exc: InputError, *locations: str) -> InputError:
     """The error without a location that repeats one of ``locations`` (kept: any other location)."""
     where = exc.where
+    shown = one_line(where)  # locations compare as printed: `location` escapes a file name's control characters
     for loc in locations:
-        if where == loc:
+        loc = one_line(loc)
+        if shown == loc:
             where = ""
             break
-        if loc and where.startswith(loc + ": "):
-            where = where[len(loc) + 2:]
+        if loc and shown.startswith(loc + ": "):
+            where = shown[len(loc) + 2:]
             break
     return InputError(exc.message, where=where, field=exc.field)
 

@@ -111,9 +111,12 @@ class _FileText:
         self.lines: list[str] = []
         if path == "-":
             return
-        try:
-            self.text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        from .caseio import _LIMITS, read_bytes
+        from .errors import InputError
+
+        try:  # bounded, regular files only: the file may be a device or a FIFO someone named (docs/security.md)
+            self.text = read_bytes(path, _LIMITS.get().max_bytes).decode("utf-8")
+        except (InputError, OSError, UnicodeDecodeError):
             return
         text = self.text
         self.line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import z3
 
+from . import interrupts
 from .case import Case
 from .errors import InputError, did_you_mean
+from .interrupts import UNDECIDED, decide
 from .model import ApiModel
 from .params import BoolType, EnumType, MaskArg
 from .rules import ERROR, Context, Rule, Values
@@ -40,12 +42,37 @@ class Fix:
 
 
 class Unsatisfiable(Exception):
-    """No case satisfies the rules together with the fixed values; ``rules`` and ``fixes`` are a minimal core."""
+    """No case satisfies the rules together with the fixed values; ``rules`` and ``fixes`` are a minimal core
+    (``undecided``: the solver proved that no case exists but gave up finding the core; both lists are empty)."""
 
-    def __init__(self, rules: Sequence[Rule], fixes: Sequence[Fix]) -> None:
+    def __init__(self, rules: Sequence[Rule], fixes: Sequence[Fix], *, undecided: bool = False) -> None:
         self.rules = list(rules)
         self.fixes = list(fixes)
-        super().__init__(", ".join(r.id for r in self.rules))
+        self.undecided = undecided
+        super().__init__(", ".join(r.id for r in self.rules) or "(core undecided)")
+
+
+class Undecided(InputError):
+    """A solver query the answer depends on was not decided (timeout, resource limit or the time budget): the
+    answer is unknown, not yes or no. An `InputError`, so that the command line reports it in one line and exits
+    2 ("could not decide")."""
+
+    def __init__(self, what: str) -> None:
+        reason = interrupts.budget_text() if interrupts.budget_exhausted() else ""
+        head = f"undecided: {reason}" if reason else UNDECIDED
+        super().__init__(f"{head}: {what}" if what else head)
+        self.what = what
+
+
+@dataclass
+class SampleStats:
+    """What a sampling run asked and got: cases found, queries undecided, whether the time budget ran out."""
+
+    asked: int = 0
+    found: int = 0
+    tries: int = 0
+    undecided: int = 0
+    budget_exhausted: bool = False
 
 
 class Space:
@@ -77,10 +104,13 @@ class Space:
     # -- solvers ----------------------------------------------------------------------------------------------
 
     def solver(self, *, seed: int = 0, tracked: bool = False, skip: Iterable[str] = ()) -> z3.Solver:
-        """A solver holding every rule (as ``indicator -> term`` when tracked) except those in ``skip``."""
+        """A solver holding every rule (as ``indicator -> term`` when tracked) except those in ``skip``.
+
+        Ask it with `ascverify.interrupts.decide` (or `decide` here): 'sat', 'unsat' or 'unknown', and
+        Ctrl-C, SIGTERM and the time budget honoured."""
         s = z3.Solver()
         s.set("random_seed", seed)
-        s.set("timeout", self.timeout_ms)
+        interrupts.set_timeout(s, self.timeout_ms)
         s.add(*self._domain)
         skip = set(skip)
         for r in self.rules:
@@ -93,8 +123,13 @@ class Space:
         return s
 
     def is_satisfiable(self, fixes: Sequence[Fix] = ()) -> bool:
+        """Some case satisfies every rule and the fixes (raises `Undecided` when the solver cannot tell)."""
         s = self.solver()
-        return s.check(*[f.term(self.vars[f.field]) for f in fixes]) == z3.sat
+        with interrupts.solver_region():
+            res = decide(s, [f.term(self.vars[f.field]) for f in fixes])
+        if res == "unknown":
+            raise Undecided("whether a valid case exists")
+        return res == "sat"
 
     def case_from(self, m: z3.ModelRef, origin: str = "synth") -> Case:
         """The case a Z3 model describes (fields the rules leave free take their defaults)."""
@@ -117,7 +152,12 @@ class Space:
 
     def explain(self, fixes: Sequence[Fix] = (), *, extra: Mapping[str, z3.BoolRef] | None = None
                 ) -> tuple[list[Rule], list[Fix]]:
-        """A minimal set of rules and fixes that cannot hold together ([] when they can)."""
+        """A minimal set of rules and fixes that cannot hold together ([] when they can; `Undecided` when the
+        solver cannot tell; an element whose removal it cannot decide stays in the set)."""
+        with interrupts.solver_region():
+            return self._explain(fixes, extra)
+
+    def _explain(self, fixes: Sequence[Fix], extra: Mapping[str, z3.BoolRef] | None) -> tuple[list[Rule], list[Fix]]:
         s = self.solver(tracked=True)
         items: list[tuple[str, Any, z3.BoolRef]] = []
         for r in self.rules:
@@ -131,7 +171,10 @@ class Space:
             s.add(z3.Implies(lit, term))
             items.append(("extra", name, lit))
         lits = [lit for _, _, lit in items]
-        if s.check(*lits) != z3.unsat:
+        res = decide(s, lits)
+        if res == "unknown":
+            raise Undecided("which rules conflict")
+        if res == "sat":
             return [], []
         core = core_ids(s)
         current = [it for it in items if it[2].get_id() in core]
@@ -139,7 +182,7 @@ class Space:
         i = 0
         while i < len(current):
             trial = current[:i] + current[i + 1:]
-            if s.check(*[lit for _, _, lit in trial]) == z3.unsat:
+            if decide(s, [lit for _, _, lit in trial]) == "unsat":
                 core = core_ids(s)
                 current = [it for it in trial if it[2].get_id() in core]
                 i = 0 if len(current) < len(trial) else i
@@ -151,24 +194,42 @@ class Space:
 
     # -- sampling ---------------------------------------------------------------------------------------------
 
-    def sample(self, n: int, *, seed: int = 0, fixes: Sequence[Fix] = (), max_tries: int | None = None) -> list[Case]:
-        """Up to n distinct valid cases spread over the space (random pivots, dropped on conflict).
+    def sample(self, n: int, *, seed: int = 0, fixes: Sequence[Fix] = (), max_tries: int | None = None,
+               stats: SampleStats | None = None) -> list[Case]:
+        """Up to n distinct valid cases spread over the space (see `iter_sample`)."""
+        with interrupts.solver_region():
+            return list(self.iter_sample(n, seed=seed, fixes=fixes, max_tries=max_tries, stats=stats))
+
+    def iter_sample(self, n: int, *, seed: int = 0, fixes: Sequence[Fix] = (), max_tries: int | None = None,
+                    stats: SampleStats | None = None) -> Iterator[Case]:
+        """Up to n distinct valid cases spread over the space (random pivots, dropped on conflict), each yielded
+        as soon as it is found.
 
         Each case draws a random target for every field within its feasible bounds and asks the
         solver for a case meeting them; targets in the unsat core are dropped until it is satisfiable.
-        Raises Unsatisfiable (with a minimal core) when no valid case meets the fixes.
+        Raises Unsatisfiable (with a minimal core) when no valid case meets the fixes, `Undecided` when the
+        solver cannot tell whether one does. Queries the solver gives up on are counted in ``stats``
+        (``undecided``); the sampling stops when the time budget runs out (``stats.budget_exhausted``).
+        Run it inside `ascverify.interrupts.solver_region` so that Ctrl-C stops it at once.
         """
+        st = stats if stats is not None else SampleStats()
+        st.asked = n
         rng = random.Random(seed)
         s = self.solver(seed=seed)
         fix_terms = [f.term(self.vars[f.field]) for f in fixes]
         for t in fix_terms:
             s.add(t)
-        res = s.check()
-        if res == z3.unsat:
-            rules, fx = self.explain(fixes)
+        res = decide(s)
+        if res == "unsat":
+            try:
+                rules, fx = self.explain(fixes)
+            except Undecided:
+                raise Unsatisfiable([], [], undecided=True) from None
             raise Unsatisfiable(rules, fx)
-        if res != z3.sat:
-            raise InputError(f"the solver gave up ({s.reason_unknown()}); try fewer or other --fix values")
+        if res != "sat":
+            st.undecided += 1
+            st.budget_exhausted = interrupts.budget_exhausted()
+            raise Undecided("whether any valid case exists" + (" with these --fix values" if fixes else ""))
         fixed = {f.field for f in fixes}
         from .domains import field_domains
 
@@ -176,11 +237,13 @@ class Space:
                    if name not in fixed and not d.empty and d.values_count() > 1}
         tensor_names = {t.name for t in self.model.tensors}
         seen: set[tuple] = set()
-        out: list[Case] = []
-        tries = 0
+        found = 0
         limit = max_tries if max_tries is not None else max(50, 20 * n)
-        while len(out) < n and tries < limit:
-            tries += 1
+        while found < n and st.tries < limit:
+            if interrupts.budget_exhausted():
+                st.budget_exhausted = True
+                break
+            st.tries += 1
             # arguments first, tensor placement last: on a conflict the last drawn target goes first
             arg_fields = [k for k in domains if k.split(".")[0] not in tensor_names]
             tensor_fields = [k for k in domains if k.split(".")[0] in tensor_names]
@@ -194,11 +257,12 @@ class Space:
                 active[name] = self.vars[name] == _as_term(self.vars[name], value)
             m = None
             for _ in range(len(active) + 1):
-                r = s.check(*active.values())
-                if r == z3.sat:
+                r = decide(s, list(active.values()))
+                if r == "sat":
                     m = s.model()
                     break
-                if r != z3.unsat:
+                if r != "unsat":
+                    st.undecided += 1
                     break
                 core = core_ids(s)
                 dropped = [k for k, t in active.items() if t.get_id() in core]
@@ -209,13 +273,15 @@ class Space:
                 del active[last]
             if m is None:
                 continue
-            case = self.case_from(m, origin=f"synth:{len(out)}")
+            case = self.case_from(m, origin=f"synth:{found}")
             key = tuple(sorted(case.env.items()))
             if key in seen:
                 continue
             seen.add(key)
-            out.append(case)
-        return out
+            found += 1
+            st.found = found
+            yield case
+        st.budget_exhausted = st.budget_exhausted or interrupts.budget_exhausted()
 
 
 def mask_shape(vars: Mapping[str, z3.ExprRef], arg: MaskArg, nwords: int) -> list[z3.BoolRef]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,9 +26,9 @@ SUMMARY = re.compile(r"^(\d+) cases?: (\d+) valid, (\d+) invalid, (\d+) unreadab
 
 
 def example(**args) -> dict:
-    """The shipped example (data path made absolute so the case reads from anywhere), args overridden."""
+    """The shipped example, args overridden; its data file is named relative to the case file (`write` puts a copy
+    beside the file: data files are read only from the case file's folder)."""
     doc = json.loads(EXAMPLE.read_text())
-    doc["tensors"]["src0"]["data"] = str(EXAMPLE.parent / doc["tensors"]["src0"]["data"])
     doc["args"].update(args)
     return doc
 
@@ -38,6 +39,7 @@ def invoke(*argv: str, input: str | None = None):
 
 def write(path: Path, doc) -> str:
     path.write_text(json.dumps(doc))
+    shutil.copy(EXAMPLE.parent / "bilinear_src0.npy", path.parent)
     return str(path)
 
 
@@ -151,6 +153,7 @@ def test_json_lines(tmp_path):
     lines = [json.dumps(d) for d in (example(vRepeat=0), example(), example(), example(hRepeat=256))]
     path = tmp_path / "cases.jsonl"
     path.write_text("\n".join(lines) + "\n")
+    shutil.copy(EXAMPLE.parent / "bilinear_src0.npy", tmp_path)
     r = invoke("check", str(path))
     assert r.exit_code == 1
     indexes = {FINDING.match(line)["index"] for line in r.stdout.splitlines() if ": error: " in line}
@@ -159,7 +162,8 @@ def test_json_lines(tmp_path):
     assert summary(r) == (4, 2, 2, 0)
 
 
-def test_stdin():
+def test_stdin(monkeypatch):
+    monkeypatch.chdir(EXAMPLE.parent)  # standard input: data files are relative to (and under) the current folder
     r = invoke("check", "-", input=json.dumps(example(hRepeat=0)))
     assert r.exit_code == 1
     assert r.stdout.startswith("-:case 0: error: [")

@@ -79,8 +79,9 @@ def test_buggy_target_yields_one_shrunk_finding_that_replays(tmp_path):
     (tc,) = junit_cases(root)
     assert tc.get("classname") == "ascverify.fuzz.differential.BilinearInterpolation" and tc.find("failure") is not None
 
-    replayed = CliRunner().invoke(main, ["replay", str(f)])
+    replayed = CliRunner().invoke(main, ["replay", str(f), "--recorded-target"])
     assert replayed.exit_code == 1 and "still fails: differential.mismatch:dst" in replayed.stdout
+    assert f"running the recorded target: the Python function {BUGGY!r}" in replayed.stderr
     fixed = CliRunner().invoke(main, ["replay", str(f), "--target", GOOD])
     assert fixed.exit_code == 0 and "fixed" in fixed.stdout, fixed.output
 
@@ -207,23 +208,10 @@ def bilinear(case, inputs):
 '''
 
 
-def _redis_url() -> str:
-    url = os.environ.get("ASCVERIFY_TEST_REDIS", "redis://127.0.0.1:6379/15")
-    try:
-        import redis
-
-        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
-    except Exception as exc:  # noqa: BLE001
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must test the Redis database, but {url} is not reachable: {exc}")
-        pytest.skip(f"no redis-server reachable at {url} ({type(exc).__name__})")
-    return url
-
-
 @pytest.mark.parametrize("kind", ["directory", "redis"])
-def test_stored_failures_replay_first_from_the_shared_database(tmp_path, monkeypatch, kind):
+def test_stored_failures_replay_first_from_the_shared_database(tmp_path, monkeypatch, kind, request):
     if kind == "redis":
-        db = _redis_url()
+        db = request.getfixturevalue("redis_url")  # a private server (tests/conftest.py)
         import redis
 
         client = redis.Redis.from_url(db)

@@ -272,10 +272,13 @@ def test_interrupted_write_leaves_whole_cases_and_a_manifest(tmp_path, monkeypat
     model = get_api("SetVectorMask")
     out = tmp_path / "cases"
     out.mkdir()
-    # an earlier, larger run in the same folder
+    # an earlier, larger run in the same folder (its manifest lists the files it wrote)
     for i in range(6):
         (out / f"case_{i:04d}").mkdir()
-    (out / "manifest.json").write_text(json.dumps({"cases": [{"case_name": f"case_{i:04d}"} for i in range(6)]}))
+        (out / f"case_{i:04d}" / "case.json").write_text("{}")
+    (out / "manifest.json").write_text(json.dumps({
+        "format": "ascverify-gen/1", "cases": [{"case_name": f"case_{i:04d}"} for i in range(6)],
+        "files": ["manifest.json"] + [f"case_{i:04d}/case.json" for i in range(6)]}))
     g = generate(model, model.context("atlas-a2", "half"), "random", 5, seed=1)
     real = output._write_case_dir
     calls = []

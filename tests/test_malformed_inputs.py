@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any, Callable
 
@@ -17,9 +18,15 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpola
 
 
 def base_case() -> dict:
-    doc = json.loads(EXAMPLE.read_text())
-    doc["tensors"]["src0"]["data"] = str(EXAMPLE.parent / doc["tensors"]["src0"]["data"])
-    return doc
+    """The shipped example; its data file is named relative to the case file: the tests put a copy beside it
+    (data files are read only from the case file's folder)."""
+    return json.loads(EXAMPLE.read_text())
+
+
+def beside(path: Path) -> Path:
+    """``path``, with the example's data file copied into its folder."""
+    shutil.copy(EXAMPLE.parent / "bilinear_src0.npy", path.parent)
+    return path
 
 
 def edit(change: Callable[[dict], Any]) -> bytes:
@@ -81,8 +88,14 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
     ("huge-negative", edit(lambda d: d["tensors"]["dst"].__setitem__("addr", -10**20)),
      [":case 0: tensors.dst.addr: -1e+20 is outside any representable integer range"]),
     ("just-beyond-uint64", set_arg("vROffset", 2**64), [":case 0: args.vROffset: ", "outside any representable integer range"]),
-    ("nan-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": NaN'), [": invalid JSON"]),
-    ("infinity-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": Infinity'), [": invalid JSON"]),
+    ("nan-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": NaN'),
+     [":case 0: args.hRepeat: NaN is not a JSON number (line 1, column "]),
+    ("infinity-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": Infinity'),
+     [":case 0: args.hRepeat: Infinity is not a JSON number (line 1, column "]),
+    ("duplicate-key", edit(lambda d: None).replace(b'"product": "atlas-a2"', b'"product": "atlas-a2", "product": "atlas-350"'),
+     [":case 0: product: duplicate key 'product' (a key may appear once in an object)"]),
+    ("deep-in-a-field", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": ' + b"[" * 990 + b"]" * 990),
+     [":case 0: args.hRepeat: nested deeper than 64 levels"]),
     ("deep-nesting-open", b"[" * 100_000, [": invalid JSON"]),
     ("deep-nesting-closed", b"[" * 100_000 + b"]" * 100_000, [": invalid JSON: depth limit exceeded"]),
     ("mask-word-bool", set_arg("mask", [True, 0]), [":case 0: args.mask[0]: expected an integer, got a boolean"]),
@@ -107,7 +120,7 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
 
 @pytest.mark.parametrize("content, expected", [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
 def test_malformed_file(tmp_path, content, expected):
-    path = tmp_path / "case.json"
+    path = beside(tmp_path / "case.json")
     path.write_bytes(content)
     r = CliRunner().invoke(main, ["check", str(path)])
     assert r.exit_code == 2, r.output
@@ -120,7 +133,7 @@ def test_malformed_file(tmp_path, content, expected):
 
 @pytest.mark.parametrize("content", [MALFORMED[0][1], set_arg("hRepet", 2)], ids=["file-level", "case-level"])
 def test_malformed_in_json_format(tmp_path, content):
-    path = tmp_path / "case.json"
+    path = beside(tmp_path / "case.json")
     path.write_bytes(content)
     r = CliRunner().invoke(main, ["check", "--format", "json", str(path)])
     assert r.exit_code == 2
@@ -157,7 +170,7 @@ def test_larger_than_max_bytes(tmp_path):
 
 def test_bad_line_in_json_lines(tmp_path):
     good = json.dumps(base_case())
-    path = tmp_path / "cases.jsonl"
+    path = beside(tmp_path / "cases.jsonl")
     path.write_text("\n".join([good, good[:-20], good]) + "\n")
     r = CliRunner().invoke(main, ["check", str(path)])
     assert r.exit_code == 2

@@ -219,7 +219,8 @@ def test_run_without_registers_writes_none(tmp_path):
     example = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpolation.json"
     out = tmp_path / "out"
     (out).mkdir()
-    (out / "registers.json").write_text("{}")  # stale, from an earlier run
+    (out / "registers.json").write_text("{}")  # stale, from an earlier run, which listed it in its run.json
+    (out / "run.json").write_text(json.dumps({"format": "ascverify-run/1", "files": ["registers.json", "run.json"]}))
     r = CliRunner().invoke(main, ["run", str(example), "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert not (out / "registers.json").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,16 @@ LEVELS = {"none", "note", "warning", "error"}
 
 
 def example(**args) -> dict:
+    """The shipped example, args overridden; its data file named relative to the case file (`_data_beside`)."""
     doc = json.loads(EXAMPLE.read_text())
-    doc["tensors"]["src0"]["data"] = str(EXAMPLE.parent / doc["tensors"]["src0"]["data"])
     doc["args"].update(args)
     return doc
+
+
+@pytest.fixture(autouse=True)
+def _data_beside(tmp_path):
+    """The example's data file in each test's folder: data files are read only from the case file's folder."""
+    shutil.copy(EXAMPLE.parent / "bilinear_src0.npy", tmp_path)
 
 
 def sarif(*argv: str) -> tuple[dict, object]:

@@ -5,17 +5,18 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Iterable, Any, Callable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import click
 
 from ..checker import Result
 from ..errors import InputError
-from ..report import Counts, bare_error, error_line, json_document, result_lines
-from ..report import CHECK_FORMATS
+from ..report import CHECK_FORMATS, Counts, bare_error, error_line, json_document, result_lines
 from .common import (
+    PARALLEL_CHUNK_LINES,
     PARALLEL_MIN_BYTES,
     DataCache,
+    checked_stream,
     emit,
     emit_error,
     gc_paused,
@@ -60,9 +61,15 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     Valid cases print nothing (unless -v). A summary `N cases: A valid, B invalid, C unreadable`
     goes to standard error. With --format json, standard output is one document
     {"results": [{"file", "index", "api", "product", "valid", "violations", "warnings",
-    "unchecked"}]} (an unreadable case has "valid": false and an "error"). With --format sarif
-    it is a SARIF 2.1.0 log: one result per broken rule, located by the JSON pointer of the
-    value in the case file (/args/hRepeat, /tensors/dst/addr) and by line and column.
+    "unchecked"}]} (an unreadable case has "valid": false and an "error"). With --format jsonl
+    it is one such object per line, per case, written as each is checked (the summary stays on
+    standard error). With --format sarif it is a SARIF 2.1.0 log: one result per broken rule,
+    located by the JSON pointer of the value in the case file (/args/hRepeat, /tensors/dst/addr)
+    and by line and column.
+
+    JSON Lines are read and checked as they come, in windows of up to 65,536 cases (constant
+    memory; each window's results are written when it is checked). Data files must lie under the case file's folder (standard input: the current
+    folder) or under --data-root DIR; only regular files are read, each within --max-bytes.
 
     With --product P every case is checked as if it named product P. With --product all each
     case is checked on every product: `FILE:case N: PRODUCT: ok` or `invalid` with the rules
@@ -92,15 +99,15 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
 
 @dataclass
 class _FileReport:
-    """What checking one file (or one chunk of it) prints and counts."""
+    """What checking a part of a file prints and counts."""
 
     out: list[str]
     errs: list[str]
     counts: Counts
-    docs: list[dict[str, Any]]
+    docs: list[Any]
 
 
-def _report(results: Sequence[Result], fmt: str, verbose: bool, strict: bool = False) -> _FileReport:
+def _report(results: Iterable[Result], fmt: str, verbose: bool, strict: bool = False) -> _FileReport:
     rep = _FileReport([], [], Counts(), [])
     for r in results:
         if strict:
@@ -110,21 +117,21 @@ def _report(results: Sequence[Result], fmt: str, verbose: bool, strict: bool = F
             rep.errs.append(error_line(r.file, r.index, r.error))
         elif fmt == "text":
             rep.out.extend(result_lines(r, verbose=verbose))
-        if fmt == "json":
+        if fmt in ("json", "jsonl"):
             rep.docs.append(r.to_json())
         if fmt == "results":  # the Result objects themselves (--format sarif, --product)
-            rep.docs.append(r)  # type: ignore[arg-type]
+            rep.docs.append(r)
     return rep
 
 
-def _check_chunk(job: tuple[str, bytes, int, int, str, bool, bool]) -> _FileReport:
+def _check_chunk(job: tuple) -> _FileReport:
     """Worker: check one chunk of a JSON Lines file."""
-    from ..caseio import cases_from_lines
+    from ..caseio import cases_from_lines, read_limits
 
-    path, chunk, first_index, first_line, fmt, verbose, strict = job
-    with gc_paused():
-        results = read_file(path, 0, DataCache(), cases_from_lines(chunk, path, first_index, first_line))
-        return _report(results, fmt, verbose, strict)
+    path, chunk, first_index, first_line, fmt, verbose, strict, data_root, max_bytes = job
+    with gc_paused(), read_limits(data_root=data_root, max_bytes=max_bytes):
+        entries = cases_from_lines(chunk, path, first_index, first_line, keep_raw=False)
+        return _report(read_file(path, max_bytes, DataCache(), entries), fmt, verbose, strict)
 
 
 def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
@@ -139,41 +146,108 @@ def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
             if problems:
                 yield Entry(e.index, None, InputError(f"does not match the case schema: {problems[0]}"), e.raw)
                 continue
+        e.raw = None  # validated: not kept while the case waits to be checked
         yield e
 
 
-def _check_one_file(path: str, fmt: str, verbose: bool, max_bytes: int, cache: DataCache, jobs: int,
-                    strict_schema: bool = False, strict: bool = False) -> _FileReport:
-    from ..caseio import cases_from_bytes, read_bytes, split_json_lines
+def _file_reports(path: str, fmt: str, verbose: bool, max_bytes: int, cache: DataCache, jobs: int,
+                  strict_schema: bool = False, strict: bool = False) -> Iterator[_FileReport]:
+    """The reports of one file, part by part in file order, as it is read (constant memory)."""
+    if jobs > 1 and not strict_schema and fmt != "results" and path != "-":
+        parts = _parallel_reports(path, fmt, verbose, max_bytes, jobs, strict)
+        if parts is not None:
+            yield from parts
+            return
+    from ..caseio import read_cases
+
+    entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema)
+    if strict_schema:
+        entries = _schema_checked(entries)
+    batch: list[Result] = []
+    for r in checked_stream(path, max_bytes, cache, entries):
+        batch.append(r)
+        if len(batch) >= 4096 or r.index is None:
+            yield _report(batch, fmt, verbose, strict)
+            batch = []
+    if batch:
+        yield _report(batch, fmt, verbose, strict)
+
+
+def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: int,
+                      strict: bool) -> Iterator[_FileReport] | None:
+    """A large JSON Lines file checked by ``jobs`` worker processes, chunk by chunk (at most 2 per worker in
+    flight), the reports in file order; None when the file is small or not JSON Lines."""
+    from collections import deque
+
+    import orjson
+
+    from ..bounded_read import LineReader, NotRegular, open_regular
+    from ..caseio import _LIMITS
 
     try:
-        data = read_bytes(path, max_bytes)
-    except InputError as exc:
-        return _report([Result(path, None, None, error=bare_error(exc, path))], fmt, verbose)  # type: ignore[arg-type]
-    parallel = jobs > 1 and len(data) >= PARALLEL_MIN_BYTES and not strict_schema and fmt != "results"
-    chunks = split_json_lines(data, jobs * 4) if parallel else None
-    if not chunks or b"\x00" in data[:65536]:
-        entries = _lazy(cases_from_bytes, data, path)
-        if strict_schema:
-            entries = _schema_checked(entries)
-        return _report(read_file(path, max_bytes, cache, entries), fmt, verbose, strict)
-    import multiprocessing
+        fd, st = open_regular(path)
+    except (NotRegular, OSError):
+        return None  # the serial path words the error
+    if st.st_size < PARALLEL_MIN_BYTES or st.st_size > max_bytes:
+        os.close(fd)
+        return None
+    reader = LineReader(fd, max_bytes, path)
+    lines = reader.lines()
+    head: list[tuple[int, bytes]] = []
+    for lineno, line in lines:
+        head.append((lineno, line))
+        if line.strip():
+            if len([1 for _, h in head if h.strip()]) == 2:
+                break
+    nonempty = [h for _, h in head if h.strip()]
+    try:
+        json_lines = len(nonempty) == 2 and b"\x00" not in nonempty[0] and orjson.loads(nonempty[0]) is not None
+    except orjson.JSONDecodeError:
+        json_lines = False
+    if not json_lines:
+        reader.close()
+        return None
+    data_root = _LIMITS.get().data_root
 
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(jobs) as pool:
-        parts = pool.map(_check_chunk, [(path, c, i, ln, fmt, verbose, strict) for c, i, ln in chunks], chunksize=1)
-    total = _FileReport([], [], Counts(), [])
-    for p in parts:
-        total.out.extend(p.out)
-        total.errs.extend(p.errs)
-        total.docs.extend(p.docs)
-        total.counts.merge(p.counts)
-    return total
+    def chunks() -> Iterator[tuple]:
+        index, buf, first_line = 0, [], 0
+        pending = iter(head)
+        for source in (pending, lines):
+            for lineno, line in source:
+                if not buf:
+                    first_line = lineno - 1
+                buf.append(line)
+                if len(buf) >= PARALLEL_CHUNK_LINES:
+                    cases = sum(1 for b in buf if b.strip())
+                    yield (path, b"\n".join(buf), index, first_line, fmt, verbose, strict, data_root, max_bytes)
+                    index += cases
+                    buf = []
+        if buf:
+            yield (path, b"\n".join(buf), index, first_line, fmt, verbose, strict, data_root, max_bytes)
 
+    def run() -> Iterator[_FileReport]:
+        import multiprocessing
 
-def _lazy(fn: Callable[..., Iterator[Any]], *args: Any) -> Iterator[Any]:
-    """The iterator fn(*args) returns, with its InputError raised on first use (inside read_file's handler)."""
-    yield from fn(*args)
+        ctx = multiprocessing.get_context("fork")
+        try:
+            with ctx.Pool(jobs) as pool:
+                flight: deque = deque()
+                try:
+                    for job in chunks():
+                        flight.append(pool.apply_async(_check_chunk, (job,)))
+                        while len(flight) >= 2 * jobs:
+                            yield flight.popleft().get()
+                except InputError as exc:  # the file grew past the limit while read
+                    while flight:
+                        yield flight.popleft().get()
+                    yield _report([Result(path, None, None, error=bare_error(exc, path))], fmt, verbose)  # type: ignore[arg-type]
+                    return
+                while flight:
+                    yield flight.popleft().get()
+        finally:
+            reader.close()
+
+    return run()
 
 
 def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, jobs: int = 1,
@@ -182,22 +256,46 @@ def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, 
         return _check_files_products(files, fmt, verbose, max_bytes, strict_schema, product, strict)
     counts = Counts()
     cache = DataCache()
-    docs: list[dict[str, Any]] = []
+    out = _Output(fmt)
     for path in files:
-        rep = _check_one_file(path, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict)
-        counts.merge(rep.counts)
-        if rep.errs:
-            write_text(sys.stderr, joined_lines(rep.errs))
-        if fmt == "json":
-            docs.extend(rep.docs)
-        else:
-            emit(joined_lines(rep.out))
-    if fmt == "json":
-        emit(json_document(docs))
+        for rep in _file_reports(path, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict):
+            counts.merge(rep.counts)
+            if rep.errs:
+                write_text(sys.stderr, joined_lines(rep.errs))
+            out.write(rep)
+    out.close()
     emit_error(counts.summary())
     return counts.exit_code
 
 
+class _Output:
+    """Standard output of `check`, written as results come: text lines, one JSON document written in pieces
+    (``{"results": [...]}``, the same text as `json_document`), or JSON Lines (one object per case)."""
+
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+        self.started = False
+
+    def write(self, rep: _FileReport) -> None:
+        import orjson
+
+        if self.fmt == "text":
+            emit(joined_lines(rep.out))
+        elif self.fmt == "jsonl":
+            emit("".join(orjson.dumps(d).decode() + "\n" for d in rep.docs))
+        elif self.fmt == "json" and rep.docs:
+            parts = []
+            for d in rep.docs:
+                text = orjson.dumps(d, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n    ")
+                parts.append(("    " if not self.started else ",\n    ") + text)
+                self.started = True
+            if parts and not parts[0].startswith(","):
+                parts[0] = '{\n  "results": [\n' + parts[0]
+            emit("".join(parts))
+
+    def close(self) -> None:
+        if self.fmt == "json":
+            emit("\n  ]\n}\n" if self.started else '{\n  "results": []\n}\n')
 
 
 # -- --format sarif, --product P|all ---------------------------------------------------------------------------------
@@ -219,10 +317,10 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
     results: list[Result] = []
     counts = Counts()
     for path in files:
-        rep = _check_one_file(path, "results", verbose, max_bytes, cache, 1, strict_schema)
-        if rep.errs:
-            write_text(sys.stderr, joined_lines(rep.errs))
-        results.extend(rep.docs)  # type: ignore[arg-type]
+        for rep in _file_reports(path, "results", verbose, max_bytes, cache, 1, strict_schema):
+            if rep.errs:
+                write_text(sys.stderr, joined_lines(rep.errs))
+            results.extend(rep.docs)
     if product == "all":
         rows = check_on_products(results, PRODUCT_IDS)
         if strict:
@@ -235,6 +333,10 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
             import orjson
 
             emit(orjson.dumps({"results": [r.to_json() for r in rows]}, option=orjson.OPT_INDENT_2).decode() + "\n")
+        elif fmt == "jsonl":
+            import orjson
+
+            emit("".join(orjson.dumps(r.to_json()).decode() + "\n" for r in rows))
         elif fmt == "sarif":
             flat, product_of = [], {}
             for r in results:
@@ -271,6 +373,10 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
         emit(sarif_text(results, exit_code=counts.exit_code))
     elif fmt == "json":
         emit(json_document(results))
+    elif fmt == "jsonl":
+        import orjson
+
+        emit("".join(orjson.dumps(r.to_json()).decode() + "\n" for r in results))
     else:
         emit(joined_lines([line for r in results if r.error is None for line in result_lines(r, verbose=verbose)]))
     emit_error(counts.summary())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -14,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import click
 
 from .. import __version__
-from ..caseio import MAX_FILE_BYTES, load_tensor_data, read_cases
+from ..caseio import MAX_FILE_BYTES, load_tensor_data, read_cases, read_limits
 from ..case import Case
 from ..checker import Result, check_cases
 from ..errors import InputError, did_you_mean
@@ -36,16 +37,32 @@ class AscverifyGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
+        from ..interrupts import EXIT_INTERRUPTED, command_signals
+
         try:
-            return super().invoke(ctx)
+            with command_signals():  # SIGTERM stops a command like Ctrl-C: what was written stays, exit 130
+                return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (`ascverify.interrupts.Interrupted`)
+            import signal
+
+            emit_error(f"ascverify: interrupted ({signal.Signals(getattr(exc, 'signum', signal.SIGINT)).name})")
+            ctx.exit(EXIT_INTERRUPTED)
         except InputError as exc:
-            emit_error(f"ascverify: {exc.line()}")
+            emit_error(one_line(f"ascverify: {exc.line()}"))
             ctx.exit(2)
         except BrokenPipeError:  # `ascverify check ... | head`: stop quietly
             silence_stdout()
             ctx.exit(1)
+        except OSError as exc:
+            from ..outputs import is_environment_error, os_error
+
+            if not is_environment_error(exc) or ctx.params.get("debug"):
+                raise
+            # the machine's, not ours: a read-only folder, a full disk, a name too long (exit 2, one line)
+            emit_error(one_line(f"ascverify: {os_error(exc, action='cannot write or read').line()}"))
+            ctx.exit(2)
         except Exception as exc:  # noqa: BLE001 - the one place that reports our own bugs
             if ctx.params.get("debug"):
                 raise
@@ -157,10 +174,14 @@ def gc_paused() -> Iterator[None]:
 # -- reading cases -------------------------------------------------------------------------------------------------
 
 class DataCache:
-    """Tensor data files loaded once per run, however many cases of a file name them."""
+    """Tensor data files loaded once per run, however many cases of a file name them (at most `MAX_BYTES` of
+    arrays are kept: a stream of cases naming ever other files does not grow it without end)."""
+
+    MAX_BYTES = 256 << 20
 
     def __init__(self) -> None:
         self._arrays: dict[tuple, Any] = {}
+        self._bytes = 0
 
     def load(self, case: Case) -> None:
         """Load every tensor's given data now, so a bad list or missing file is reported for the case (exit 2)."""
@@ -169,10 +190,15 @@ class DataCache:
             size = int(case.env[f"{name}.size"])
             field = f"tensors.{name}.data"
             if isinstance(src, str):
-                key = (str(case.base_dir), src, dtype.name, size)
+                key = (str(getattr(src, "resolved", "")), str(case.base_dir), str(src), dtype.name, size)
                 arr = self._arrays.get(key)
                 if arr is None:
-                    arr = self._arrays[key] = load_tensor_data(src, dtype, case.base_dir, field, size)
+                    arr = load_tensor_data(src, dtype, case.base_dir, field, size)
+                    if self._bytes + arr.nbytes > self.MAX_BYTES:
+                        self._arrays.clear()
+                        self._bytes = 0
+                    self._arrays[key] = arr
+                    self._bytes += arr.nbytes
                 case.set_data(name, arr)
             else:
                 case.data(name)
@@ -231,13 +257,67 @@ def read_file(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any
     return results  # type: ignore[return-value]
 
 
+#: Cases checked at once by `checked_stream`: enough that the batched checker's cost per API and context is
+#: spread over many cases (a file mixing ~200 contexts), few enough that memory stays flat on any file.
+STREAM_WINDOW = 65536
+#: ... and at most this many inline data values in one window (they are Python lists until checked).
+STREAM_WINDOW_VALUES = 1 << 22
+
+
+def checked_stream(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any] | None = None, *,
+                   window: int | None = None) -> Iterator[Result]:
+    """`read_file` as a stream: the cases of a file (or the entries given) read as they come, checked (batched)
+    ``window`` cases at a time, their results yielded in file order; memory stays flat however long the file.
+
+    A problem with the file as a whole is one more result with no index, after the cases read before it."""
+    window = window or STREAM_WINDOW
+    it = iter(entries if entries is not None else read_cases(path, max_bytes, keep_raw=False))
+    while True:
+        chunk: list[Any] = []
+        values = 0
+        file_error: InputError | None = None
+        try:
+            for entry in it:
+                chunk.append(entry)
+                case = entry.case
+                if case is not None and case.data_sources:
+                    values += sum(len(s) for s in case.data_sources.values() if isinstance(s, list))
+                if len(chunk) >= window or values >= STREAM_WINDOW_VALUES:
+                    break
+        except InputError as exc:
+            file_error = exc
+        if chunk:
+            yield from read_file(path, max_bytes, cache, chunk)
+        if file_error is not None:
+            yield Result(path, None, None, error=bare_error(file_error, path))  # type: ignore[arg-type]
+            return
+        if len(chunk) < window and values < STREAM_WINDOW_VALUES:
+            return
+
+
 def max_bytes_option(f: Callable) -> Callable:
+    """``--max-bytes N`` and ``--data-root DIR``: the bounds of reading a command's input files (`caseio.read_limits`
+    for the whole command). Every command that reads case files takes this option."""
+
+    @functools.wraps(f)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        data_root = kwargs.pop("data_root", None)
+        with read_limits(data_root=data_root, max_bytes=kwargs.get("max_bytes")):
+            return f(*args, **kwargs)
+
+    bounded = click.option(
+        "--data-root", type=click.Path(exists=True, file_okay=False, dir_okay=True), default=None, metavar="DIR",
+        help="Read tensor data files only from under DIR (default: the folder of their case file, for standard "
+             "input the current folder); paths that resolve outside are refused.")(bounded)
     return click.option("--max-bytes", type=click.IntRange(min=1), default=MAX_FILE_BYTES, show_default=True,
-                        metavar="N", help="Refuse input files larger than N bytes.")(f)
+                        metavar="N", help="Refuse input files (case and data files, standard input) larger than N "
+                                          "bytes.")(bounded)
 
 
 #: Files smaller than this are checked in one process (starting workers costs more than it saves).
 PARALLEL_MIN_BYTES = 4 << 20
+#: Lines of a JSON Lines file a worker checks at a time (``--jobs``).
+PARALLEL_CHUNK_LINES = 8192
 
 
 def jobs_option(f: Callable) -> Callable:
@@ -271,8 +351,17 @@ def umask() -> int:
 
 
 def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
-    """Write ``path`` through a temporary file in the same folder, then rename: never half a file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write ``path`` through a temporary file in the same folder, then rename: never half a file.
+
+    An OSError (a read-only folder, a full disk, a name too long, a folder in the way) becomes an
+    `ascverify.outputs.OutputError` naming ``path``: exit status 2, one line."""
+    from ..outputs import os_error
+
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise os_error(exc, path) from None
     try:
         os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; give the file the permissions open() would
         with os.fdopen(fd, "wb") as f:
@@ -280,11 +369,13 @@ def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise os_error(exc, path) from None
         raise
 
 
@@ -292,19 +383,30 @@ def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
 UNSPECIFIED_SUFFIX = ".unspecified.npy"
 
 
-def save_tensor(outdir: Path, name: str, arr: Any, dtype: str, unspecified: Any) -> dict[str, Any]:
+def save_tensor(outdir: Path, name: str, arr: Any, dtype: str, unspecified: Any, folder: Any = None) -> dict[str, Any]:
     """Write NAME.npy and NAME.bin (little-endian), and NAME.unspecified.npy when some element is unspecified;
-    the tensor's entry of run.json."""
+    the tensor's entry of run.json.
+
+    Every file goes through ``folder`` (an `ascverify.outputs.OutputFolder`: confined, never over an input file)
+    when given, else is confined to ``outdir``."""
     import numpy as np
 
+    from ..safe_names import confined
+
+    def write(rel: str, writer: Callable[[Any], None]) -> None:
+        if folder is not None:
+            folder.write_bytes(rel, writer)
+        else:
+            atomic_write(confined(outdir, rel), writer)
+
     le = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
-    atomic_write(outdir / f"{name}.npy", lambda f: np.save(f, le, allow_pickle=False))
-    atomic_write(outdir / f"{name}.bin", lambda f: f.write(le.tobytes()))
+    write(f"{name}.npy", lambda f: np.save(f, le, allow_pickle=False))
+    write(f"{name}.bin", lambda f: f.write(le.tobytes()))
     entry: dict[str, Any] = {"npy": f"{name}.npy", "bin": f"{name}.bin", "dtype": dtype, "size": int(le.size),
                              "unspecified": int(np.count_nonzero(unspecified))}
     if entry["unspecified"]:
         marks = np.ascontiguousarray(unspecified, dtype=bool)
-        atomic_write(outdir / f"{name}{UNSPECIFIED_SUFFIX}", lambda f: np.save(f, marks, allow_pickle=False))
+        write(f"{name}{UNSPECIFIED_SUFFIX}", lambda f: np.save(f, marks, allow_pickle=False))
         entry["unspecified_npy"] = f"{name}{UNSPECIFIED_SUFFIX}"
     return entry
 
@@ -322,18 +424,25 @@ def unspecified_summary(written: dict[str, dict[str, Any]]) -> str:
 
 
 def output_dir(out: str) -> Path:
-    d = Path(out)
-    if d.exists() and not d.is_dir():
-        raise InputError("exists and is not a directory", where=out, field="-o")
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create the output directory: {exc.strerror or exc}", where=out, field="-o") from None
-    return d
+    from ..outputs import make_dir
+
+    return make_dir(Path(out), field="-o")
+
+
+FORCE_OPTION = click.option("--force", is_flag=True,
+                            help="Write into DIR even when it is not empty and holds no earlier output of this "
+                                 "command (files of the same names are overwritten; input files never are, and "
+                                 "nothing ascverify did not write is ever deleted).")
 
 
 def one_case(path: str, index: int, max_bytes: int) -> Case:
     """Case ``index`` of a file; InputError (located in the file) when it cannot be read."""
+    return one_case_entry(path, index, max_bytes).case
+
+
+def one_case_entry(path: str, index: int, max_bytes: int) -> Any:
+    """Entry ``index`` of a file (``.case`` parsed with its data loaded, ``.raw`` the JSON document); InputError
+    (located in the file) when it cannot be read."""
     count = 0
     for entry in read_cases(path, max_bytes):
         count += 1
@@ -346,8 +455,6 @@ def one_case(path: str, index: int, max_bytes: int) -> Case:
             DataCache().load(entry.case)
         except InputError as exc:
             raise bare_error(exc, path, origin).at(origin) from None
-        return entry.case
+        return entry
     raise InputError(f"no case {index}: the file holds {count} case{'s' if count != 1 else ''}", where=path,
                      field="--index")
-
-

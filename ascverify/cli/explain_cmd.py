@@ -11,8 +11,10 @@ from typing import Any
 import click
 
 from ..case import Case
+from ..interrupts import EXIT_UNDECIDED
 from ..report import location, one_line
 from ..errors import InputError
+from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import FORMAT_OPTION, atomic_write, emit, emit_error, joined_lines, main, max_bytes_option, one_case, print_json
 
 
@@ -36,8 +38,9 @@ INDEX_OPTION = click.option("--index", type=click.IntRange(min=0), default=0, sh
 @click.argument("case_file", metavar="CASE")
 @INDEX_OPTION
 @FORMAT_OPTION
+@TIME_BUDGET_OPTION
 @max_bytes_option
-def explain(case_file: str, index: int, fmt: str, max_bytes: int) -> None:
+def explain(case_file: str, index: int, fmt: str, time_budget: float | None, max_bytes: int) -> None:
     """Explain why a case is invalid: for each broken rule, the minimal conflict.
 
     For every rule case N of CASE breaks, the solver finds a minimal set of the case's values
@@ -56,17 +59,24 @@ def explain(case_file: str, index: int, fmt: str, max_bytes: int) -> None:
       ascverify explain bad.json
       ascverify explain cases.jsonl --index 3 --format json
 
-    Exit status: 0 the case is valid, 1 it breaks a rule (explained), 2 it could not be read.
+    A broken rule whose conflict the solver cannot find in time (each query has a timeout;
+    --time-budget caps the whole command) is listed as "undecided: the solver gave up
+    (timeout/resource limit)": the rule is broken all the same, only its explanation is unknown.
+
+    Exit status: 0 the case is valid, 1 it breaks a rule (explained), 2 it could not be read or
+    a broken rule's conflict is undecided, 130 interrupted (Ctrl-C or SIGTERM).
     """
     from ..explain import explain_case, field_display
 
     case = _single_case(case_file, index, max_bytes)
     loc = location(case_file, index)
-    ex = explain_case(case)
+    with solver_command("explain", loc, time_budget) as run:
+        ex = explain_case(case)
+    undecided = run.undecided_text()
     model = case.model
     if fmt == "json":
         print_json({"file": case_file, "index": index, "api": model.name, "product": case.product,
-                    "dtype": case.dtype.name, "valid": ex.valid,
+                    "dtype": case.dtype.name, "valid": ex.valid, "undecided": ex.undecided,
                     "conflicts": [c.to_json(model) for c in ex.conflicts],
                     "data_violations": [v.to_json() for v in ex.data_violations],
                     "warnings": [v.to_json() for v in ex.warnings]})
@@ -74,6 +84,9 @@ def explain(case_file: str, index: int, fmt: str, max_bytes: int) -> None:
         lines: list[str] = []
         for c in ex.conflicts:
             lines.append(f"{loc}: error: [{c.rule.id}] {one_line(c.message)} ({c.rule.citation})")
+            if c.undecided:
+                lines.append(f"  {undecided}: no conflict found (the rule is broken all the same)")
+                continue
             if c.values:
                 lines.append("  values: " + ", ".join(field_display(model, k, v) for k, v in c.values.items())
                              + ("" if len(c.values) == 1 else "  (change at least one)"))
@@ -91,6 +104,11 @@ def explain(case_file: str, index: int, fmt: str, max_bytes: int) -> None:
         emit(joined_lines(lines))
     if ex.valid:
         emit_error(f"{loc}: valid: nothing to explain ({model.name} on {case.product})")
+    elif ex.undecided:
+        n = len(ex.conflicts) + len(ex.data_violations)
+        emit_error(f"{loc}: {n} broken rule{'s' if n != 1 else ''}; {undecided}: no conflict found for "
+                   f"{', '.join(ex.undecided)}")
+        sys.exit(EXIT_UNDECIDED)
     else:
         n = len(ex.conflicts) + len(ex.data_violations)
         emit_error(f"{loc}: {n} broken rule{'s' if n != 1 else ''} explained")
@@ -105,8 +123,10 @@ def explain(case_file: str, index: int, fmt: str, max_bytes: int) -> None:
                    "(dst.addr); comma-separated or repeated.")
 @click.option("-o", "--output", "out", metavar="FILE", help="Write the fixed case (JSON) to FILE.")
 @FORMAT_OPTION
+@TIME_BUDGET_OPTION
 @max_bytes_option
-def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt: str, max_bytes: int) -> None:
+def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt: str, time_budget: float | None,
+        max_bytes: int) -> None:
     """Find the valid case nearest to an invalid one and print the change.
 
     Nearest: the fewest changed fields first, then the smallest total change (Z3's optimizer).
@@ -123,16 +143,28 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
       ascverify fix bad.json --keep vRepeat,dst.size -o fixed.json
       ascverify fix cases.jsonl --index 2 --format json
 
+    When the solver gives up (each query has a timeout; --time-budget caps the whole command)
+    the answer is "undecided: the solver gave up (timeout/resource limit)", never "valid".
+
     Exit status: 0 the case is valid as it is, 1 a change was needed (printed) or no valid case
-    keeps the --keep values, 2 the case or an option could not be read.
+    keeps the --keep values, 2 the case or an option could not be read, or the solver could not
+    decide whether a valid case exists, 130 interrupted (Ctrl-C or SIGTERM).
     """
     from ..explain import diff_lines, dropped_data, fix_case, keep_fields
 
     case = _single_case(case_file, index, max_bytes)
     loc = location(case_file, index)
     kept = keep_fields(case.model, [n for k in keep for n in k.split(",")])
-    rep = fix_case(case, kept)
+    with solver_command("fix", loc, time_budget) as run:
+        rep = fix_case(case, kept)
+    undecided = run.undecided_text()
     model = case.model
+    if rep.status == "undecided":
+        if fmt == "json":
+            print_json({"file": case_file, "index": index, "valid": False, "fixed": None, "undecided": True,
+                        "detail": f"{undecided}: {rep.undecided}"})
+        emit_error(f"{loc}: {undecided}: {rep.undecided}")
+        sys.exit(EXIT_UNDECIDED)
     if rep.status in ("valid", "data"):
         if fmt == "json":
             print_json({"file": case_file, "index": index, "valid": not rep.still_broken, "changes": [],
@@ -145,9 +177,13 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
     if rep.status == "conflict":
         if fmt == "json":
             print_json({"file": case_file, "index": index, "valid": False, "fixed": None,
+                        "undecided": bool(rep.undecided),
                         "conflict": {"kept": [f.given for f in rep.conflict_fixes],
                                      "rules": [{"rule": r.id, "requires": r.help or r.message, "source": r.citation}
-                                               for r in rep.conflict_rules]}})
+                                               for r in rep.conflict_rules],
+                                     "undecided": f"{undecided}: {rep.undecided}" if rep.undecided else None}})
+        elif rep.undecided:
+            emit(joined_lines([f"{loc}: no valid case keeps these values; {undecided}: {rep.undecided}"]))
         else:
             lines = [f"{loc}: no valid case keeps these values; they conflict:"]
             lines += [f"  keep {f.given}" for f in rep.conflict_fixes]
@@ -164,6 +200,7 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
                     "changes": [{"field": n, "old": _plain(model, n, case.env[n]), "new": _plain(model, n, rep.fixed.env[n])}
                                 for n in rep.changed],
                     "changed_fields": len(rep.changed), "distance": rep.distance, "fixed": rep.fixed.to_json(),
+                    "nearest": not rep.undecided, "undecided": False,
                     "dropped_data": dropped, "still_broken": [v.to_json() for v in rep.still_broken]})
     else:
         lines = [f"{loc}: {len(rep.changed)} field{'s' if len(rep.changed) != 1 else ''} changed "
@@ -173,6 +210,8 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
             lines.append(f"  note: the data of {name} no longer fits its size and is dropped")
         for v in rep.still_broken:
             lines.append(f"  note: still breaks [{v.rule.id}] {one_line(v.message)} (tensor contents; fix changes no data)")
+        if rep.undecided:
+            lines.append(f"  note: valid, but maybe not the nearest: {undecided}: {rep.undecided}")
         emit(joined_lines(lines))
     emit_error(f"{loc}: fixed{' and written to ' + out if out else ''}")
     sys.exit(1)

@@ -183,41 +183,52 @@ def _total(items: Any, config: Any) -> int:
 
 @main.command()
 @click.argument("folders", nargs=-1, required=True, metavar="DIR...")
-@click.option("--target", metavar="MODULE:FUNCTION", help="Replay against this Python target instead of the recorded one.")
-@click.option("--target-cmd", metavar="'PROG {dir}'", help="Replay against this command instead of the recorded target.")
+@click.option("--target", metavar="MODULE:FUNCTION", help="Replay differential findings against this Python target.")
+@click.option("--target-cmd", metavar="'PROG {dir}'", help="Replay differential findings against this command.")
+@click.option("--recorded-target", is_flag=True,
+              help="Run the target each finding records (its finding.json names a shell command or a Python file "
+                   "to import): printed on standard error before it runs. Only for findings you trust.")
 @click.option("--timeout", type=click.FloatRange(min=0.01), metavar="SECONDS", help="Time the target may take.")
 @click.option("--rtol", type=click.FloatRange(min=0), metavar="RTOL", help="Relative tolerance (default: the campaign's).")
 @click.option("--atol", type=click.FloatRange(min=0), metavar="ATOL", help="Absolute tolerance (default: the campaign's).")
 @click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R", help="Allowed share of mismatches.")
 def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None, timeout: float | None,
-           rtol: float | None, atol: float | None, error_ratio: float | None) -> None:
+           rtol: float | None, atol: float | None, error_ratio: float | None, recorded_target: bool = False) -> None:
     """Run saved findings again.
 
     Each DIR is a finding folder written by `ascverify fuzz`. Invariant and negative findings rerun
     the core with the recorded case and seed; differential findings feed the saved inputs to the
-    target (the recorded one unless --target/--target-cmd) and compare with the core. One line per
-    folder: `DIR: still fails: ...` or `DIR: fixed`.
+    target given with --target or --target-cmd and compare with the core. The target a finding
+    records (a shell command, a Python file) runs only with --recorded-target, which prints it on
+    standard error first: a finding folder may come from someone else. One line per folder:
+    `DIR: still fails: ...` or `DIR: fixed`.
 
     \b
     Examples:
-      ascverify replay ascverify-findings/BilinearInterpolation-atlas-a2-*
-      ascverify replay DIR --target my_kernels:bilinear
+      ascverify replay ascverify-findings/BilinearInterpolation-atlas-a2-*  --target my_kernels:bilinear
+      ascverify replay DIR --target-cmd './build/kernel_cpu {dir}'
+      ascverify replay DIR --recorded-target
 
-    Exit status: 0 every finding passes now, 1 some still fails, 2 a folder could not be read.
+    Exit status: 0 every finding passes now, 1 some still fails, 2 a folder could not be read or a
+    differential finding has no target to run.
     """
     from ..fuzz.reproducers import replay as replay_one
     from ..fuzz.targets import make_target
+    from ..report import one_line
 
+    if recorded_target and (target or target_cmd):
+        raise InputError("give --recorded-target or --target/--target-cmd, not both", field="--recorded-target")
     tgt = make_target(_target(target, target_cmd))
     failing = 0
     try:
         for folder in folders:
-            res = replay_one(Path(folder), target=tgt, timeout=timeout, rtol=rtol, atol=atol, error_ratio=error_ratio)
+            res = replay_one(Path(folder), target=tgt, timeout=timeout, rtol=rtol, atol=atol, error_ratio=error_ratio,
+                             recorded_target=recorded_target, announce=lambda line: emit_error(f"replay: {line}"))
             if res.failing:
                 failing += 1
-                emit(f"{folder}: still fails: {res.key}: {' '.join(res.message.split())[:500]}\n")
+                emit(one_line(f"{folder}: still fails: {res.key}: {' '.join(res.message.split())[:500]}") + "\n")
             else:
-                emit(f"{folder}: fixed ({res.meta.get('check')} passes now)\n")
+                emit(one_line(f"{folder}: fixed ({res.meta.get('check')} passes now)") + "\n")
     finally:
         if tgt is not None:
             tgt.close()
@@ -251,6 +262,10 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     from ..fuzz.plan import select_models
     from ..report import table_text
 
+    if report:
+        from ..fuzz.campaign import check_report_path
+
+        check_report_path(report, "--report")  # before the campaigns run, not after
     if list_only:
         rows = [(m["name"], m["apis"], m["description"]) for m in describe_mutants()]
         emit(table_text(("mutant", "applies to", "what it breaks"), rows))

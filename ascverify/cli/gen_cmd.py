@@ -8,7 +8,9 @@ import time
 import click
 
 from ..errors import InputError, did_you_mean
-from .common import emit, emit_error, joined_lines, main, model_for, output_dir, product_for
+from ..report import one_line
+from .budget import TIME_BUDGET_OPTION
+from .common import FORCE_OPTION, emit, emit_error, joined_lines, main, model_for, product_for
 
 
 @main.command()
@@ -26,8 +28,10 @@ from .common import emit, emit_error, joined_lines, main, model_for, output_dir,
 @click.option("--dtype", metavar="T", help="Element type T (default: the first type the product supports).")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
               help="Processes for the random mode's construction (0: one per CPU core); the cases are the same.")
+@FORCE_OPTION
+@TIME_BUDGET_OPTION
 def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mode: str, dtype: str | None,
-        jobs: int = 0) -> None:
+        jobs: int = 0, force: bool = False, time_budget: float | None = None) -> None:
     """Generate test cases of API with inputs, golden outputs and a manifest.
 
     Writes DIR/case_NNNN/ per case (case.json, inputs/NAME.bin, golden/NAME.bin: raw
@@ -40,6 +44,11 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     they drag along. Case directories appear whole (written under a temporary name, then
     renamed); the manifest is written last, also after Ctrl-C (then "complete": false).
 
+    DIR must be new, empty, or an earlier `gen` output (its manifest lists the files it wrote:
+    case folders are replaced and those beyond N removed only when they hold nothing else).
+    --force writes into a folder that holds other files; a file or folder ascverify did not
+    write is never deleted, and a case folder in the way that holds one is refused.
+
     \b
     Examples:
       ascverify gen BilinearInterpolation --product atlas-a2 -n 200 -o cases/ --seed 1
@@ -49,7 +58,9 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
 
     Exit status: 0 every case shows what it should, 1 some case does not (a model or core bug:
     see "problem" in the manifest), 2 bad input (unknown API, product or type, an unsupported
-    product, an unusable DIR).
+    product, a DIR that cannot be written or holds files in the way) or, with --time-budget, the
+    budget ran out (the cases found are written, the targets left listed as undecided), 130
+    interrupted (Ctrl-C or SIGTERM: the cases found so far are written, with the manifest).
     """
     from ..dtypes import dtype_names, lookup_dtype
     from ..gen import generate
@@ -71,14 +82,22 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
         tname = t.name
     else:
         tname = supported[0]
-    outdir = output_dir(out)
+    from pathlib import Path
+
+    from ..outputs import OutputFolder
+    from ..gen.output import GEN_FORMAT, TMP_CASE_DIR, legacy_gen_files
+
+    outdir = Path(out)
+    OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
+                 ignore=TMP_CASE_DIR.fullmatch)  # refuse an unusable DIR before generating
     ctx = model.context(product.id, tname)
     t0 = time.perf_counter()
     import os
 
-    g = generate(model, ctx, mode, count, seed, jobs=jobs or (os.cpu_count() or 1))
+    g = generate(model, ctx, mode, count, seed, jobs=jobs or (os.cpu_count() or 1), time_budget=time_budget,
+                 on_interrupt="return")
     t_gen = time.perf_counter() - t0
-    doc = write_generation(g, outdir, limit=count if mode != "random" else None)
+    doc = write_generation(g, outdir, limit=count if mode != "random" else None, force=force)
     t_all = time.perf_counter() - t0
     lines = [f"gen: {len(doc['cases'])} {mode} cases of {model.name} on {product.id} (T={tname}) in {outdir}: "
              f"{doc['counts']['success']} expect success, {doc['counts']['failed']} expect failed"]
@@ -106,7 +125,10 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     problems = [c for c in doc["cases"] if c.get("problem")]
     for c in problems[:20]:
         lines.append(f"gen: problem: {c['case_name']}: {c['problem']}")
+    if g.report.get("stopped"):
+        lines.append(f"gen: stopped: {g.report['stopped']}; the cases found are written"
+                     + (", the targets left undecided" if mode != "random" else ""))
     lines.append(f"gen: {t_gen:.2f} s generating, {t_all - t_gen:.2f} s writing inputs and goldens")
-    emit_error("".join(l + "\n" for l in lines).rstrip("\n"))
-    emit(joined_lines([str(outdir / "manifest.json")]))
-    sys.exit(1 if problems else 0)
+    emit_error("".join(one_line(l) + "\n" for l in lines).rstrip("\n"))
+    emit(joined_lines([one_line(str(outdir / "manifest.json"))]))
+    sys.exit(130 if g.report.get("interrupted") else 1 if problems else 2 if g.report.get("stopped") else 0)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,7 @@ from ..caseio import read_cases
 from ..errors import InputError
 from ..report import bare_error, location, one_line, result_lines
 from ..core.unspecified import unspecified_elements
-from .common import DataCache, atomic_write, emit, emit_error, joined_lines, save_tensor, unspecified_lines, \
-    unspecified_summary
+from .common import DataCache, emit, emit_error, joined_lines, save_tensor, unspecified_lines, unspecified_summary
 
 
 def one_program(path: str, index: int, max_bytes: int) -> Any:
@@ -47,14 +45,20 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path) -> int:
-    """Check and run the program; write the program's tensors after the last call and run.json. Exit status."""
+def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path, *, force: bool = False) -> int:
+    """Check and run the program; write the program's tensors after the last call and run.json. Exit status.
+
+    ``outdir`` is opened as `run` opens it (`run_cmd.open_run_folder`): confined writes, the program file and its
+    data never overwritten, a non-empty folder that is no earlier output refused unless ``force``."""
     from ..program import check_program, run_program
+    from .run_cmd import _any, begin_run_output, finish_run_output, open_run_folder
 
     loc = location(path, index)
     verdict = check_program(program, file=path, index=index)
+    folder = open_run_folder(outdir, path, [c.case for c in program.calls], force, [program.raw])
+    outdir = folder.root
     run = run_program(program, seed=seed, strict=False)
-    written: dict[str, Any] = {}
+    tensors: list[tuple[str, Any, str, Any]] = []
     for name, decl in program.tensors.items():
         for call in program.calls:
             params = [p for p, n in call.shared.items() if n == name]
@@ -65,15 +69,20 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path)
                 break
             arr = np.ascontiguousarray(run.memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy))
             marks = unspecified_elements(run.memory, t.buffer, t.addr, t.size, t.dtype.size)
-            written[name] = save_tensor(outdir, name, arr, t.dtype.name, marks)
+            tensors.append((name, arr, t.dtype.name, marks))
             break
+    begin_run_output(folder, [f"{n}{sfx}" for n, _, _, m in tensors
+                              for sfx in ((".npy", ".bin") + ((".unspecified.npy",) if _any(m) else ()))])
+    written: dict[str, Any] = {}
+    for name, arr, dtype, marks in tensors:
+        written[name] = save_tensor(outdir, name, arr, dtype, marks, folder=folder)
     faults = [f"call {i}: {f}" for i, r in enumerate(run.runs) for f in r.faults]
     doc = {"file": path, "index": index, "seed": seed, "check": verdict.to_json(), "faults": faults,
            "special_registers": _jsonable(run.memory.special), "tensors": written}
-    atomic_write(outdir / "run.json", lambda f: f.write((json.dumps(doc, indent=2) + "\n").encode()))
+    finish_run_output(folder, doc)
     lines = result_lines(verdict) + [f"{loc}: fault: {one_line(f)}" for f in faults] + unspecified_lines(loc, written)
-    emit(joined_lines(lines))
-    emit_error(f"{loc}: program of {len(program.calls)} calls on {program.product.id} "
-               f"{'faulted' if faults else 'ran without fault'}; wrote {len(written)} tensors and run.json to {outdir}"
-               f"{unspecified_summary(written)}")
+    emit(joined_lines([one_line(line) for line in lines]))
+    emit_error(one_line(f"{loc}: program of {len(program.calls)} calls on {program.product.id} "
+                        f"{'faulted' if faults else 'ran without fault'}; wrote {len(written)} tensors and run.json to "
+                        f"{outdir}{unspecified_summary(written)}"))
     return 1 if (faults or not verdict.valid) else 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -12,15 +13,14 @@ from ..checker import check_case
 from ..core.unspecified import unspecified_elements
 from ..report import bare_error, location, one_line, result_lines
 from .common import (
-    atomic_write,
+    FORCE_OPTION,
     emit,
     emit_error,
     joined_lines,
     main,
     max_bytes_option,
-    one_case,
-    output_dir,
     UNSPECIFIED_SUFFIX,
+    one_case_entry,
     save_tensor,
     unspecified_lines,
     unspecified_summary,
@@ -31,6 +31,59 @@ from .common import (
 
 #: Rule kinds whose violation keeps `run` from executing a case (see `run`).
 _UNRUNNABLE = ("type", "fits")
+#: The format tag of run.json: it is also the manifest of the output folder (the files it lists).
+RUN_FORMAT = "ascverify-run/1"
+#: Files `run` may write (and so, when an earlier run listed them, remove): tensors and the register file.
+_RUN_FILES = re.compile(r"[^/]+\.(npy|bin)|registers\.json")
+
+
+def _any(marks: Any) -> bool:
+    import numpy as np
+
+    return bool(np.count_nonzero(marks))
+
+
+def legacy_run_files(doc: dict) -> set[str] | None:
+    """The files a run.json of an earlier version (no format tag) describes."""
+    if not isinstance(doc.get("tensors"), dict) or "check" not in doc:
+        return None
+    files = {"run.json"}
+    for entry in doc["tensors"].values():
+        if isinstance(entry, dict):
+            files |= {entry[k] for k in ("npy", "bin", "unspecified_npy") if isinstance(entry.get(k), str)}
+    regs = doc.get("registers")
+    if isinstance(regs, dict) and isinstance(regs.get("file"), str):
+        files.add(regs["file"])
+    return files
+
+
+def open_run_folder(out: Any, case_file: str, cases: Any, force: bool, raws: Any = ()) -> Any:
+    """The output folder of `run` (see `ascverify.outputs.OutputFolder`): the case file and its data are inputs."""
+    from pathlib import Path
+
+    from ..outputs import OutputFolder, case_inputs
+
+    return OutputFolder(Path(out), manifest="run.json", fmt=RUN_FORMAT, force=force,
+                        inputs=case_inputs(case_file, cases, raws), legacy=legacy_run_files)
+
+
+def begin_run_output(folder: Any, planned: list[str]) -> None:
+    """Check every planned file, then list them (with the earlier output's) in a preliminary run.json, so that a
+    run killed half way leaves a folder the next run recognises."""
+    folder.check_planned(planned + ["run.json"])
+    files = sorted(set(planned) | folder.earlier | {"run.json"})
+    text = json.dumps({"format": RUN_FORMAT, "complete": False, "files": files}, indent=2) + "\n"
+    folder.write_bytes("run.json", lambda f: f.write(text.encode("utf-8")))
+
+
+def finish_run_output(folder: Any, doc: dict) -> None:
+    """Remove what the earlier output listed and this run did not write; write run.json listing what is there."""
+    folder.record("run.json")
+    folder.remove_stale(sorted(r for r in folder.earlier if _RUN_FILES.fullmatch(r)))
+    doc = {"format": RUN_FORMAT, "complete": True, **doc,
+           "files": sorted(set(folder.written) | set(folder.kept_from_earlier()))}
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    folder.write_bytes("run.json", lambda f: f.write(text.encode("utf-8")))
 
 
 
@@ -41,8 +94,9 @@ _UNRUNNABLE = ("type", "fits")
               help="Which case of the file to run (0 = the first).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
               help="Seed for the inputs the case gives no data for.")
+@FORCE_OPTION
 @max_bytes_option
-def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None:
+def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: bool = False) -> None:
     """Run one case on the simulated core.
 
     Executes case N of CASE and writes every tensor after the call.
@@ -58,6 +112,11 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
     (`tensors.NAME.unspecified`), and a line `CASE:case N: note: NAME: K of N elements
     unspecified` says so.
 
+    DIR must be new, empty, or the output of an earlier `run` (its run.json lists the files it
+    wrote: those this run does not write again are removed; nothing else is). A file of the case
+    (the case file, its data) is never overwritten: choose another DIR. --force writes into a
+    folder that holds other files (overwriting those of the same names, deleting none).
+
     Reg API calls (atlas-350): registers come from the case's `registers`; those the call reads
     and the case does not give are filled from --seed. DIR/registers.json holds the register
     file after the call (the shape of a case's `registers`); run.json's `outputs` holds results
@@ -69,9 +128,9 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
       ascverify run cases.jsonl --index 3 --seed 7 -o out/
 
     Exit status: 0 no fault, 1 the call faulted or the case breaks a rule (outputs are still
-    written), 2 the case could not be read.
+    written), 2 the case could not be read or DIR cannot be written.
     """
-    import numpy as np
+    from pathlib import Path
 
     from ..core.memory import Fault
     from ..core.run import run_case
@@ -80,13 +139,15 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
 
     program = one_program(case_file, index, max_bytes)
     if program is not None:
-        sys.exit(run_program_to(program, case_file, index, seed, output_dir(out)))
-    case = one_case(case_file, index, max_bytes)
-    outdir = output_dir(out)
+        sys.exit(run_program_to(program, case_file, index, seed, Path(out), force=force))
+    entry = one_case_entry(case_file, index, max_bytes)
+    case = entry.case
     loc = location(case_file, index)
     verdict = check_case(case, file=case_file, index=index)
     if verdict.error is not None:
         raise bare_error(verdict.error, case_file, loc).at(loc)
+    folder = open_run_folder(out, case_file, [case], force, [entry.raw])
+    outdir = folder.root
 
     faults: list[str] = []
     not_run = ""
@@ -109,30 +170,31 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
                 raise
             not_run = f"{type(exc).__name__}: {one_line(str(exc))[:300]}"
 
-    written: dict[str, dict[str, Any]] = {}
+    # every file this run writes, checked before the first is written (confined, not an input of the case, not a
+    # file of someone else's)
+    tensors: list[tuple[str, Any, Any]] = []
     if result is not None:
         for name, arr in result.tensors.items():
             t = case.tensor(name)
-            marks = unspecified_elements(result.memory, t.buffer, t.addr, t.size, t.dtype.size)
-            written[name] = save_tensor(outdir, name, arr, t.dtype.name, marks)
-    for decl in case.model.tensors:  # no stale outputs of an earlier run in the same folder
-        entry = written.get(decl.name)
-        stale = (".npy", ".bin", UNSPECIFIED_SUFFIX) if entry is None else () if "unspecified_npy" in entry \
-            else (UNSPECIFIED_SUFFIX,)
-        for suffix in stale:
-            (outdir / f"{decl.name}{suffix}").unlink(missing_ok=True)
-    # the Reg API register file after the call (the shape of a case's "registers"), when the case or the call used it
+            tensors.append((name, arr, unspecified_elements(result.memory, t.buffer, t.addr, t.size, t.dtype.size)))
     regs = result.memory.registers if result is not None else None
+    use_regs = regs is not None and bool(case.registers or result.trace.register_records)
+    planned = [f"{n}{sfx}" for n, _, m in tensors for sfx in ((".npy", ".bin") + ((UNSPECIFIED_SUFFIX,) if _any(m) else ()))]
+    planned += ["registers.json"] if use_regs else []
+    begin_run_output(folder, planned)
+
+    written: dict[str, dict[str, Any]] = {}
+    for name, arr, marks in tensors:
+        written[name] = save_tensor(outdir, name, arr, case.tensor(name).dtype.name, marks, folder=folder)
+    # the Reg API register file after the call (the shape of a case's "registers"), when the case or the call used it
     registers: dict[str, Any] | None = None
-    if regs is not None and (case.registers or result.trace.register_records):
+    if use_regs:
         from ..core.registers import dumps
 
         reg_text = dumps(regs.to_json())
-        atomic_write(outdir / "registers.json", lambda f: f.write(reg_text.encode("utf-8")))
+        folder.write_bytes("registers.json", lambda f: f.write(reg_text.encode("utf-8")))
         registers = {"file": "registers.json", "loaded": result.register_inputs,
                      "read": result.trace.registers_touched("read"), "written": result.trace.registers_touched("write")}
-    else:
-        (outdir / "registers.json").unlink(missing_ok=True)
     doc = {
         "file": case_file, "index": index, "seed": seed,
         "case": case.to_json(),
@@ -146,20 +208,19 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int) -> None
         "registers": registers,
         "outputs": result.trace.outputs if result is not None else {},
     }
-    atomic_write(outdir / "run.json",
-                  lambda f: f.write((json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")))
+    finish_run_output(folder, doc)
 
     lines = result_lines(verdict)
     lines += [f"{loc}: fault: {one_line(f)}" for f in faults]
     if not_run:
         lines.append(f"{loc}: not executed: {not_run}")
     lines += unspecified_lines(loc, written)
-    emit(joined_lines(lines))
+    emit(joined_lines([one_line(line) for line in lines]))
     state = "faulted" if faults else ("not executed" if not_run else "ran without fault")
-    emit_error(f"{loc}: {case.model.name} on {case.product} {state}; "
-         f"{'valid' if verdict.valid else 'breaks ' + str(len(verdict.violations)) + ' rule(s)'}; "
-         f"wrote {len(written)} tensors{', registers.json' if registers else ''} and run.json to {outdir}"
-         f"{unspecified_summary(written)}")
+    emit_error(one_line(f"{loc}: {case.model.name} on {case.product} {state}; "
+               f"{'valid' if verdict.valid else 'breaks ' + str(len(verdict.violations)) + ' rule(s)'}; "
+               f"wrote {len(written)} tensors{', registers.json' if registers else ''} and run.json to {outdir}"
+               f"{unspecified_summary(written)}"))
     sys.exit(1 if (faults or not_run or not verdict.valid) else 0)
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from ..errors import InputError, did_you_mean
+from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import (
-    atomic_write,
     emit,
     emit_error,
     joined_lines,
@@ -29,41 +29,96 @@ from .common import (
 @click.option("--fix", "fixes", multiple=True, metavar="NAME=VALUE",
               help="Hold an argument (hRepeat=2, mask=[1,0]) or tensor field (dst.addr=0, dst.position=VECOUT).")
 @click.option("-o", "--output", "out", metavar="FILE", help="Write the cases here (JSON Lines) instead of stdout.")
+@TIME_BUDGET_OPTION
 def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None, fixes: tuple[str, ...],
-          out: str | None) -> None:
+          out: str | None, time_budget: float | None) -> None:
     """Write N distinct valid cases of API (JSON Lines), found by the solver.
 
     Each case draws random targets for the fields and keeps as many as the rules allow, so the
-    cases spread over the legal space. When the --fix values make every case illegal, the command
-    exits 1 and names a minimal set of conflicting rules with their sources.
+    cases spread over the legal space. Each case is written (one line, flushed) as soon as it is
+    found, to standard output or to FILE (created with the first case); Ctrl-C or SIGTERM stops
+    the search and keeps the cases written. When the --fix values make every case illegal, the
+    command exits 1 and names a minimal set of conflicting rules with their sources.
+
+    A query the solver gives up on (each has a timeout; --time-budget caps the whole command)
+    is undecided: when fewer than N cases were found because of that, the command says so
+    ("undecided: the solver gave up (timeout/resource limit)") and exits 2.
 
     \b
     Examples:
       ascverify synth BilinearInterpolation --product atlas-a2 -n 20 --seed 1
       ascverify synth BilinearInterpolation --product atlas-a2 --fix vROffset=128 --fix dstBlkStride=8
+      ascverify synth Load3DBitMode --product atlas-350 -n 1000 --time-budget 60 -o cases.jsonl
+
+    Exit status: 0 N cases written (or fewer where the legal space has fewer), 1 the --fix values
+    conflict, 2 bad input, or fewer than N cases because queries were undecided or the time
+    budget ran out, 130 interrupted (the cases found so far are written).
     """
     from ..dtypes import lookup_dtype, dtype_names
-    from ..solver import Space, Unsatisfiable, parse_fixes
+    from ..interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
+    from ..solver import SampleStats, Space, Unsatisfiable, parse_fixes
 
     model = model_for(api)
     product = product_for(product_name)
     if dtype is not None and lookup_dtype(dtype) is None:
         raise InputError(f"unknown element type {dtype!r}{did_you_mean(dtype, dtype_names())}", field="--dtype")
     t = lookup_dtype(dtype).name if dtype else (model.support.get(product.id) or (model.default_dtype,))[0]
-    space = Space(model, model.context(product.id, t))
+    fixed = parse_fixes(model, fixes)
+    sink = _Sink(out)
+    stats = SampleStats()
     try:
-        cases = space.sample(count, seed=seed, fixes=parse_fixes(model, fixes))
-    except Unsatisfiable as exc:
-        lines = [f"synth: no valid {model.name} case on {product.id} with T={t}; these conflict:"]
-        lines += [f"  fix {f.given}" for f in exc.fixes]
-        lines += [f"  [{r.id}] {r.help or r.message} ({r.citation})" for r in exc.rules]
-        emit(joined_lines(lines))
-        raise click.exceptions.Exit(1)
-    text = "".join(json.dumps(c.to_json(), separators=(",", ":")) + "\n" for c in cases)
-    if out:
-        atomic_write(Path(out), lambda f: f.write(text.encode()))
-    else:
-        emit(text)
-    if len(cases) < count:
-        emit_error(f"synth: found {len(cases)} distinct valid cases of the {count} asked for")
+        with solver_command("synth", "", time_budget) as run:
+            space = Space(model, model.context(product.id, t))
+            try:
+                with solver_region():
+                    for case in space.iter_sample(count, seed=seed, fixes=fixed, stats=stats):
+                        sink.write(json.dumps(case.to_json(), separators=(",", ":")) + "\n")
+                        run.kept = f"{sink.count} case{'s' if sink.count != 1 else ''} written" + \
+                            (f" to {out}" if out else "")
+            except Unsatisfiable as exc:
+                lines = [f"synth: no valid {model.name} case on {product.id} with T={t}; these conflict:"]
+                lines += [f"  fix {f.given}" for f in exc.fixes]
+                lines += [f"  [{r.id}] {r.help or r.message} ({r.citation})" for r in exc.rules]
+                if exc.undecided:
+                    lines[0] = (f"synth: no valid {model.name} case on {product.id} with T={t} meets the --fix "
+                                f"values; {UNDECIDED}: which values and rules conflict")
+                emit(joined_lines(lines))
+                raise click.exceptions.Exit(1)
+    finally:
+        sink.close()
+    if sink.count < count:
+        why = ""
+        if stats.budget_exhausted or stats.undecided:
+            why = (f"; {run.undecided_text()}" + (f" ({stats.undecided} undecided quer"
+                                                   f"{'ies' if stats.undecided != 1 else 'y'})" if stats.undecided else ""))
+        emit_error(f"synth: found {sink.count} distinct valid case{'s' if sink.count != 1 else ''} "
+                   f"({sink.count} of the {count} asked for){why}")
+        if why:
+            raise click.exceptions.Exit(EXIT_UNDECIDED)
 
+
+class _Sink:
+    """Case lines to standard output or to a file (opened at the first line), each written whole and flushed."""
+
+    def __init__(self, out: str | None) -> None:
+        self.out = out
+        self.count = 0
+        self._f = None
+
+    def write(self, line: str) -> None:
+        if self.out is None:
+            emit(line)
+        else:
+            if self._f is None:
+                try:
+                    self._f = open(Path(self.out), "w", encoding="utf-8")
+                except OSError as exc:
+                    raise InputError(f"cannot write: {exc.strerror or exc}", where=self.out, field="-o") from None
+            self._f.write(line)
+            self._f.flush()
+        self.count += 1
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None

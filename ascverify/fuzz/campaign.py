@@ -9,6 +9,15 @@ reports written for what ran).
 Interruption: SIGINT or SIGTERM stops the running item (its findings are saved, unshrunk if Hypothesis
 had no time to shrink them), workers are told to stop the same way and their partial results collected
 (they get `WORKER_GRACE` seconds), then the reports are written.
+
+Processes: workers stop (as on SIGTERM) when the campaign's process dies, even by SIGKILL, and end
+at the latest `WORKER_GRACE` seconds later; every process a target starts carries the campaign's
+token and is killed when its call ends, and again by a sweep when the campaign ends (`procs`).
+
+Outputs: a finding that cannot be written (a full disk, a read-only folder) is kept, printed in full on
+standard error and put in the reports, and the campaign exits with status 2; so does one whose
+reports cannot be written (the path and the OS error in one line). Temporary finding folders that a
+killed campaign left are removed when the next one starts (`reproducers.clean_stale`).
 """
 
 from __future__ import annotations
@@ -23,7 +32,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import InputError
-from . import signals
+from ..outputs import OutputError, make_dir, shown
+from . import procs, signals
 from .coverage import Coverage
 from .database import describe as describe_database
 from .plan import KINDS, Unit, partition, plan_units, select_models, shard, split_for_workers
@@ -102,7 +112,8 @@ def plan(config: CampaignConfig) -> list[Unit]:
     return split_for_workers(items, max(1, config.workers))
 
 
-def _options(config: CampaignConfig, seed: int, items: Sequence[Unit], start: float) -> RunOptions:
+def _options(config: CampaignConfig, seed: int, items: Sequence[Unit], start: float,
+             token: str | None = None) -> RunOptions:
     share = None
     deadline = None
     if config.time_budget is not None:
@@ -113,7 +124,7 @@ def _options(config: CampaignConfig, seed: int, items: Sequence[Unit], start: fl
                       time_share=share, deadline=deadline, target=config.target, timeout=config.timeout,
                       rtol=config.rtol, atol=config.atol, error_ratio=config.error_ratio, findings=config.findings,
                       database=config.database_spec(), shrink=config.shrink, stop_on_first=config.stop_on_first,
-                      negative_share=config.negative_share, cwd=os.getcwd())
+                      negative_share=config.negative_share, cwd=os.getcwd(), token=token)
 
 
 # -- in this process -----------------------------------------------------------------------------------------------
@@ -174,11 +185,19 @@ class _QueueSink(Sink):
 
 
 def _worker_main(tasks: Any, results: Any, opts: RunOptions, wid: int,
-                 runner: Callable[..., ItemResult]) -> None:  # pragma: no cover - runs in a worker process
+                 runner: Callable[..., ItemResult], parent_pid: int | None = None) -> None:  # pragma: no cover
     sink = _QueueSink(results)
     target = None
+
+    def parent_died() -> None:
+        results.cancel_join_thread()  # nobody reads the results any more: exiting must not wait on them
+        os.kill(os.getpid(), signal.SIGTERM)
+
     with signals.interruptible():
         try:
+            if parent_pid is not None:
+                # the campaign's process died (even by SIGKILL): stop as on SIGTERM, at the latest after the grace
+                procs.die_with_parent(parent_pid, signal.SIGTERM, grace=WORKER_GRACE, on_death=parent_died)
             items: list[Unit] = []
             while True:
                 item = tasks.get()
@@ -216,9 +235,9 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
         queues[i % workers].put(item)
     for q in queues:
         q.put(None)
-    procs = [ctx.Process(target=_worker_main, args=(queues[i], results, opts, i, runner), daemon=False,
-                         name=f"ascverify-fuzz-{i}") for i in range(workers)]
-    for p in procs:
+    workers_ = [ctx.Process(target=_worker_main, args=(queues[i], results, opts, i, runner, os.getpid()),
+                            daemon=False, name=f"ascverify-fuzz-{i}") for i in range(workers)]
+    for p in workers_:
         p.start()
     errors: list[str] = []
     alive = set(range(workers))
@@ -242,7 +261,7 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
             errors.append(msg[1])
 
     def stop_workers() -> None:
-        for p in procs:
+        for p in workers_:
             if p.is_alive() and p.pid:
                 try:
                     os.kill(p.pid, signal.SIGTERM)
@@ -254,7 +273,7 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
             try:
                 handle(results.get(timeout=0.2))
             except queue.Empty:
-                for i, p in enumerate(procs):
+                for i, p in enumerate(workers_):
                     if i in alive and not p.is_alive():
                         alive.discard(i)
                         errors.append(f"worker {i} died (exit status {p.exitcode})")
@@ -268,7 +287,7 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
                 try:
                     handle(results.get(timeout=0.2))
                 except queue.Empty:
-                    for i, p in enumerate(procs):
+                    for i, p in enumerate(workers_):
                         if i in alive and not p.is_alive():
                             alive.discard(i)
                 except InputError:
@@ -278,7 +297,7 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
         stop_workers()
         raise
     finally:
-        for p in procs:
+        for p in workers_:
             p.join(timeout=2)
             if p.is_alive():
                 p.kill()
@@ -296,21 +315,54 @@ def run_campaign(config: CampaignConfig, *, display: Display | None = None,
     t0 = time.time()
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
     items = plan(config)
+    for path, opt in ((config.report, "--report"), (config.junit, "--junit")):
+        if path:
+            check_report_path(path, opt)
     if config.findings:
-        try:
-            Path(config.findings).mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"cannot create the findings folder: {exc.strerror or exc}", where=config.findings,
-                             field="--findings") from None
-    known = {p.name.rsplit("-", 1)[-1] for p in Path(config.findings).iterdir()} if config.findings else set()
-    opts = _options(config, seed, items, t0)
+        from .reproducers import PRIVATE, clean_stale
+
+        make_dir(Path(config.findings), field="--findings", mode=PRIVATE)
+        clean_stale(Path(config.findings), t0)  # temporary folders a killed campaign left
+    try:
+        known = {p.name.rsplit("-", 1)[-1] for p in Path(config.findings).iterdir()} if config.findings else set()
+    except OSError as exc:
+        from ..outputs import os_error
+
+        raise os_error(exc, config.findings, field="--findings", action="cannot list") from None
+    token = procs.new_token()
+    opts = _options(config, seed, items, t0, token)
     from .database import open_database
 
     open_database(opts.database)  # a bad --database is an input error before anything runs
-    if any(u.kind == "differential" for u in items) and config.workers > 1:
-        probe = open_target(opts)  # the workers load it too; a target that cannot load is an input error now
-        if probe is not None:
-            probe.close()
+    try:
+        return _run_campaign(config, opts, seed, items, known, t0, started, display, runner, print_coverage)
+    finally:
+        procs.sweep(token)  # whatever a target started and a killed worker left behind
+
+
+def check_report_path(path: str, field: str) -> None:
+    """A report can be written at ``path``: not a folder, its parent a folder (or creatable), a name not too long."""
+    from ..outputs import os_error
+
+    p = Path(path)
+    if len(os.fsencode(p.name)) > 255:
+        raise OutputError(f"cannot write: File name too long ({len(os.fsencode(p.name))} bytes)", where=shown(path),
+                          field=field)
+    try:
+        if p.is_dir():
+            raise OutputError("is a folder; give the path of a file", where=shown(path), field=field)
+        for parent in (p.parent, *p.parent.parents):
+            if parent.exists():
+                if not parent.is_dir():
+                    raise OutputError(f"cannot write: {shown(parent)} is not a folder", where=shown(path), field=field)
+                break
+    except OSError as exc:
+        raise os_error(exc, path, field=field) from None
+
+
+def _run_campaign(config: CampaignConfig, opts: RunOptions, seed: int, items: list[Unit], known: set[str], t0: float,
+                  started: str, display: Display | None, runner: Callable[..., ItemResult],
+                  print_coverage: bool) -> CampaignResult:
     from .runner import examples_for
 
     total_cases = None
@@ -324,6 +376,12 @@ def run_campaign(config: CampaignConfig, *, display: Display | None = None,
     try:
         with signals.interruptible():
             try:
+                if any(u.kind == "differential" for u in items) and config.workers > 1:
+                    # the workers load it too; a target that cannot load is an input error now (and one being
+                    # loaded when the campaign is stopped goes with it)
+                    probe = open_target(opts)
+                    if probe is not None:
+                        probe.close()
                 if config.workers <= 1 or len(items) <= 1:
                     _run_here(items, opts, display, runner)
                 else:
@@ -360,8 +418,11 @@ def _finish(config: CampaignConfig, seed: int, items: Sequence[Unit], display: D
     for r in results:
         coverage.merge(r.coverage)
     observed = observed_totals(results)
+    unsaved = [f for f in findings if f.get("unsaved")]
     if interrupted:
         status = EXIT_INTERRUPTED
+    elif unsaved:
+        status = 2  # the environment kept findings from being written (they are in the output and the reports)
     elif findings:
         status = 1
     elif any(r.status == "error" for r in results):
@@ -377,13 +438,22 @@ def _finish(config: CampaignConfig, seed: int, items: Sequence[Unit], display: D
                          observed=observed, interrupted=interrupted, elapsed=elapsed, exit_status=status,
                          started=started)
     report["harness_errors"] = harness_errors
+    write_errors: list[str] = []
     if config.report:
-        write_json(config.report, report)
+        try:
+            write_json(config.report, report)
+        except OutputError as exc:
+            write_errors.append(f"--report: {exc.line()}")
     if config.junit:
         props = {"seed": seed, "shard": cfg["shard"], "workers": config.workers, "interrupted": interrupted,
                  "target": (config.target or {}).get("spec"), "database": cfg["database"], "ascverify": report["ascverify"]}
-        write_bytes(config.junit, junit_xml(real, findings, elapsed=elapsed, properties=props,
-                                            harness_errors=harness_errors))
+        try:
+            write_bytes(config.junit, junit_xml(real, findings, elapsed=elapsed, properties=props,
+                                                harness_errors=harness_errors))
+        except OutputError as exc:
+            write_errors.append(f"--junit: {exc.line()}")
+    if write_errors and not interrupted:
+        status = report["exit_status"] = 2
     cases = sum(r.cases for r in results)
     if print_coverage and not display.quiet:
         lines = coverage_lines(coverage.to_json(), apis=[m for m in dict.fromkeys(u.api for u in items)])
@@ -399,6 +469,12 @@ def _finish(config: CampaignConfig, seed: int, items: Sequence[Unit], display: D
                  + (f"; reports: {', '.join(p for p in (config.report, config.junit) if p)}" if (config.report or config.junit) else ""))
     for err in harness_errors:
         display.note(f"fuzz: error: {err.splitlines()[0]}")
+    for err in write_errors:
+        display.note(f"fuzz: error: cannot write a report: {err}")
+    if unsaved:
+        display.note(f"fuzz: error: {len(unsaved)} finding(s) could not be saved under {config.findings} "
+                     f"({unsaved[0]['unsaved']}); each is printed in full above (\"fuzz: finding: ...\") and in the "
+                     f"reports")
     for r in real:
         if r.status == "error" and r.error:
             display.note(f"fuzz: error in {r.unit.key}: {r.error.splitlines()[0]}")

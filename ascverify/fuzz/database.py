@@ -12,9 +12,10 @@ BilinearInterpolation on atlas-a2 replays first on every machine that fuzzes tha
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable
-from urllib.parse import urlparse
+from urllib.parse import parse_qsl, urlencode, urlparse
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
@@ -65,6 +66,46 @@ def is_redis(spec: str | None) -> bool:
     return bool(spec) and str(spec).startswith(("redis://", "rediss://", "unix://"))
 
 
+#: Query parameters of a Redis URL that carry credentials (redis-py reads ``password`` and ``username``).
+_SECRET_PARAMS = ("password", "passwd", "pass", "pwd", "auth", "token", "secret", "username", "user")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its credentials replaced by ``***``: the password (and user name) before the host, and query
+    parameters such as ``password=``. Anything that does not parse as a URL is redacted after ``//`` up to ``@``."""
+    from ..report import one_line
+
+    try:
+        p = urlparse(str(url))
+        netloc = p.netloc
+        if "@" in netloc:
+            creds, _, host = netloc.rpartition("@")
+            user, sep, _pw = creds.partition(":")
+            netloc = (f"{user}:***" if sep else "***") + "@" + host
+        query = p.query
+        if query:
+            pairs = parse_qsl(query, keep_blank_values=True)
+            query = urlencode([(k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in pairs], safe="*")
+        out = f"{p.scheme}://{netloc}{p.path}" + (f";{p.params}" if p.params else "") + (f"?{query}" if query else "") \
+            + (f"#{p.fragment}" if p.fragment else "")
+    except ValueError:
+        out = re.sub(r"//[^/@]*@", "//***@", str(url))
+    return one_line(out)
+
+
+def _redacted_error(text: str, url: str) -> str:
+    """An error message with every secret of ``url`` removed (a client may quote its URL or password)."""
+    try:
+        p = urlparse(url)
+        secrets = [p.password or "", p.username or ""] + [v for k, v in parse_qsl(p.query) if k.lower() in _SECRET_PARAMS]
+    except ValueError:
+        secrets = []
+    text = text.replace(url, redact_url(url))
+    for secret in sorted({s for s in secrets if len(s) >= 1}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
 def open_database(spec: str | None) -> ExampleDatabase | None:
     """The database ``spec`` names (a folder, a redis:// URL, or none/'' for none); InputError when unusable."""
     if spec is None or str(spec).strip().lower() in ("", "none", ":memory:"):
@@ -78,13 +119,12 @@ def open_database(spec: str | None) -> ExampleDatabase | None:
                              field="--database") from None
         from hypothesis.extra.redis import RedisExampleDatabase
 
-        parsed = urlparse(spec)
         try:
             client = redis.Redis.from_url(spec, socket_connect_timeout=5, socket_timeout=30)
             client.ping()
         except Exception as exc:  # noqa: BLE001 - any connection problem is the user's URL or server
-            where = parsed.netloc or spec
-            raise InputError(f"cannot reach the Redis server at {where}: {type(exc).__name__}: {exc}",
+            detail = _redacted_error(f"{type(exc).__name__}: {exc}", spec)
+            raise InputError(f"cannot reach the Redis server at {redact_url(spec)}: {detail}",
                              field="--database") from None
         return RedisExampleDatabase(client)
     path = Path(spec)
@@ -99,12 +139,9 @@ def open_database(spec: str | None) -> ExampleDatabase | None:
 
 
 def describe(spec: str | None) -> str:
-    """The database for a report (a Redis URL without its password)."""
+    """The database for a report or a message (a Redis URL without its credentials)."""
     if spec is None or str(spec).strip().lower() in ("", "none", ":memory:"):
         return "none"
     if is_redis(spec):
-        p = urlparse(str(spec))
-        host = p.hostname or ""
-        port = f":{p.port}" if p.port else ""
-        return f"{p.scheme}://{host}{port}{p.path}"
+        return redact_url(str(spec))
     return str(spec)

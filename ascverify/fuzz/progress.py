@@ -18,13 +18,33 @@ HEARTBEAT = 30.0
 
 
 def finding_line(summary: Mapping[str, Any]) -> str:
+    """``PATH: API on PRODUCT: CHECK: message`` on one line (control characters in the path, the message or
+    anything a target printed are escaped: nothing can start a line of its own)."""
+    from ..report import one_line
+
     where = summary.get("path") or summary.get("id")
     known = "" if summary.get("new", True) else " (known)"
     shrunk = "" if summary.get("shrunk", True) else " (not shrunk)"
+    unsaved = " (not saved)" if summary.get("unsaved") else ""
     msg = " ".join(str(summary.get("message", "")).split())
     if len(msg) > 300:
         msg = msg[:299] + "…"
-    return f"{where}: {summary['api']} on {summary['product']}: {summary['check']}{known}{shrunk}: {msg}"
+    return one_line(f"{where}: {summary['api']} on {summary['product']}: {summary['check']}{known}{shrunk}{unsaved}: "
+                    f"{msg}")
+
+
+def unsaved_lines(summary: Mapping[str, Any]) -> list[str]:
+    """For a finding whose folder could not be written: the reason, and the finding in full (one JSON line)."""
+    import json
+
+    from ..report import one_line
+
+    if not summary.get("unsaved"):
+        return []
+    full = {k: v for k, v in summary.items() if k not in ("path",)}
+    return [one_line(f"fuzz: error: finding {summary.get('id')} not saved: {summary['unsaved']}; the finding in full "
+                     f"(its case and seed reproduce it):"),
+            "fuzz: finding: " + json.dumps(full, sort_keys=True, default=str, ensure_ascii=True)]
 
 
 def _isatty(stream: Any) -> bool:
@@ -98,6 +118,8 @@ class Display(Sink):
         self._seen.add(fid)
         self.findings.append(dict(summary))
         line = finding_line(summary)
+        for extra in unsaved_lines(summary):
+            self.note(extra)
         if self._progress is not None:
             self._progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
             self._progress.update(self._overall, note=f"{len(self.findings)} finding(s)")
@@ -113,9 +135,11 @@ class Display(Sink):
                 self._progress.remove_task(task)
             return
         if not self.quiet:
+            from ..report import one_line
+
             extra = f" ({result.error.splitlines()[0]})" if result.error else ""
-            self._write(self.err, f"fuzz: [{len(self.results)}/{self.items}] {result.unit.key}: {result.cases} cases "
-                                  f"in {result.elapsed:.1f} s, {result.status}{extra}")
+            self._write(self.err, one_line(f"fuzz: [{len(self.results)}/{self.items}] {result.unit.key}: {result.cases} "
+                                           f"cases in {result.elapsed:.1f} s, {result.status}{extra}"))
 
     # -- helpers ---------------------------------------------------------------------------------------------------
 
@@ -135,7 +159,10 @@ class Display(Sink):
             pass
 
     def note(self, line: str) -> None:
-        """A line of the summary (standard error)."""
+        """A line of the summary (standard error; control characters escaped)."""
+        from ..report import one_line
+
+        line = one_line(line)
         if self._progress is not None:
             self._progress.console.print(line, markup=False, highlight=False)
         else:

@@ -174,22 +174,18 @@ def coverage_lines(coverage: Mapping[str, Mapping[str, Mapping[str, int]]], *, i
 
 
 def write_json(path: str, doc: Mapping[str, Any]) -> None:
-    from pathlib import Path
-
-    from ..cli.common import atomic_write
-
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(p, lambda f: f.write((json.dumps(doc, indent=2, default=str) + "\n").encode()))
+    write_bytes(path, (json.dumps(doc, indent=2, default=str) + "\n").encode())
 
 
 def write_bytes(path: str, data: bytes) -> None:
+    """Write a report atomically; `ascverify.outputs.OutputError` (one line, exit 2) when it cannot be written."""
     from pathlib import Path
 
     from ..cli.common import atomic_write
+    from ..outputs import make_dir
 
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    make_dir(p.parent)
     atomic_write(p, lambda f: f.write(data))
 
 

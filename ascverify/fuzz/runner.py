@@ -54,6 +54,7 @@ class RunOptions:
     stop_on_first: bool = False              # selftest: end an item at its first failure, unshrunk
     negative_share: float = 0.25             # negative items run this share of the examples
     cwd: str | None = None
+    token: str | None = None                 # marks the target's processes (`procs.sweep` at the campaign's end)
 
     def overrides(self) -> dict[str, Any]:
         return {"rtol": self.rtol, "atol": self.atol, "error_ratio": self.error_ratio, "timeout": self.timeout}
@@ -197,16 +198,26 @@ class ItemRunner:
                     inputs, expected, defined = {}, {}, {}
                 if not f.expected:
                     f.expected, f.defined = expected, defined
-                from .reproducers import save_finding
+                from ..outputs import OutputError
+                from .reproducers import finding_id, finding_meta, save_finding
 
-                saved = save_finding(
-                    Path(self.opts.findings), unit=self.unit, failure=f, case=p.case, seed=p.seed, inputs=inputs,
-                    points=p.points, rule=p.rule,
-                    target={**self.opts.target, "cwd": self.opts.cwd or os.getcwd()} if self.opts.target else None,
-                    tolerances=self.differential.tolerances(p.case) if self.differential else None,
-                    overrides=self.opts.overrides() if self.differential else None,
-                    shrunk=shrunk, campaign_seed=self.opts.seed)
-            summary.update(id=saved.id, path=str(saved.path), new=saved.new)
+                target = {**self.opts.target, "cwd": self.opts.cwd or os.getcwd()} if self.opts.target else None
+                tolerances = self.differential.tolerances(p.case) if self.differential else None
+                overrides = self.opts.overrides() if self.differential else None
+                try:
+                    saved = save_finding(
+                        Path(self.opts.findings), unit=self.unit, failure=f, case=p.case, seed=p.seed, inputs=inputs,
+                        points=p.points, rule=p.rule, target=target, tolerances=tolerances, overrides=overrides,
+                        shrunk=shrunk, campaign_seed=self.opts.seed)
+                    summary.update(id=saved.id, path=str(saved.path), new=saved.new)
+                except OutputError as exc:
+                    # the folder cannot be written (a full disk, a read-only folder): the finding is kept in memory,
+                    # printed in full and put in the reports; the campaign ends with exit status 2
+                    fid = finding_id(self.unit.api, p.case.product, f.key, p.case.to_json(), p.seed, p.rule)
+                    meta = finding_meta(fid, unit=self.unit, failure=f, case=p.case, seed=p.seed, rule=p.rule,
+                                        target=target, tolerances=tolerances, overrides=overrides, shrunk=shrunk,
+                                        campaign_seed=self.opts.seed)
+                    summary.update(id=fid, path=None, new=True, unsaved=exc.line(), finding=meta)
         else:
             from .reproducers import finding_id
 
@@ -318,7 +329,7 @@ def run_item(unit: Unit, opts: RunOptions, sink: Sink, target: Target | None = N
 
 def open_target(opts: RunOptions) -> Target | None:
     """The target of a campaign, started (InputError when it cannot be loaded)."""
-    t = make_target(opts.target, cwd=opts.cwd)
+    t = make_target(opts.target, cwd=opts.cwd, token=opts.token)
     if t is not None and hasattr(t, "start"):
         t.start()
     return t

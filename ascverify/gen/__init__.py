@@ -10,6 +10,12 @@ Three modes, for any registered API (nothing here is API-specific):
 - ``negative``: for each rule, cases that break it and no other rule; rules that cannot be broken
   alone come with the minimal set of rules they drag along.
 
+Every solver query has a timeout; a target whose queries the solver gives up on is ``unknown`` with the
+reason "undecided: the solver gave up (timeout/resource limit)", never ``impossible``. ``time_budget``
+caps the run's solver work (the targets left are undecided), and with ``on_interrupt="return"`` a
+Ctrl-C or SIGTERM stops the solving and returns what was found (``report["stopped"]``), for the
+command line to write.
+
 Inputs are drawn by the model (`ApiModel.input_data`, else the core's random values) from a seed
 per case; golden outputs come from the core (`run_case`, strict). `ascverify.gen.output` writes
 each case as a directory and the manifest. The same seed gives the same cases in a fresh process
@@ -82,20 +88,64 @@ def data_seed(seed: int, index: int) -> int:
 # -- the three modes --------------------------------------------------------------------------------------------------
 
 def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int = 0, *,
-             progress: Callable[[str], None] | None = None, jobs: int = 1) -> Generation:
-    """The cases of one run (not yet given data: see `materialize`)."""
+             progress: Callable[[str], None] | None = None, jobs: int = 1, time_budget: float | None = None,
+             on_interrupt: str = "raise") -> Generation:
+    """The cases of one run (not yet given data: see `materialize`).
+
+    ``time_budget``: seconds for the whole run's solver work; the targets left when it runs out are undecided
+    (``report["stopped"]``). ``on_interrupt``: "raise" (Ctrl-C and SIGTERM raise
+    `ascverify.interrupts.Interrupted`) or "return" (they stop the solving within a second and the cases found
+    so far are returned, ``report["stopped"]`` saying why, ``report["interrupted"]`` naming the signal)."""
+    from .. import interrupts
+
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; one of {', '.join(MODES)}", field="--mode")
     gen = Generation(model, ctx, mode, seed, n)
     t0 = time.perf_counter()
-    if mode == "random":
-        _random(gen, n if n is not None else 100, jobs)
-    elif mode == "boundary":
-        _boundary(gen, n)
-    else:
-        _negative(gen, n)
+    try:
+        with interrupts.time_budget(time_budget):
+            if mode == "random":
+                _random(gen, n if n is not None else 100, jobs)
+            else:
+                with interrupts.solver_region():
+                    if mode == "boundary":
+                        _boundary(gen, n)
+                    else:
+                        _negative(gen, n)
+            if interrupts.budget_exhausted():
+                gen.report["stopped"] = interrupts.budget_text()
+    except KeyboardInterrupt as exc:
+        if on_interrupt != "return":
+            raise
+        import signal
+
+        name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
+        gen.report["interrupted"] = name
+        gen.report["stopped"] = f"interrupted ({name})"
+        if mode != "random":
+            gen.report.setdefault("targets", [])  # interrupted before the targets were listed
+        else:  # the report of the cases kept
+            gen.report.setdefault("technique", "construction (interrupted)")
+            gen.report.setdefault("constructed", {"drawn": 0, "built": 0, "valid": 0, "kept": len(gen.cases),
+                                                  "valid_share": None})
+            gen.report.setdefault("construction_seconds", 0.0)
+            gen.report.setdefault("diversity", diversity(model, ctx, [g.case for g in gen.cases]))
+        _unsolved(gen, f"undecided: interrupted ({name}) before this target was solved")
     gen.seconds = time.perf_counter() - t0
     return gen
+
+
+def _unsolved(gen: Generation, reason: str) -> None:
+    """Mark the targets not solved yet (``pending``) as undecided, with ``reason``."""
+    for t in gen.report.get("targets", []):
+        if t.status == "pending":
+            t.status, t.reason = "unknown", reason
+
+
+def _undecided_reason() -> str:
+    from .. import interrupts
+
+    return f"undecided: {interrupts.budget_text()}" if interrupts.budget_exhausted() else interrupts.UNDECIDED
 
 
 #: Random mode draws in chunks of this many cases, each from its own seeded source: the cases of a seed are the
@@ -138,6 +188,7 @@ def _chunk(model_name: str, product: str, dtype: str, seed: int, k: int) -> tupl
 def _random(gen: Generation, n: int, jobs: int = 1) -> None:
     model, ctx = gen.model, gen.ctx
     seen: set[tuple] = set()
+    stats = None
     technique = "construction"
     totals = {"drawn": 0, "built": 0, "valid": 0}
     t0 = time.perf_counter()
@@ -147,8 +198,15 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
     if jobs > 1 and n > CHUNK:
         import multiprocessing
 
-        pool = multiprocessing.get_context("fork").Pool(jobs)
+        from ..interrupts import deferred, worker_signals
+
+        with deferred():  # a Ctrl-C while the workers start is raised once the pool is whole
+            pool = multiprocessing.get_context("fork").Pool(jobs, initializer=worker_signals)
+    finished = False
     try:
+        from ..interrupts import checkpoint
+
+        checkpoint()
         while len(gen.cases) < n and k < max_chunks:
             want = max(1, min(max_chunks - k, -(-(n - len(gen.cases)) // CHUNK) + (1 if k else 0)))
             args = [(model.name, ctx.product.id, ctx.dtype.name, gen.seed, k + i) for i in range(want)]
@@ -173,9 +231,13 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
                 break
             if totals["valid"] == 0 and k >= 8:
                 break
+        finished = True
     finally:
         if pool is not None:
-            pool.close()
+            if finished:
+                pool.close()
+            else:  # interrupted (the workers got the terminal's Ctrl-C too): a closed pool would wait for them forever
+                pool.terminate()
             pool.join()
     construct_s = time.perf_counter() - t0
     constructed = len(gen.cases)
@@ -183,8 +245,11 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
         from ..solver import Space
 
         technique = technique if constructed == 0 or technique != "construction" else technique + " + solver pivots"
+        from ..solver import SampleStats
+
         space = Space(model, ctx)
-        for c in space.sample(n - len(gen.cases) + 8, seed=gen.seed):
+        stats = SampleStats()
+        for c in space.sample(n - len(gen.cases) + 8, seed=gen.seed, stats=stats):
             if len(gen.cases) >= n:
                 break
             key = case_key(c)
@@ -200,6 +265,8 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
     gen.report["diversity"] = diversity(model, ctx, [g.case for g in gen.cases])
     if len(gen.cases) < n:
         gen.report["shortfall"] = f"{len(gen.cases)} distinct valid cases found of the {n} asked for"
+        if stats is not None and (stats.undecided or stats.budget_exhausted):
+            gen.report["shortfall"] += f"; {_undecided_reason()} ({stats.undecided} undecided queries)"
 
 
 def diversity(model: ApiModel, ctx: Context, cases: list[Case]) -> dict[str, Any]:
@@ -238,10 +305,14 @@ def _boundary(gen: Generation, limit: int | None = None) -> None:
     from .solving import Solving
     from .targets import describe_core, field_targets, rule_targets, solve_target
 
+    from .. import interrupts
+
     sv = Solving(gen.model, gen.ctx, seed=gen.seed)
     targets = field_targets(sv) + rule_targets(sv)
+    gen.report["targets"] = targets
     seen: dict[tuple, GenCase] = {}
     near: dict[str, Case | None] = {}
+    near_undecided: set[str] = set()  # relational rules whose broken side is undecided
     legal = sv.error_ids
     # illegal targets first, so that the relational rules' broken cases are there for their "nearest valid" side
     order = [t for t in targets if t.kind != "custom-near"] + [t for t in targets if t.kind == "custom-near"]
@@ -253,25 +324,40 @@ def _boundary(gen: Generation, limit: int | None = None) -> None:
             continue
         if _limit_reached(gen, limit, t):
             continue
+        if interrupts.budget_exhausted():
+            t.status, t.reason = "unknown", _undecided_reason() + " before this target was solved"
+            continue
+        if t.kind == "custom-near" and t.rule in near_undecided:
+            t.status, t.reason = "unknown", _undecided_reason() + " (for the broken side this case is near to)"
+            continue
         out = solve_target(sv, t, origin=f"boundary:{t.id}", near=near)
         if out.status == "unsat" and t.kind == "field" and "end" in t.extra:
             # an end of the domain no legal case reaches: cover the legal extreme instead
             f = t.field
             d = sv.domains[f]
             lo, hi = d.nth(0), d.nth(d.values_count() - 1)
-            best = sv.extreme(f, lo, hi, legal, largest=t.extra["end"] == "max")
+            best, proven = sv.extreme(f, lo, hi, legal, largest=t.extra["end"] == "max")
             t.reason = describe_core(sv, out.core, t)
             if best is None:
-                t.status = "impossible"
-                t.reason += "; no legal case at all"
+                if proven:
+                    t.status = "impossible"
+                    t.reason += "; no legal case at all"
+                else:
+                    t.status = "unknown"
+                    t.reason += f"; the legal extreme is {_undecided_reason()}"
                 continue
             t.extra["legal_extreme"] = best
+            if not proven:
+                t.extra["legal_extreme_proven"] = False
+                t.reason += f"; a legal value, maybe not the extreme: {_undecided_reason()}"
             from ..explain import value_term
 
             out = sv.solve(legal, [sv.lit(f"{t.id}:extreme", value_term(sv.space.vars[f], best))],
                            origin=f"boundary:{t.id}")
             if out.status != "sat":
-                t.status = "impossible"
+                t.status = "impossible" if out.status == "unsat" else "unknown"
+                if out.status != "sat" and out.status != "unsat":
+                    t.reason += f"; {_undecided_reason()}"
                 continue
             t.status = "clipped"
         elif out.status == "unsat":
@@ -281,7 +367,9 @@ def _boundary(gen: Generation, limit: int | None = None) -> None:
             continue
         elif out.status == "unknown":
             t.status = "unknown"
-            t.reason = "the solver gave up (timeout)"
+            t.reason = _undecided_reason()
+            if t.rule is not None and t.kind == "custom" and t.expect == "failed":
+                near_undecided.add(t.rule)
             continue
         else:
             t.status = "covered"
@@ -327,8 +415,11 @@ def _negative(gen: Generation, limit: int | None = None) -> None:
     from .solving import Solving
     from .targets import negative_targets, solve_target
 
+    from .. import interrupts
+
     sv = Solving(gen.model, gen.ctx, seed=gen.seed)
     targets = negative_targets(sv)
+    gen.report["targets"] = targets
     seen: set[tuple] = set()
     for t in targets:
         if t.rule is not None and _constant(sv, t.rule):
@@ -336,11 +427,14 @@ def _negative(gen: Generation, limit: int | None = None) -> None:
             continue
         if _limit_reached(gen, limit, t):
             continue
+        if interrupts.budget_exhausted():
+            t.status, t.reason = "unknown", _undecided_reason() + " before this target was solved"
+            continue
         out = solve_target(sv, t, origin=f"negative:{t.rule}")
         if out.status != "sat":
             t.status = "impossible" if out.status == "unsat" else "unknown"
             t.reason = ("the rule holds for every value of the parameters' types" if not out.core
-                        else "conflicts with " + ", ".join(out.core)) if out.status == "unsat" else "the solver gave up"
+                        else "conflicts with " + ", ".join(out.core)) if out.status == "unsat" else _undecided_reason()
             continue
         t.status = "covered"
         t.released = out.released
@@ -380,10 +474,15 @@ def _data_rules(gen: Generation, sv: Any, targets: list) -> None:
              if not r.symbolic and r.domain.get("kind") == "data" and r.severity == "error"]
     if not rules:
         return
-    base = sv.solve(sv.error_ids, [], origin="negative:data")
+    from .. import interrupts
+
+    base = sv.solve(sv.error_ids, [], origin="negative:data") if not interrupts.budget_exhausted() else None
     for r in rules:
         t = Target(f"negate:{r.id}", f"[{r.id}] broken (tensor contents)", "failed", rule=r.id, kind="data")
         targets.append(t)
+        if base is None or base.status == "unknown":
+            t.status, t.reason = "unknown", _undecided_reason() + ": no valid case to start from was found"
+            continue
         if base.status != "sat":
             t.status, t.reason = "impossible", "no valid case to start from"
             continue

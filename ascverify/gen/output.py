@@ -13,6 +13,11 @@ complete case directories and a manifest of exactly those (marked ``"complete": 
 a partial file. The manifest describes each case in the terms of msOpST test-case files: ``op``,
 ``input_desc``/``output_desc`` entries with ``format``, ``type``, ``shape``, ``value_range`` and
 ``data_distribute``, the scalar arguments as ``attr``, and ``expect`` (``success`` or ``failed``).
+
+The manifest is also the folder's record of what ascverify wrote (``"files"``: every file, relative
+to DIR; ``case_NNNN/`` for a case folder a run was about to write when it stopped): a later run into
+the same folder replaces and removes only those, never a file or folder of someone else's. A folder
+that is not empty and holds no such manifest is refused unless ``force`` (see `ascverify.outputs`).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,6 +42,11 @@ OPST_TYPES = {"half": "float16", "float": "float32"}
 #: The data layout a buffer holds (HARDWARE_NOTES: L0A holds NZ fractals, L0B ZN); ND elsewhere.
 BUFFER_FORMAT = {"L0A": "FRACTAL_NZ", "L0B": "FRACTAL_ZN", "L0C": "FRACTAL_NZ"}
 CASE_DIR = re.compile(r"^case_\d{4,}$")
+GEN_FORMAT = "ascverify-gen/1"
+#: The files of a case folder (relative to it): what a run may remove from a case folder listed as a whole.
+CASE_FILE = re.compile(r"case\.json|(inputs|golden)/\w[\w.+-]*\.bin")
+#: Temporary case folders (with an owner marker inside; see `ascverify.outputs.owned_temp_dir`).
+TMP_CASE_DIR = re.compile(r"\.case_\d{4,}\.tmp-[A-Za-z0-9_]+")
 
 
 def case_name(i: int, total: int) -> str:
@@ -136,27 +147,101 @@ def _case_doc(gc: GenCase, name: str) -> dict[str, Any]:
 
 
 def _write_case_dir(tmp: Path, gc: GenCase, name: str) -> None:
-    (tmp / "inputs").mkdir(parents=True)
+    from ..safe_names import confined
+
+    (tmp / "inputs").mkdir(parents=True, exist_ok=True)
     for tname, arr in gc.inputs.items():
-        _le(arr).tofile(tmp / "inputs" / f"{tname}.bin")
+        _le(arr).tofile(confined(tmp, f"inputs/{tname}.bin"))
     if gc.golden:
         (tmp / "golden").mkdir()
         for tname, arr in gc.golden.items():
-            _le(arr).tofile(tmp / "golden" / f"{tname}.bin")
+            _le(arr).tofile(confined(tmp, f"golden/{tname}.bin"))
         for tname, mask in gc.unspecified.items():
-            mask.astype(np.uint8).tofile(tmp / "golden" / f"{tname}.unspecified.bin")
+            mask.astype(np.uint8).tofile(confined(tmp, f"golden/{tname}.unspecified.bin"))
     (tmp / "case.json").write_text(json.dumps(_case_doc(gc, name), indent=2) + "\n")
 
 
-def _place(tmp: Path, final: Path) -> None:
-    """Rename ``tmp`` to ``final``, replacing an earlier case directory of the same name."""
-    old = None
-    if final.exists():
-        old = final.with_name(f".{final.name}.old-{os.getpid()}")
-        os.replace(final, old)
-    os.replace(tmp, final)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+class _Earlier:
+    """What an earlier generation in the folder wrote (its manifest's ``files``)."""
+
+    def __init__(self, listed: set[str]) -> None:
+        self.files = {f for f in listed if not f.endswith("/")}
+        self.whole = {f[:-1] for f in listed if f.endswith("/") and CASE_DIR.match(f[:-1])}
+        self.dirs = {f.split("/", 1)[0] for f in self.files if "/" in f} | self.whole
+
+    def owns(self, rel: str) -> bool:
+        top, _, sub = rel.partition("/")
+        return rel in self.files or (top in self.whole and CASE_FILE.fullmatch(sub) is not None)
+
+
+def _files_under(d: Path) -> list[str]:
+    """Every file (and symbolic link) under ``d``, relative to ``d``'s parent, without following links."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
+        for n in filenames + [x for x in dirnames if os.path.islink(os.path.join(dirpath, x))]:
+            out.append(os.path.relpath(os.path.join(dirpath, n), d.parent).replace(os.sep, "/"))
+    return sorted(out)
+
+
+def _foreign(d: Path, earlier: _Earlier) -> list[str]:
+    """What under the existing case folder ``d`` ascverify did not write (the whole folder when it never listed it)."""
+    if d.is_symlink() or not d.is_dir():
+        return [d.name]
+    if d.name not in earlier.dirs:
+        return [d.name + "/"]
+    return [f for f in _files_under(d) if not earlier.owns(f)]
+
+
+def _remove_ours(d: Path, earlier: _Earlier) -> None:
+    """Delete the files of ours under ``d`` and the folders left empty; OutputError when anything else is there."""
+    from ..outputs import OutputError, os_error, shown
+
+    foreign = _foreign(d, earlier)
+    if foreign:
+        raise OutputError(f"holds files ascverify did not write ({', '.join(shown(f) for f in foreign[:3])}); "
+                          f"move them away", where=shown(d), field="-o")
+    try:
+        for rel in _files_under(d):
+            (d.parent / rel).unlink()
+        for dirpath, _dirs, _files in sorted(os.walk(d), key=lambda w: -len(w[0])):
+            os.rmdir(dirpath)
+    except OSError as exc:
+        raise os_error(exc, d, field="-o", action="cannot remove an earlier case folder") from None
+
+
+def _place(tmp: Path, final: Path, earlier: _Earlier | None = None) -> None:
+    """Rename ``tmp`` to ``final``, replacing an earlier case directory of the same name (only when every file in
+    it is one ascverify wrote)."""
+    from ..outputs import release_temp_dir
+
+    if final.exists() or final.is_symlink():
+        _remove_ours(final, earlier or _Earlier(set()))
+    release_temp_dir(tmp)
+    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; a case folder is for sharing, like any folder
+    os.rename(tmp, final)
+
+
+def _umask() -> int:
+    from ..cli.common import umask
+
+    return umask()
+
+
+def legacy_gen_files(doc: dict) -> set[str] | None:
+    """The files a manifest without ``"files"`` (an earlier version) describes."""
+    if not isinstance(doc.get("cases"), list):
+        return None
+    files = {"manifest.json"}
+    for c in doc["cases"]:
+        if not isinstance(c, dict):
+            continue
+        if isinstance(c.get("case_file"), str):
+            files.add(c["case_file"])
+        for d in (c.get("input_desc") or []) + (c.get("output_desc") or []):
+            if isinstance(d, dict):
+                files |= {d[k] for k in ("data_file", "golden_file", "unspecified_file") if isinstance(d.get(k), str)}
+    files |= {f"{n}/" for n in doc.get("stale_cases") or [] if isinstance(n, str)}
+    return files
 
 
 def _json_default(x: Any) -> Any:
@@ -213,39 +298,77 @@ def coverage(targets: list, mode: str, names: list[str], breaks: dict[str, list[
 
 
 def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Give every case its data and goldens and write it; the manifest last. Returns the manifest."""
-    from ..cli.common import atomic_write
+                     progress: Callable[[int, int], None] | None = None, force: bool = False) -> dict[str, Any]:
+    """Give every case its data and goldens and write it; the manifest last. Returns the manifest.
 
-    outdir.mkdir(parents=True, exist_ok=True)
-    for leftover in outdir.glob(".case_*"):  # temporaries of an interrupted earlier run
-        shutil.rmtree(leftover, ignore_errors=True)
-    old_manifest = outdir / "manifest.json"
-    old_names: set[str] = set()
-    if old_manifest.is_file():
-        try:
-            old_doc = json.loads(old_manifest.read_text())
-            old_names = {c.get("case_name", "") for c in old_doc.get("cases", [])} | set(old_doc.get("stale_cases", []))
-        except (ValueError, OSError, AttributeError):
-            old_names = set()
-        old_manifest.unlink()  # an interrupted run must not leave the old manifest describing new cases
+    ``outdir`` must be absent, empty or an earlier generation's folder (its manifest lists what it wrote);
+    ``force`` writes into another folder all the same. Only files and case folders ascverify wrote are ever
+    replaced or removed; anything else in the way is refused (OutputError, exit status 2) before a case is
+    written."""
+    from ..outputs import OutputError, OutputFolder, atomic_write_bytes, clean_stale_temps, make_dir, os_error, \
+        owned_temp_dir, shown
+
+    started = time.time()
+    make_dir(outdir, field="-o")
+    clean_stale_temps(outdir, TMP_CASE_DIR, started)  # temporaries of a killed earlier run (marked as ascverify's)
+    folder = OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
+                          ignore=TMP_CASE_DIR.fullmatch)
+    earlier = _Earlier(folder.earlier)
     cases = gen.cases if limit is None else gen.cases[:limit]
     if limit is not None and len(gen.cases) > limit:
         gen.report["not_written"] = f"{len(gen.cases) - limit} more cases were found; -n {limit} kept the first {limit}"
-    entries: list[dict[str, Any]] = []
     total = len(cases)
+    names = [case_name(i, total) for i in range(total)]
+    # before anything is written: every case folder in the way must be one of ours, holding only our files
+    folder.check_planned(["manifest.json"])
+    for name in names:
+        final = folder.path(name)
+        if final.exists() or final.is_symlink():
+            foreign = _foreign(final, earlier)
+            if foreign:
+                what = ("was not written by ascverify" if foreign == [name + "/"] or foreign == [name]
+                        else f"holds files ascverify did not write ({', '.join(shown(f) for f in foreign[:3])})")
+                raise OutputError(f"{what}; move it away or choose another folder (nothing was written)",
+                                  where=shown(final), field="-o")
+    kept_dirs = sorted(earlier.dirs - set(names))
+
+    def listing(written_files: list[str], pending: list[str], replaced: set[str] = set()) -> list[str]:
+        """Every file of ours in the folder: written now, earlier ones still there (in the case folders this run did
+        not replace), folders about to be written."""
+        out = set(written_files) | {"manifest.json"} | {f"{n}/" for n in pending}
+        for d in sorted(earlier.dirs - replaced):
+            if (outdir / d).is_dir() and not (outdir / d).is_symlink():
+                out |= {f for f in _files_under(outdir / d) if earlier.owns(f)}
+                out.add(f"{d}/")  # ours (an earlier run's): its case files may go
+        return sorted(out)
+
+    def write_manifest(doc: dict[str, Any]) -> None:
+        text = json.dumps(doc, indent=2, default=_json_default) + "\n"
+        atomic_write_bytes(folder.path("manifest.json"), lambda f: f.write(text.encode()))
+
+    # the folder's record first: a run killed half way leaves a manifest naming every case folder it may have written
+    write_manifest({"tool": "ascverify", "version": __version__, "format": GEN_FORMAT, "complete": False,
+                    "cases": [], "stale_cases": sorted(set(kept_dirs) | (earlier.dirs & set(names))),
+                    "files": listing([], names)})
+    entries: list[dict[str, Any]] = []
+    files: list[str] = []
     complete = False
     try:
         for i, gc in enumerate(cases):
-            name = case_name(i, total)
+            name = names[i]
             materialize(gc, data_seed(gen.seed, i))
-            tmp = outdir / f".{name}.tmp-{os.getpid()}"
+            tmp = owned_temp_dir(outdir, f".{name}.tmp-")
             try:
-                _write_case_dir(tmp, gc, name)
-                _place(tmp, outdir / name)
+                try:
+                    _write_case_dir(tmp, gc, name)
+                except OSError as exc:
+                    raise os_error(exc, outdir / name) from None
+                mine = [f"{name}/{f.split('/', 1)[1]}" for f in _files_under(tmp) if not f.endswith("/.ascverify-owner")]
+                _place(tmp, folder.path(name), earlier)
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
+            files += mine
             entries.append(manifest_entry(gc, name))
             if progress is not None:
                 progress(i + 1, total)
@@ -253,13 +376,30 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
     finally:
         gen.cases = cases[: len(entries)]
         doc = manifest(gen, entries, complete)
+        written = {e["case_name"] for e in entries}
         if not complete:  # an earlier run's case directories not replaced yet: the next run removes them
-            written = {e["case_name"] for e in entries}
-            doc["stale_cases"] = sorted(n for n in old_names - written if CASE_DIR.match(n))
-        text = json.dumps(doc, indent=2, default=_json_default) + "\n"
-        atomic_write(outdir / "manifest.json", lambda f: f.write(text.encode()))
-    written = {e["case_name"] for e in entries}
-    for stale in old_names - written:  # case directories of an earlier, larger run
-        if CASE_DIR.match(stale) and (outdir / stale).is_dir():
-            shutil.rmtree(outdir / stale, ignore_errors=True)
+            doc["stale_cases"] = sorted(n for n in set(kept_dirs) | (earlier.dirs & set(names)) - written
+                                        if CASE_DIR.match(n))
+        else:  # case directories of an earlier, larger run: their files of ours go, anything else stays
+            for stale in kept_dirs:
+                d = outdir / stale
+                if CASE_DIR.match(stale) and d.is_dir() and not d.is_symlink():
+                    for rel in _files_under(d):
+                        if earlier.owns(rel):
+                            try:
+                                (outdir / rel).unlink()
+                            except OSError:
+                                pass
+                    for dirpath, _d, _f in sorted(os.walk(d), key=lambda w: -len(w[0])):
+                        try:
+                            os.rmdir(dirpath)
+                        except OSError:
+                            pass
+        doc["files"] = listing(files, [], written | (set(kept_dirs) if complete else set()))
+        try:
+            write_manifest(doc)
+        except OutputError:
+            if complete:
+                raise
+            # already failing (interrupted, a full disk): that error is the one to report
     return doc

@@ -21,7 +21,7 @@ from ..model import ApiModel
 from ..rules import ERROR, Context, Rule
 from ..solver import Space
 
-#: Milliseconds one generation query may take (then it counts as "unknown").
+#: Milliseconds one generation query may take (then it counts as "unknown": undecided, never "unsat").
 TIMEOUT_MS = 4_000
 
 
@@ -222,11 +222,14 @@ class Solving:
                     continue
         return out
 
-    def extreme(self, name: str, lo: int, hi: int, rules: Sequence[str], *, largest: bool) -> int | None:
-        """The largest (smallest) legal value of an integer field within [lo, hi], by bisection on models."""
+    def extreme(self, name: str, lo: int, hi: int, rules: Sequence[str], *, largest: bool) -> tuple[int | None, bool]:
+        """The largest (smallest) legal value of an integer field within [lo, hi], by bisection on models, and
+        whether it is proven: (None, True) no legal value; (None, False) the solver gave up before finding one;
+        (v, False) a legal value, the bisection undecided beyond it."""
         var = self.space.vars[name]
-        if self.query(self.ind(rules) + [var >= lo, var <= hi]) != "sat":
-            return None
+        first = self.query(self.ind(rules) + [var >= lo, var <= hi])
+        if first != "sat":
+            return None, first == "unsat"
         best = self.s.model().eval(var, model_completion=True).as_long()
         a, b = (best, hi) if largest else (lo, best)
         for _ in range(80):
@@ -240,7 +243,7 @@ class Solving:
                 elif res == "unsat":
                     b = mid - 1
                 else:
-                    return a
+                    return a, False
             else:
                 mid = (a + b) // 2
                 res = self.query(self.ind(rules) + [var <= mid, var >= lo])
@@ -249,6 +252,7 @@ class Solving:
                 elif res == "unsat":
                     a = mid + 1
                 else:
-                    return b
-        return a if largest else b
-
+                    return b, False
+        if a < b:  # 80 steps were not enough: the value is legal, not proven extreme
+            return (a if largest else b), False
+        return (a if largest else b), True

@@ -222,7 +222,7 @@ def solve_target(sv: Solving, t: Target, *, spread: bool = False, origin: str = 
         if near is None or near.get(t.rule) is None:
             return Outcome("unsat", core=[])
         rep = fix_case(near[t.rule])
-        if rep.fixed is None or not rep.changed:
+        if rep.fixed is None or not rep.changed:  # the solver gave up (a broken case always has a valid neighbour)
             return Outcome("unknown")
         return Outcome("sat", rep.fixed)
     term = sv.lit(t.id, t.term())

@@ -1,0 +1,376 @@
+"""Stopping solver work cleanly: Ctrl-C and SIGTERM, an overall time budget, and undecided answers.
+
+Z3 spends most of a solver-heavy command inside ``check()``, in C, where Python's signal handlers do
+not run; and by default Z3 takes SIGINT itself while it checks: the query returns ``unknown``
+("canceled", which is also how its optimizer reports a timeout) and the program never hears of the
+signal. So every solver the toolkit makes leaves SIGINT to Python (`set_timeout`: ``ctrl_c`` off), and:
+
+- `decide` is the one way the toolkit asks a solver: it returns 'sat', 'unsat' or 'unknown' and
+  raises `Interrupted` when the query was cut short by a signal (whatever Z3 reports), never
+  'unknown' for an interrupt. A query whose answer is 'unknown' is *undecided*: callers report it
+  as such (`UNDECIDED`), never as valid, invalid or impossible.
+- `solver_region` (entered around solver work, in the main thread) installs SIGINT and SIGTERM
+  handlers that only record the signal, and a watcher thread, woken through `signal.set_wakeup_fd`
+  by Python's C-level handler, that interrupts the running Z3 query (`Context.interrupt`) at once
+  and keeps interrupting queries until the region ends (a query that was about to start is cut
+  too). It interrupts only while a query runs: an interrupt that reaches Z3 between queries stays
+  pending and spoils later work (models that break the rules). The next `decide` or `checkpoint`
+  raises `Interrupted`. Handlers never raise inside the region: an exception raised from a handler
+  while Z3's objects are being freed would be swallowed.
+- `command_signals` (entered by the command line around each command) makes SIGTERM raise
+  `Interrupted` like SIGINT does outside solver regions, so that every command keeps what it has
+  produced and exits 130.
+- `time_budget` sets a deadline for every query in its scope: each query's timeout is cut to the
+  time left, and once it is spent queries return 'unknown' at once and `budget_exhausted` is true
+  (commands then stop and report what is undecided).
+
+A forked child inherits the handlers but not the watcher: there a signal ends it quietly
+(`SystemExit`); pool workers install `worker_signals` (Ctrl-C is their parent's to handle).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+#: Exit status of a command stopped by SIGINT or SIGTERM (the shell's 128 + SIGINT, as `fuzz` uses).
+EXIT_INTERRUPTED = 130
+#: Exit status when the answer depends on a query the solver could not decide (or the time budget ran out).
+EXIT_UNDECIDED = 2
+#: How every command words an undecided answer.
+UNDECIDED = "undecided: the solver gave up (timeout/resource limit)"
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(KeyboardInterrupt):
+    """The work was asked to stop (Ctrl-C or SIGTERM)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _State:
+    pid = os.getpid()
+    requested: int | None = None
+    depth = 0  # solver regions entered (main thread)
+    deadline: float | None = None  # time.monotonic() when the budget runs out
+    budget_s: float | None = None
+    exhausted = False
+    wake_r = -1
+    wake_w = -1
+    watcher: threading.Thread | None = None
+    commands = 0  # command_signals() entered
+    worker = False  # a pool worker: its parent handles the signals (`worker_signals`)
+    in_check = False  # the main thread is inside a solver query (`decide`)
+    hold = 0  # `deferred()` sections entered
+
+
+#: Held while `in_check` changes and while a query is interrupted: Z3 must only be interrupted during a query.
+#: An interrupt that reaches the context between queries stays pending inside it and silently spoils later
+#: work (model evaluation and simplification give up half-way: models that break the rules they satisfy).
+_check_lock = threading.Lock()
+
+
+_state = _State()
+
+
+def _reset_if_forked() -> None:
+    if _state.pid != os.getpid():  # a forked child: the parent's regions, watcher and budget are not ours
+        _state.pid = os.getpid()
+        _state.requested = None
+        _state.depth = 0
+        _state.watcher = None
+        _state.wake_r = _state.wake_w = -1
+        _state.commands = 0
+        _state.worker = False
+
+
+def worker_signals() -> None:
+    """Initializer of a worker process (a `multiprocessing` pool's): Ctrl-C is the parent's to handle (it
+    terminates the pool), SIGTERM ends the worker at once, and solver regions install no handlers: a worker
+    never prints a traceback for a signal."""
+    _reset_if_forked()
+    _state.worker = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        signal.set_wakeup_fd(-1)  # a parent's solver region's, if it forked inside one
+    except (ValueError, OSError):
+        pass
+
+
+def requested() -> int | None:
+    """The signal that asked the work to stop, if any."""
+    return _state.requested if _state.pid == os.getpid() else None
+
+
+def checkpoint() -> None:
+    """Raise `Interrupted` if a stop was asked for (call between steps of long solver work)."""
+    if requested() is not None:
+        raise Interrupted(_state.requested or signal.SIGINT)
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _handler(signum: int, frame: Any) -> None:
+    if _state.pid != os.getpid():  # inherited by a forked child (a worker starting up): end it, quietly
+        raise SystemExit(128 + signum)
+    if _state.requested is None:
+        _state.requested = signum
+    if _state.depth > 0 or _state.hold > 0:
+        return  # inside solver work (the watcher interrupts the query) or a deferred section: checkpoint() raises
+    raise Interrupted(signum)
+
+
+def _interrupt_z3() -> None:
+    """Interrupt the running query, if one runs (see `_check_lock`)."""
+    with _check_lock:
+        if not _state.in_check:
+            return
+        try:
+            import z3
+
+            z3.main_ctx().interrupt()
+        except Exception:  # noqa: BLE001 - nothing to interrupt
+            pass
+
+
+def _watch(r: int) -> None:
+    """Read the signal numbers Python's C handler writes to the wakeup pipe; interrupt Z3 until the region ends."""
+    while True:
+        timeout = 0.05 if _state.requested is not None else None
+        try:
+            ready, _, _ = select.select([r], [], [], timeout)
+        except (OSError, ValueError):
+            return
+        if ready:
+            try:
+                data = os.read(r, 64)
+            except OSError:
+                return
+            if not data:  # the region closed the pipe
+                return
+            sigs = [b for b in data if b in _SIGNALS]
+            if sigs and _state.requested is None:
+                _state.requested = sigs[0]
+        if _state.requested is not None:
+            _interrupt_z3()
+
+
+@contextmanager
+def solver_region() -> Iterator[None]:
+    """Solver work that a signal must stop within a second (see the module docstring); nests."""
+    _reset_if_forked()
+    if not _main_thread() or _state.worker:
+        yield
+        return
+    if _state.depth > 0:
+        _state.depth += 1
+        try:
+            yield
+        finally:
+            _state.depth -= 1
+        return
+    if _state.commands == 0:  # used as a library: an earlier interrupt was dealt with by the caller
+        _state.requested = None
+    old = {s: signal.getsignal(s) for s in _SIGNALS}
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    try:
+        old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    except (ValueError, OSError):
+        os.close(r)
+        os.close(w)
+        old_fd = None
+    if old_fd is not None:
+        _state.wake_r, _state.wake_w = r, w
+        _state.watcher = threading.Thread(target=_watch, args=(r,), name="ascverify-interrupt", daemon=True)
+        _state.watcher.start()
+    for s in _SIGNALS:
+        signal.signal(s, _handler)
+    _state.depth = 1
+    failed = False
+    try:
+        yield
+    except Exception as exc:
+        failed = True
+        import z3
+
+        if isinstance(exc, z3.Z3Exception) and _state.requested is not None:  # a Z3 call cut short by the interrupt
+            raise Interrupted(_state.requested) from None
+        raise
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        _state.depth = 0
+        for s, h in old.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
+        if old_fd is not None:
+            signal.set_wakeup_fd(old_fd)
+            os.close(w)  # the watcher reads EOF and ends
+            if _state.watcher is not None:
+                _state.watcher.join(timeout=1.0)
+            os.close(r)
+            _state.watcher = None
+            _state.wake_r = _state.wake_w = -1
+    if not failed and _state.requested is not None:
+        # the work finished as the signal came: the caller (outside the region) still has to stop
+        raise Interrupted(_state.requested)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """A section a signal must not cut in half (starting worker processes: a `KeyboardInterrupt` half-way through
+    `multiprocessing.Pool()` leaves workers that nothing stops): the signal is recorded, and `checkpoint()`
+    after the section raises it."""
+    _reset_if_forked()
+    if _state.commands == 0 and _state.depth == 0 and _state.hold == 0:
+        _state.requested = None  # used as a library: an earlier interrupt was dealt with by the caller
+    _state.hold += 1
+    try:
+        yield
+    finally:
+        _state.hold -= 1
+
+
+@contextmanager
+def command_signals() -> Iterator[None]:
+    """For a whole command: SIGINT and SIGTERM raise `Interrupted` (solver regions inside hold them back)."""
+    _reset_if_forked()
+    if not _main_thread():
+        yield
+        return
+    old = {s: signal.getsignal(s) for s in _SIGNALS}
+    _state.requested = None
+    _state.commands += 1
+    for s in _SIGNALS:
+        signal.signal(s, _handler)
+    try:
+        yield
+    finally:
+        _state.commands -= 1
+        for s, h in old.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
+
+
+# -- the time budget ----------------------------------------------------------------------------------------------
+
+@contextmanager
+def time_budget(seconds: float | None) -> Iterator[None]:
+    """Every solver query in the scope ends by ``seconds`` from now (None: no budget)."""
+    if seconds is None:
+        yield
+        return
+    saved = (_state.deadline, _state.budget_s, _state.exhausted)
+    deadline = time.monotonic() + seconds
+    if _state.deadline is None or deadline < _state.deadline:
+        _state.deadline, _state.budget_s = deadline, seconds
+    _state.exhausted = False
+    try:
+        yield
+    finally:
+        _state.deadline, _state.budget_s, _state.exhausted = saved
+
+
+def set_deadline(deadline: float | None, seconds: float | None = None) -> None:
+    """Set the budget's deadline (``time.monotonic()`` seconds) directly, e.g. in a worker process."""
+    _state.deadline, _state.budget_s, _state.exhausted = deadline, seconds, False
+
+
+def deadline() -> float | None:
+    return _state.deadline
+
+
+def remaining_ms() -> int | None:
+    """Milliseconds left of the budget (None: no budget)."""
+    if _state.deadline is None:
+        return None
+    return max(0, int((_state.deadline - time.monotonic()) * 1000))
+
+
+def budget_exhausted() -> bool:
+    """The time budget ran out (queries since return 'unknown' at once)."""
+    if _state.deadline is not None and time.monotonic() >= _state.deadline:
+        _state.exhausted = True
+    return _state.exhausted
+
+
+def reset_budget_flag() -> None:
+    _state.exhausted = False
+
+
+def budget_text() -> str:
+    """'the time budget (N s) ran out' for messages."""
+    s = _state.budget_s
+    return f"the time budget ({s:g} s) ran out" if s is not None else "the time budget ran out"
+
+
+# -- asking the solver ----------------------------------------------------------------------------------------------
+
+def set_timeout(s: Any, timeout_ms: int) -> Any:
+    """Give solver (or optimizer) ``s`` its per-query timeout (remembered, so that `decide` can cut it to the
+    budget), and leave SIGINT to Python: Z3 would otherwise take it during a query and report the query as
+    "canceled", which is also how its optimizer reports a timeout: the two could not be told apart."""
+    s.set("timeout", int(timeout_ms))
+    s.set("ctrl_c", False)
+    try:
+        s.ascverify_timeout_ms = int(timeout_ms)
+    except AttributeError:
+        pass
+    return s
+
+
+def decide(s: Any, lits: Any = ()) -> str:
+    """'sat', 'unsat' or 'unknown' for solver (or optimizer) ``s`` under the assumptions ``lits``.
+
+    Raises `Interrupted` when a signal asked to stop (before the query, or when it cut the query
+    short). With a time budget the query's timeout is cut to the time left; once it is spent the
+    answer is 'unknown' without asking.
+    """
+    import z3
+
+    checkpoint()
+    if _state.deadline is not None:
+        left = remaining_ms()
+        if not left:
+            _state.exhausted = True
+            return "unknown"
+        own = getattr(s, "ascverify_timeout_ms", None)
+        s.set("timeout", left if own is None else min(own, left))
+    watched = _main_thread()
+    if watched:
+        with _check_lock:
+            _state.in_check = _state.requested is None
+        checkpoint()  # a signal came since the first checkpoint: do not start the query
+    try:
+        r = s.check(*lits)
+    finally:
+        if watched:
+            with _check_lock:
+                _state.in_check = False
+    if r == z3.sat:
+        return "sat"
+    if r == z3.unsat:
+        return "unsat"
+    if _state.requested is not None and _state.pid == os.getpid():
+        raise Interrupted(_state.requested)
+    try:
+        reason = s.reason_unknown()
+    except Exception:  # noqa: BLE001 - no reason to be had
+        reason = ""
+    if reason == "interrupted from keyboard":  # Z3 took the SIGINT itself: the program never heard of it
+        if _state.pid == os.getpid() and _state.requested is None:
+            _state.requested = signal.SIGINT
+        raise Interrupted(signal.SIGINT)
+    if _state.deadline is not None and time.monotonic() >= _state.deadline:
+        _state.exhausted = True
+    return "unknown"

@@ -1,0 +1,294 @@
+"""Issue 13, outputs: what a case file can make `run` and `gen` write or delete, and environment errors.
+
+Case files come from other people: their tensor names must not steer writes out of `-o DIR`; `run` and
+`gen` must not overwrite the case's own files or delete anything they did not write; a full disk, a
+read-only folder, a name too long or a folder where a file should be is exit status 2 in one line.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from ascverify.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def invoke(*argv: str):
+    return CliRunner().invoke(main, [str(a) for a in argv])
+
+
+def one_line_error(r) -> str:
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.output, r.output
+    return lines[0]
+
+
+def program(names: tuple[str, str]) -> dict:
+    x, z = names
+    return {"product": "atlas-a2", "dtype": "half",
+            "tensors": {x: {"position": "VECIN", "addr": 0, "size": 128},
+                        z: {"position": "VECOUT", "addr": 512, "size": 16}},
+            "calls": [{"api": "set_vector_mask", "args": {"mask": [255, 0]}},
+                      {"api": "block_reduce_min",
+                       "args": {"repeat": 1, "mask": "MASK_PLACEHOLDER", "dst_rep_stride": 1, "src_blk_stride": 1,
+                                "src_rep_stride": 8, "is_set_mask": False},
+                       "tensors": {"dst": z, "src": x}}]}
+
+
+# -- item 1: tensor names are plain names; writes stay in -o -----------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["relative", "absolute", "newline"])
+def test_program_tensor_names_that_are_paths_are_refused(tmp_path, kind):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "weights.npy").write_bytes(b"precious")
+    name = {"relative": "../../victim/weights", "absolute": str(victim / "weights"), "newline": "z\nFORGED"}[kind]
+    case = tmp_path / "cases" / "prog.json"
+    case.parent.mkdir()
+    case.write_text(json.dumps(program(("x", name))))
+
+    r = invoke("check", case)
+    assert r.exit_code == 2, r.output
+    line, summary = r.stderr.strip().splitlines()
+    assert line.startswith(f"{case}:case 0: tensors.") and "not a plain name" in line and "unreadable" in summary
+    out = tmp_path / "cases" / "out" / "deeper"
+    r = invoke("run", case, "-o", out)
+    assert r.exit_code == 2, r.output
+    assert "not a plain name" in one_line_error(r)
+    assert (victim / "weights.npy").read_bytes() == b"precious"
+    assert sorted(p.name for p in victim.iterdir()) == ["weights.npy"]
+
+
+def test_a_plain_program_tensor_name_still_runs(tmp_path):
+    case = tmp_path / "prog.json"
+    case.write_text(json.dumps(program(("x_in", "z.out-1"))))
+    r = invoke("run", case, "-o", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "out" / "z.out-1.npy").is_file()
+
+
+def test_confined_refuses_escapes_and_symlinked_folders(tmp_path):
+    from ascverify.safe_names import EscapeError, confined
+
+    root = tmp_path / "out"
+    root.mkdir()
+    (root / "link").symlink_to(tmp_path)
+    assert confined(root, "a.npy") == root / "a.npy"
+    assert confined(root, "inputs/a.bin") == root / "inputs" / "a.bin"
+    for bad in ("../a.npy", "/etc/passwd", "link/a.npy", "inputs/../../a", ""):
+        with pytest.raises(EscapeError):
+            confined(root, bad)
+
+
+# -- item 3: run -o never overwrites the case's files nor deletes what it did not write ---------------------------------
+
+def _case_folder(tmp_path: Path) -> Path:
+    d = tmp_path / "case"
+    d.mkdir()
+    shutil.copy(EXAMPLES / "bilinear_interpolation.json", d / "case.json")
+    shutil.copy(EXAMPLES / "bilinear_src0.npy", d / "src0.npy")
+    doc = json.loads((d / "case.json").read_text())
+    doc["tensors"]["src0"]["data"] = "src0.npy"
+    (d / "case.json").write_text(json.dumps(doc))
+    return d
+
+
+def test_run_into_the_case_folder_neither_overwrites_nor_deletes_its_data(tmp_path, monkeypatch):
+    d = _case_folder(tmp_path)
+    before = (d / "src0.npy").read_bytes()
+    monkeypatch.chdir(d)
+    r = invoke("run", "case.json", "-o", ".")
+    assert r.exit_code == 2, r.output
+    assert "is not empty" in one_line_error(r) and "--force" in r.stderr
+    r = invoke("run", "case.json", "-o", ".", "--force")
+    assert r.exit_code == 2, r.output
+    line = one_line_error(r)
+    assert "src0.npy" in line and "would overwrite the data of tensor src0" in line
+    assert (d / "src0.npy").read_bytes() == before
+    assert sorted(p.name for p in d.iterdir()) == ["case.json", "src0.npy"]  # nothing written half way
+
+    # a case that is not executed (a type rule broken): its data file is not deleted as a "stale output"
+    doc = json.loads((d / "case.json").read_text())
+    doc["args"]["hRepeat"] = 1 << 40
+    (d / "case.json").write_text(json.dumps(doc))
+    r = invoke("run", "case.json", "-o", ".", "--force")
+    assert (d / "src0.npy").read_bytes() == before, r.output
+
+
+def test_run_replaces_only_what_an_earlier_run_listed(tmp_path):
+    out = tmp_path / "out"
+    r = invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out)
+    assert r.exit_code == 0, r.output
+    doc = json.loads((out / "run.json").read_text())
+    assert doc["format"] == "ascverify-run/1" and "dst.npy" in doc["files"] and "run.json" in doc["files"]
+    (out / "notes.txt").write_text("mine")
+    (out / "extra.npy").write_bytes(b"mine too")
+    # another API in the same folder: the earlier run's tensors go, the user's files stay
+    r = invoke("run", EXAMPLES / "program_block_reduce_min.json", "-o", out)
+    assert r.exit_code == 0, r.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["extra.npy", "notes.txt", "run.json", "x.bin", "x.npy", "z.bin", "z.npy", "z.unspecified.npy"]
+    assert (out / "notes.txt").read_text() == "mine" and (out / "extra.npy").read_bytes() == b"mine too"
+
+
+def test_run_refuses_a_file_in_the_way_that_it_did_not_write(tmp_path):
+    out = tmp_path / "out"
+    assert invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out).exit_code == 0
+    (out / "dst.npy").unlink()
+    doc = json.loads((out / "run.json").read_text())
+    doc["files"].remove("dst.npy")
+    (out / "run.json").write_text(json.dumps(doc))
+    (out / "dst.npy").write_bytes(b"someone else's")
+    r = invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out)
+    assert r.exit_code == 2 and "dst.npy" in one_line_error(r) and "not written by ascverify" in r.stderr
+    assert (out / "dst.npy").read_bytes() == b"someone else's"
+    assert invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out, "--force").exit_code == 0
+    assert np.load(out / "dst.npy").shape == (256,)
+
+
+def test_a_crafted_manifest_cannot_delete_outside_the_folder_or_other_files(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "victim.npy").write_bytes(b"precious")
+    (out / "notes.txt").write_text("mine")
+    (out / "run.json").write_text(json.dumps({"format": "ascverify-run/1",
+                                              "files": ["../victim.npy", str(tmp_path / "victim.npy"), "notes.txt"]}))
+    r = invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "victim.npy").read_bytes() == b"precious" and (out / "notes.txt").read_text() == "mine"
+
+
+# -- item 3: gen -o ---------------------------------------------------------------------------------------------------
+
+def gen(out: Path, n: int = 3, *extra: str):
+    return invoke("gen", "SetVectorMask", "--product", "atlas-a2", "-n", str(n), "--seed", "1", "-o", out, *extra)
+
+
+def test_gen_refuses_a_folder_of_someone_else_and_deletes_nothing_of_theirs(tmp_path):
+    out = tmp_path / "cases"
+    (out / "case_0007").mkdir(parents=True)
+    (out / "case_0007" / "mine.txt").write_text("mine")
+    (out / ".hidden").mkdir()
+    (out / ".case_notes").mkdir()
+    r = gen(out)
+    assert r.exit_code == 2 and "is not empty" in one_line_error(r)
+    r = gen(out, 3, "--force")
+    assert r.exit_code == 0, r.output
+    assert (out / "case_0007" / "mine.txt").read_text() == "mine"
+    assert (out / ".hidden").is_dir() and (out / ".case_notes").is_dir()
+    r = gen(out, 10, "--force")  # case_0007 is in the way: refused, nothing of it deleted
+    assert r.exit_code == 2 and "case_0007" in one_line_error(r)
+    assert (out / "case_0007" / "mine.txt").read_text() == "mine"
+
+
+def test_gen_again_keeps_files_a_user_put_into_its_case_folders(tmp_path):
+    out = tmp_path / "cases"
+    assert gen(out, 5).exit_code == 0
+    (out / "case_0001" / "notes.txt").write_text("mine")
+    (out / "case_0004" / "notes.txt").write_text("mine too")
+    (out / ".case_notes").mkdir()
+    r = gen(out, 3)
+    assert r.exit_code == 2 and "case_0001/notes.txt" in one_line_error(r)
+    assert (out / "case_0001" / "notes.txt").read_text() == "mine"
+    (out / "case_0001" / "notes.txt").unlink()
+    r = gen(out, 3)  # case_0003 goes whole; case_0004 keeps the user's file (and only that)
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in out.iterdir()) == [".case_notes", "case_0000", "case_0001", "case_0002", "case_0004",
+                                                     "manifest.json"]
+    assert [p.name for p in (out / "case_0004").iterdir()] == ["notes.txt"]
+    doc = json.loads((out / "manifest.json").read_text())
+    assert doc["format"] == "ascverify-gen/1" and "case_0000/case.json" in doc["files"]
+
+
+# -- item 14: environment errors are exit 2, one line naming the path and the OS error -----------------------------------
+
+def _enospc(*_a, **_k):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_run_on_a_full_disk_is_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setattr(np, "save", _enospc)
+    out = tmp_path / "out"
+    r = invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out)
+    assert r.exit_code == 2, r.output
+    line = one_line_error(r)
+    assert str(out) in line and "No space left on device" in line
+
+
+def test_gen_on_a_full_disk_is_exit_2(tmp_path, monkeypatch):
+    import ascverify.gen.output as output
+
+    monkeypatch.setattr(output, "_write_case_dir", _enospc)
+    out = tmp_path / "cases"
+    r = gen(out)
+    assert r.exit_code == 2, r.output
+    assert str(out / "case_0000") in r.stderr and "No space left on device" in r.stderr and "Traceback" not in r.output
+
+
+def test_run_into_a_path_below_a_file_is_exit_2(tmp_path):
+    (tmp_path / "file").write_text("x")
+    r = invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", tmp_path / "file" / "out")
+    assert r.exit_code == 2 and str(tmp_path / "file") in one_line_error(r)
+
+
+def _tiny_campaign(tmp_path: Path, *extra: str):
+    return invoke("fuzz", "SetVectorMask", "-p", "atlas-a2", "--kind", "invariants", "--examples", "2", "--seed", "1",
+                  "--findings", tmp_path / "findings", "--no-coverage", *extra)
+
+
+@pytest.mark.parametrize("where, words", [
+    ("folder", "is a folder"),
+    ("below-a-file", "is not a folder"),
+    ("too-long", "too long"),
+], ids=["existing-folder", "below-a-file", "name-too-long"])
+def test_fuzz_reports_that_cannot_be_written_are_exit_2(tmp_path, where, words):
+    (tmp_path / "file").write_text("x")
+    path = {"folder": tmp_path, "below-a-file": tmp_path / "file" / "r.json",
+            "too-long": tmp_path / ("r" * 300 + ".json")}[where]
+    for option in ("--report", "--junit"):
+        r = _tiny_campaign(tmp_path, option, path)
+        assert r.exit_code == 2, r.output
+        line = one_line_error(r)
+        assert option in line and words in line
+
+
+def test_fuzz_on_a_full_disk_keeps_the_finding(tmp_path, monkeypatch):
+    import ascverify.fuzz.reproducers as reproducers
+
+    monkeypatch.setattr(reproducers, "_write_arrays", _enospc)
+    monkeypatch.chdir(tmp_path)
+    report = tmp_path / "report.json"
+    r = invoke("fuzz", "BlockReduceMin", "-p", "atlas-a2", "--target-cmd", "sh -c 'exit 3'", "--examples", "1",
+               "--no-shrink", "--seed", "1", "--findings", tmp_path / "findings", "--no-coverage", "--report", report)
+    assert r.exit_code == 2, r.output
+    assert "No space left on device" in r.stderr and str(tmp_path / "findings") in r.stderr
+    full = [json.loads(line.split("fuzz: finding: ", 1)[1]) for line in r.stderr.splitlines()
+            if line.startswith("fuzz: finding: ")]
+    assert full and full[0]["case"]["api"] == "BlockReduceMin" and full[0]["key"] == "differential.crash"
+    assert isinstance(full[0]["seed"], int) and full[0]["finding"]["target"]["spec"] == "sh -c 'exit 3'"
+    doc = json.loads(report.read_text())
+    assert doc["findings"] and doc["findings"][0]["unsaved"] and doc["findings"][0]["case"] == full[0]["case"]
+    assert not [p for p in (tmp_path / "findings").iterdir() if p.name.startswith(".tmp-")]
+
+
+# -- item 16: file names are printed on one line ------------------------------------------------------------------------
+
+def test_run_and_gen_print_a_folder_name_with_a_newline_on_one_line(tmp_path):
+    out = tmp_path / "out\nFORGED: fixed"
+    r = invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out)
+    assert r.exit_code == 0, r.output
+    assert not any(line.startswith("FORGED") for line in r.output.splitlines()), r.output
+    assert "out\\nFORGED: fixed" in r.stderr
+    r = gen(tmp_path / "cases\nFORGED: fixed", 2)
+    assert r.exit_code == 0, r.output
+    assert not any(line.startswith("FORGED") for line in r.output.splitlines()), r.output
+    assert r.stdout.strip().endswith("cases\\nFORGED: fixed/manifest.json")
