@@ -462,18 +462,21 @@ def test_verdict_and_core_faults_agree(data):
     escape = len(stored) and (stored.min() < dst.addr or stored.max() >= dst.end)
     read = np.flatnonzero(res.trace.footprint("read", src.buffer))
     read_out = read.size and (read.min() < src.addr or read.max() >= src.end)
+    # dst.size is a warning (spec note load3d.dst-size): a case that breaks another rule may also store past a dst
+    # declared too small, and then says so; a dst in a position the page does not allow has no defined layout
+    verdict = check_case(bad)
+    may_escape = "load3d.dst.size" in [w.id for w in verdict.warnings] or rule_id == "load3d.dst.position"
     if rule_id == "load3d.dst.align":
         assert kinds == {"misaligned"}
-    elif rule_id == "load3d.dst.size":
-        assert escape and not kinds
     elif rule_id in ("load3d.dst.bounds", "load3d.dst.output_bounds"):  # the output leaves L0A/L0B
         assert kinds <= {"out_of_bounds"}
     elif rule_id == "load3d.dstStride.overlap":  # two fractals of the output meet: the core's exclusive stores fault
-        assert kinds == {"overlap"} and not escape
+        assert kinds == {"overlap"} and (may_escape or not escape)
     elif rule_id in MEMORY_RULES:  # src: faults of reads only, and only if the window reads there
-        assert kinds <= {"misaligned", "out_of_bounds", "uninitialized"} and not escape
+        assert kinds <= {"misaligned", "out_of_bounds", "uninitialized"} and (may_escape or not escape)
     else:
-        assert not kinds and not escape and not read_out, (rule_id, kinds)
+        assert not kinds and (may_escape or not escape) and not read_out, (rule_id, kinds)
+    assert may_escape or not escape
 
 
 def broken_ids(case) -> list[str]:
