@@ -1,20 +1,23 @@
 """ascverify: verify and fuzz the hardware constraints of Ascend C kernel APIs.
 
-The public surface: read cases, check them, run them on the core, list models and notes.
+The public surface: read cases, check them, run them on the core, list models and notes. Importing the
+package registers every API model (`ascverify.models`); docs/architecture.md describes the layers.
 """
 
 from __future__ import annotations
 
-from .case import Case, TensorInfo
-from .caseio import parse_case, read_cases
-from .checker import Result, Unchecked, Violation, check_case, check_cases
-from .errors import AscverifyError, InputError, ModelDefinitionError
-from .model import ApiModel, SpecNote
-from .products import PRODUCTS, Product, get_product
-from .registry import api_names, apis, get_api, register
-from .rules import Rule
-
-__version__ = "0.1.0"
+from . import models  # noqa: F401  (registers every API model: the registry is full once ascverify is imported)
+from .cases.case import Case, TensorInfo
+from .cases.caseio import read_cases
+from .cases.parse import parse_case
+from .checking.checker import Result, Unchecked, Violation, check_case, check_cases
+from .core.run import RunResult, run_case as _run_case
+from .spec.errors import AscverifyError, InputError, ModelDefinitionError
+from .spec.model import ApiModel, SpecNote
+from .spec.products import PRODUCTS, Product, get_product
+from .spec.registry import api_names, apis, get_api, register
+from .spec.rules import Rule
+from .spec.version import __version__
 
 __all__ = [
     "ApiModel", "AscverifyError", "Case", "InputError", "ModelDefinitionError", "PRODUCTS", "Product", "Result",
@@ -23,8 +26,6 @@ __all__ = [
 ]
 
 
-def run_case(case: Case, *, seed: int = 0, strict: bool = True):
+def run_case(case: Case, *, seed: int = 0, strict: bool = True) -> RunResult:
     """Execute a case on the numpy core (see `ascverify.core.run.run_case`)."""
-    from .core.run import run_case as _run
-
-    return _run(case, seed=seed, strict=strict)
+    return _run_case(case, seed=seed, strict=strict)

@@ -59,7 +59,7 @@ def _int_field_range(model: Any, name: str) -> tuple[int, int]:
 
 def mutate(doc: dict[str, Any], rng: random.Random, models: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``doc`` with one field changed: an argument, a tensor's place or size, the product or type."""
-    from ascverify.products import PRODUCT_IDS, POSITIONS
+    from ascverify.spec.products import PRODUCT_IDS, POSITIONS
 
     doc = orjson.loads(orjson.dumps(doc))
     model = models[doc["api"]]
@@ -114,7 +114,7 @@ def mutate(doc: dict[str, Any], rng: random.Random, models: dict[str, Any]) -> d
 def _invalid(doc: dict[str, Any]) -> bool:
     """The case is readable and breaks a rule."""
     from ascverify import check_case, parse_case
-    from ascverify.errors import InputError
+    from ascverify.spec.errors import InputError
 
     try:
         return not check_case(parse_case(doc)).valid
@@ -158,7 +158,7 @@ class Z3Checker:
         self.spaces: dict[tuple, Any] = {}
 
     def space(self, case: Any) -> Any:
-        from ascverify.solver import Space
+        from ascverify.engines.solver import Space
 
         key = (case.model.name, case.ctx.key)
         sp = self.spaces.get(key)

@@ -249,7 +249,7 @@ _MODELS_NOTED = [False]
 def load_models() -> list[Any]:
     """Every registered API model; when a model module does not import (work in progress elsewhere),
     a note and the models registered before it."""
-    from ascverify import registry
+    from ascverify.spec import registry
 
     try:
         return list(registry.apis())

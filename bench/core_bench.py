@@ -34,8 +34,8 @@ def bilinear_case(product: str = PRODUCT, *, max_h: int = 255, src0_blocks: int 
     false, full mask; the tensors packed in UB: dst, src0Offset, src1, src0, sharedTmpBuffer.
     """
     from ascverify import check_case, get_api
-    from ascverify.case import Case
-    from ascverify.rules import POSITION_NAMES
+    from ascverify.cases.case import Case
+    from ascverify.spec.rules import POSITION_NAMES
 
     model = get_api("BilinearInterpolation")
     ctx = model.context(product, "half")
@@ -77,8 +77,8 @@ def bilinear_case(product: str = PRODUCT, *, max_h: int = 255, src0_blocks: int 
 def block_reduce_min_case(product: str = PRODUCT, dtype: str = "half") -> Any:
     """The BlockReduceMin case with the most block reads: repeatTime 255, contiguous blocks, full mask."""
     from ascverify import check_case, get_api
-    from ascverify.case import Case
-    from ascverify.rules import POSITION_NAMES
+    from ascverify.cases.case import Case
+    from ascverify.spec.rules import POSITION_NAMES
 
     model = get_api("BlockReduceMin")
     ctx = model.context(product, dtype)
@@ -179,7 +179,7 @@ def _traffic(trace: Any) -> int:
 def bench_api(api: str, cfg: Config) -> list[Figure]:
     from ascverify.core.memory import Trace
     from ascverify.core.run import prepare, run_case
-    from ascverify.properties.invariants import fresh
+    from ascverify.cases.case import fresh
 
     case = BUILDERS[api]()
     reps = cfg.repeats

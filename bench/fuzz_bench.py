@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _has_module() -> bool:
     try:
-        return importlib.util.find_spec("ascverify.fuzz") is not None
+        return importlib.util.find_spec("ascverify.engines.fuzz") is not None
     except (ImportError, ValueError):
         return False
 
@@ -65,10 +65,10 @@ def campaign(workers: int, examples: int, scope: list[str], tmp: Path, tag: str)
 
 def run(cfg: Config) -> list[Figure]:
     if not _has_module():
-        note("fuzz: not yet available (ascverify.fuzz does not exist; issue 7 adds it)")
+        note("fuzz: not yet available (ascverify.engines.fuzz does not exist; issue 7 adds it)")
         return []
     if not _has_command():
-        note("fuzz: not yet available (ascverify.fuzz exists but there is no `ascverify fuzz` campaign command yet)")
+        note("fuzz: not yet available (ascverify.engines.fuzz exists but there is no `ascverify fuzz` campaign command yet)")
         return []
     n_workers = max(2, os.cpu_count() or 1)
     examples = cfg.size(10, 5, minimum=2)

@@ -11,7 +11,7 @@ fit in about 12 s (at least 20, at most 300); the strategy and the enumerator st
 12 s. Diversity, over the first cases of each generator (at most 1,000; compared at equal counts):
 the number of distinct values per argument field (the median over the fields; the sum in the
 details), and the share of the argument fields' domain ends (lo and hi of
-`ascverify.domains.field_domains`, conditional rules included) that some case hits.
+`ascverify.spec.domains.field_domains`, conditional rules included) that some case hits.
 
 Space construction is not timed. Each generator runs once (each run lasts seconds; the strategy's
 speed is also measured, repeated, by the strategies benchmark), in a fresh process: Z3's speed
@@ -39,7 +39,7 @@ def arg_fields(model: Any) -> list[str]:
 
 def ends(model: Any, ctx: Any) -> dict[str, tuple[int, int]]:
     """(lo, hi) of each argument field's structured domain (fields with more than one value)."""
-    from ascverify.domains import field_domains
+    from ascverify.spec.domains import field_domains
 
     out = {}
     doms = field_domains(model, ctx, conditional=True)
@@ -102,7 +102,7 @@ def distinct_valid(cases: Sequence[Any]) -> list[Any]:
 
 def _generate(kind: str, api: str, n: int, seed: int, budget_s: float) -> dict[str, Any]:
     """Run one generator (in a fresh process): the distinct valid cases' field values and the wall time."""
-    from ascverify.solver import Space
+    from ascverify.engines.solver import Space
     from ascverify.strategies import cases as st_cases
 
     model = {m.name: m for m in load_models()}[api]
@@ -136,7 +136,7 @@ def _mp_context() -> Any:
     if not _CTX:
         try:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["bench.gen_bench", "ascverify", "ascverify.models", "ascverify.solver",
+            ctx.set_forkserver_preload(["bench.gen_bench", "ascverify", "ascverify.models", "ascverify.engines.solver",
                                         "ascverify.strategies", "z3", "hypothesis"])
         except ValueError:
             ctx = multiprocessing.get_context("spawn")

@@ -30,11 +30,11 @@ def naive_cases(model: Any) -> Any:
     """Every field drawn independently over its type range (tensors up to their largest buffer)."""
     from hypothesis import strategies as st
 
-    from ascverify.case import Case
-    from ascverify.caseio import _set_arg
-    from ascverify.params import BoolType, EnumType, MaskArg
-    from ascverify.products import POSITION_BUFFER
-    from ascverify.rules import POSITION_NAMES
+    from ascverify.cases.case import Case
+    from ascverify.cases.parse import _set_arg
+    from ascverify.spec.params import BoolType, EnumType, MaskArg
+    from ascverify.spec.products import POSITION_BUFFER
+    from ascverify.spec.rules import POSITION_NAMES
 
     contexts = [model.context(p, t) for p in model.supported_products() for t in model.support[p]]
 

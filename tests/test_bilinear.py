@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ascverify import check_case, check_cases, parse_case, read_cases, run_case, strategies
+from ascverify.engines.properties.invariants import check_invariants
 from ascverify.models.bilinear import vertical_overlap
-from ascverify.properties.invariants import check_invariants
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpolation.json"
 

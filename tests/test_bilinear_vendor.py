@@ -28,7 +28,7 @@ import pytest
 
 from ascverify import check_case, parse_case, run_case
 from ascverify.core.memory import Fault
-from ascverify.errors import InputError
+from ascverify.spec.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "examples" / "bilinear_interpolation.json").read_text())

@@ -13,8 +13,8 @@ from ascverify import InputError, check_case, check_cases, get_api, parse_case
 from ascverify.core.memory import INITIALIZED, POISON, Fault, Trace
 from ascverify.core.run import run_case
 from ascverify.models.vector_common import lane_mask
-from ascverify.products import PRODUCT_IDS
-from ascverify.rules import Values
+from ascverify.spec.products import PRODUCT_IDS
+from ascverify.spec.rules import Values
 
 API = "BlockReduceMin"
 MODEL = get_api(API)

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify import apis, get_api
-from ascverify.citations import cite, has_untranslated
 from ascverify.cli import main
+from ascverify.spec.citations import cite, has_untranslated
 
 MODELS = apis()
 

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify.cli import main
-from ascverify.registry import get_api
-from ascverify.report import FORMATS
+from ascverify.engines.report import FORMATS
+from ascverify.spec.registry import get_api
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"

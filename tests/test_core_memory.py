@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ascverify.core.memory import AccessRecord, Fault, Memory, Trace
-from ascverify.products import get_product
+from ascverify.spec.products import get_product
 
 
 def mem(ub: int = 256, **more: int) -> Memory:

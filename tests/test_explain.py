@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from ascverify import check_case, parse_case
 from ascverify.cli import main
-from ascverify.explain import explain_case, fix_case, keep_fields, value_term
-from ascverify.errors import InputError
-from ascverify.solver import Space
+from ascverify.engines.explain import explain_case, fix_case, keep_fields, value_term
+from ascverify.engines.solver import Space
+from ascverify.spec.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"

@@ -8,12 +8,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.database import InMemoryExampleDatabase
 
 from ascverify import apis, get_api
-from ascverify.dtypes import get_dtype
-from ascverify.fuzz.compare import DEFAULT_TOLERANCES, compare_tensor, tolerance_for
-from ascverify.fuzz.coverage import BOUNDARY, INTERIOR, NA, STATUSES, VIOLATED, Coverage, classify, classify_rule
-from ascverify.fuzz.database import UnitDatabase, open_database
-from ascverify.fuzz.plan import KINDS, Unit, parse_shard, partition, plan_units, shard, split_for_workers
-from ascverify.errors import InputError
+from ascverify.engines.fuzz.compare import DEFAULT_TOLERANCES, compare_tensor, tolerance_for
+from ascverify.engines.fuzz.coverage import BOUNDARY, INTERIOR, NA, STATUSES, VIOLATED, Coverage, classify, classify_rule
+from ascverify.engines.fuzz.database import UnitDatabase, open_database
+from ascverify.engines.fuzz.plan import KINDS, Unit, parse_shard, partition, plan_units, shard, split_for_workers
+from ascverify.spec.dtypes import get_dtype
+from ascverify.spec.errors import InputError
 from ascverify.strategies import cases
 
 HALF = get_dtype("half")
@@ -144,7 +144,7 @@ def test_min_size_disjoint_and_relational_rules():
 def test_coverage_is_emitted_as_hypothesis_events(monkeypatch):
     import hypothesis
 
-    from ascverify.fuzz.coverage import emit
+    from ascverify.engines.fuzz.coverage import emit
 
     events, targets = [], []
     monkeypatch.setattr(hypothesis, "event", lambda e, payload="": events.append(e))
@@ -169,10 +169,10 @@ def test_coverage_is_emitted_as_hypothesis_events(monkeypatch):
 # -- reproducers ---------------------------------------------------------------------------------------------------
 
 def test_findings_are_written_atomically_once(tmp_path):
-    from ascverify.caseio import read_cases
-    from ascverify.fuzz.checks import failure_type
-    from ascverify.fuzz.reproducers import load_meta, save_finding
-    from ascverify.properties.invariants import fresh
+    from ascverify.cases.caseio import read_cases
+    from ascverify.engines.fuzz.checks import failure_type
+    from ascverify.engines.fuzz.reproducers import load_meta, save_finding
+    from ascverify.cases.case import fresh
     from ascverify.core.run import prepare
 
     c = _case("BlockReduceMin", "atlas-a2")

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify.cli import main
-from ascverify.fuzz.checks import NEGATIVE_CHECKS, invariant_names
-from ascverify.registry import get_api
+from ascverify.engines.fuzz.checks import NEGATIVE_CHECKS, invariant_names
+from ascverify.spec.registry import get_api
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = ROOT / "examples" / "targets"

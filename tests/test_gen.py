@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from ascverify import apis, check_case, get_api, parse_case
 from ascverify.cli import main
-from ascverify.gen import generate
-from ascverify.gen.output import write_generation
+from ascverify.engines.gen import generate
+from ascverify.engines.gen.output import write_generation
 
 MODELS = apis()
 
@@ -267,7 +267,7 @@ def test_same_seed_same_files_in_fresh_processes(tmp_path):
 
 
 def test_interrupted_write_leaves_whole_cases_and_a_manifest(tmp_path, monkeypatch):
-    import ascverify.gen.output as output
+    import ascverify.engines.gen.output as output
 
     model = get_api("SetVectorMask")
     out = tmp_path / "cases"

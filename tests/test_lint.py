@@ -9,11 +9,11 @@ from click.testing import CliRunner
 
 from ascverify import get_api
 from ascverify.cli import main
-from ascverify.lint import definition_problems, lint_context
-from ascverify.logic import Implies
-from ascverify.model import ApiModel, SpecNote
-from ascverify.params import BOOL, UINT8, Arg
-from ascverify.rules import field_range, rule
+from ascverify.engines.lint import definition_problems, lint_context
+from ascverify.spec.logic import Implies
+from ascverify.spec.model import ApiModel, SpecNote
+from ascverify.spec.params import BOOL, UINT8, Arg
+from ascverify.spec.rules import field_range, rule
 
 SRC = "test page"
 

@@ -14,13 +14,13 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from ascverify import check_case, get_api, parse_case, run_case
+from ascverify.cases.case import fresh
+from ascverify.cases.schema import validate
 from ascverify.cli import main
-from ascverify.errors import InputError
 from ascverify.models.img2col import conv2d, nz_matrix
 from ascverify.models.load3d import memory_rules_match_core, stored_window, transpose_transposes, \
     window_split_concatenates
-from ascverify.properties.invariants import fresh
-from ascverify.schema import validate
+from ascverify.spec.errors import InputError
 from ascverify.strategies import breaking, cases
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Load3DBitModeParam's bit fields (ascverify.codec) and the `decode` / `encode` commands."""
+"""Load3DBitModeParam's bit fields (ascverify.models.codec) and the `decode` / `encode` commands."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from ascverify.cli import main
-from ascverify.codec import (
+from ascverify.models.codec import (
     BITFIELDS,
     CONFIG0,
     CONFIG1,

@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from ascverify import check_case, parse_case, run_case
-from ascverify.program import check_program, parse_program, run_program
+from ascverify.cases.program import parse_program
+from ascverify.checking.program import check_program
+from ascverify.core.program import run_program
 
 NP = {"half": np.float16, "float": np.float32, "int8": np.int8}
 C0 = {"half": 16, "float": 8, "int8": 32}
@@ -332,7 +334,7 @@ def test_the_rules_count_the_outputs_fractals_from_its_shape():
 
     from ascverify import get_api
     from ascverify.models.load3d import blocks
-    from ascverify.rules import Values
+    from ascverify.spec.rules import Values
 
     model = get_api("Load3DBitMode")
 
@@ -353,6 +355,6 @@ def test_the_rules_count_the_outputs_fractals_from_its_shape():
             rows, cols = cols, rows
         assert blocks(Values(env, ctx, model), ctx) == (-(-rows // 16), -(-cols // c0))
 
-    from ascverify.rules import POSITION_NAMES
+    from ascverify.spec.rules import POSITION_NAMES
     assert POSITION_NAMES[5] == "A2" and POSITION_NAMES[6] == "B2"
     check()

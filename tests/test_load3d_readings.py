@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from ascverify import check_case, get_api, parse_case, run_case
-from ascverify.errors import InputError
-from ascverify.registry import lookup_api
+from ascverify.spec.errors import InputError
+from ascverify.spec.registry import lookup_api
 
 C0 = {"half": 16, "bfloat16": 16, "int8": 32, "uint8": 32, "fp8_e5m2": 32, "hifloat8": 32, "float": 8, "int32": 8}
 

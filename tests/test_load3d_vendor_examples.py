@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from ascverify import check_case, parse_case, run_case
-from ascverify.program import check_program, parse_program, run_program
+from ascverify.cases.program import parse_program
+from ascverify.checking.program import check_program
+from ascverify.core.program import run_program
 
 M, N, K = 30, 70, 40
 TYPES = {1: "int8", 2: "int8", 3: "half", 4: "half", 5: "float", 6: "float"}

@@ -15,14 +15,15 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ascverify import check_case, get_api, parse_case, run_case
-from ascverify.case import Case
+from ascverify.cases.case import Case, fresh
+from ascverify.cases.program import parse_program
+from ascverify.checking.program import check_program
 from ascverify.cli import main
 from ascverify.core.memory import POISON
+from ascverify.core.program import run_program
 from ascverify.models.img2col import Geometry
 from ascverify.models.load3d import as_bits, pad_value
 from ascverify.models.load_data_with_stride import memory_rules_match_core, repeats_equal_single_loads, single_loads
-from ascverify.program import check_program, parse_program, run_program
-from ascverify.properties.invariants import fresh
 from ascverify.strategies import cases, invalid_cases
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from ascverify import get_api
 from ascverify.cli import main
-from ascverify.portability import diff_api
+from ascverify.engines.portability import diff_api
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"

@@ -12,10 +12,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from ascverify import check_case, parse_case, strategies
+from ascverify.cases.program import parse_program
+from ascverify.checking.program import check_program
 from ascverify.cli import main
+from ascverify.core.program import run_program
 from ascverify.core.run import run_case
-from ascverify.errors import InputError
-from ascverify.program import check_program, parse_program, run_program
+from ascverify.spec.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "program_block_reduce_min.json"

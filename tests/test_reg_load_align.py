@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ascverify import check_case, get_api, parse_case, run_case, strategies
 from ascverify.cli import main
 from ascverify.core.memory import Fault
-from ascverify.errors import InputError
+from ascverify.spec.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "reg_load_align.json"
@@ -342,7 +342,7 @@ def test_run_refused_dist_is_not_executed(tmp_path):
 
 
 def test_synthesis_honours_forms_and_addr_reg_fixes():
-    from ascverify.solver import Space, Unsatisfiable, parse_fixes
+    from ascverify.engines.solver import Space, Unsatisfiable, parse_fixes
 
     space = Space(MODEL, MODEL.context("atlas-350", "half"))
     fixes = parse_fixes(MODEL, ['addrReg={"strides": [3, 5], "indices": [7, 9]}', "dist=DIST_US"])

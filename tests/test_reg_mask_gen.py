@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ascverify import check_case, get_api, parse_case, run_case
 from ascverify.cli import main
 from ascverify.core.memory import Fault, Memory, Trace
-from ascverify.products import get_product
+from ascverify.spec.products import get_product
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "reg_mask_gen.json"

@@ -9,12 +9,14 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify import parse_case, run_case
+from ascverify.cases.registers import dumps, registers_json
+from ascverify.cases.schema import validate
 from ascverify.cli import main
 from ascverify.core.memory import Fault, Memory, Trace
-from ascverify.core.registers import GEOMETRIES, Registers, dumps, mask_bits, mask_bytes, registers_json
-from ascverify.errors import InputError
-from ascverify.products import get_product
-from ascverify.schema import validate
+from ascverify.core.registers import Registers
+from ascverify.spec.errors import InputError
+from ascverify.spec.products import get_product
+from ascverify.spec.registers import GEOMETRIES, mask_bits, mask_bytes
 
 A350 = get_product("atlas-350")
 

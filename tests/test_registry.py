@@ -9,15 +9,14 @@ import pytest
 import z3
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ascverify import apis, check_case, check_cases
-from ascverify.case import Case
-from ascverify.checker import columns
-from ascverify.dtypes import DTYPE_NAMES
-from ascverify.params import BoolType, EnumType
-from ascverify.products import PRODUCT_IDS
-from ascverify.properties.invariants import check_invariants
-from ascverify.rules import Values
-from ascverify import strategies
+from ascverify import apis, check_case, check_cases, strategies
+from ascverify.cases.case import Case
+from ascverify.checking.checker import columns
+from ascverify.engines.properties.invariants import check_invariants
+from ascverify.spec.dtypes import DTYPE_NAMES
+from ascverify.spec.params import BoolType, EnumType
+from ascverify.spec.products import PRODUCT_IDS
+from ascverify.spec.rules import Values
 
 MODELS = apis()
 IDS = [m.name for m in MODELS]

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify.cli import main
-from ascverify.report import CHECK_FORMATS
-from ascverify.sarif import json_positions
+from ascverify.engines.report import CHECK_FORMATS
+from ascverify.engines.sarif import json_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from ascverify.caseio import parse_case
-from ascverify.errors import InputError
-from ascverify.params import ABS_MAX, ABS_MIN, MaskArg
-from ascverify.registry import api_names, apis
-from ascverify.schema import case_schema, validate
+from ascverify.cases.parse import parse_case
+from ascverify.cases.schema import case_schema, validate
+from ascverify.spec.errors import InputError
+from ascverify.spec.params import ABS_MAX, ABS_MIN, MaskArg
+from ascverify.spec.registry import api_names, apis
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpolation.json"
 EX = json.loads(EXAMPLE.read_text())

@@ -35,8 +35,8 @@ def test_the_redis_fixture_serves_a_private_server(redis_url):
 
 
 def test_lint_fails_on_an_undecided_query(monkeypatch):
-    import ascverify.lint as lint
-    from ascverify.registry import get_api
+    import ascverify.engines.lint as lint
+    from ascverify.spec.registry import get_api
 
     model = get_api("SetVectorMask")
 

@@ -179,7 +179,7 @@ def test_folder_swapped_for_a_link_after_the_check_is_caught(tmp_path, secret):
     shutil.copy(secret, folder / "d" / "key.npy")
     path = case_folder(folder, with_src0("d/key.npy"))
     from ascverify import read_cases
-    from ascverify.errors import InputError
+    from ascverify.spec.errors import InputError
 
     (entry,) = list(read_cases(str(path)))  # the path is checked here: inside
     shutil.rmtree(folder / "d")

@@ -77,7 +77,7 @@ def test_a_plain_program_tensor_name_still_runs(tmp_path):
 
 
 def test_confined_refuses_escapes_and_symlinked_folders(tmp_path):
-    from ascverify.safe_names import EscapeError, confined
+    from ascverify.cases.safe_names import EscapeError, confined
 
     root = tmp_path / "out"
     root.mkdir()
@@ -225,7 +225,7 @@ def test_run_on_a_full_disk_is_exit_2(tmp_path, monkeypatch):
 
 
 def test_gen_on_a_full_disk_is_exit_2(tmp_path, monkeypatch):
-    import ascverify.gen.output as output
+    import ascverify.engines.gen.output as output
 
     monkeypatch.setattr(output, "_write_case_dir", _enospc)
     out = tmp_path / "cases"
@@ -262,7 +262,7 @@ def test_fuzz_reports_that_cannot_be_written_are_exit_2(tmp_path, where, words):
 
 
 def test_fuzz_on_a_full_disk_keeps_the_finding(tmp_path, monkeypatch):
-    import ascverify.fuzz.reproducers as reproducers
+    import ascverify.engines.fuzz.reproducers as reproducers
 
     monkeypatch.setattr(reproducers, "_write_arrays", _enospc)
     monkeypatch.chdir(tmp_path)

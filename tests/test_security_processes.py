@@ -146,7 +146,7 @@ def test_what_a_command_target_started_with_setsid_is_killed_and_not_waited_for(
 
 
 def test_kill_tree_finds_a_process_by_its_token_after_it_left_the_session(tmp_path):
-    from ascverify.fuzz import procs
+    from ascverify.engines.fuzz import procs
 
     token = procs.new_token()
     env = dict(os.environ, **{procs.TOKEN_VAR: token + ".1"})

@@ -89,7 +89,7 @@ def _peak(fn) -> tuple[object, int]:
 
 
 def test_a_command_targets_output_is_captured_with_a_bound(tmp_path):
-    from ascverify.fuzz.targets import CommandTarget, TargetError
+    from ascverify.engines.fuzz.targets import CommandTarget, TargetError
 
     t = CommandTarget("head -c 20000000 /dev/zero; head -c 20000000 /dev/zero | tr '\\0' x >&2; exit 3", cwd=str(tmp_path))
 
@@ -104,7 +104,7 @@ def test_a_command_targets_output_is_captured_with_a_bound(tmp_path):
 
 
 def test_an_output_file_larger_than_its_tensor_is_not_read(tmp_path):
-    from ascverify.fuzz.targets import Malformed, read_outputs
+    from ascverify.engines.fuzz.targets import Malformed, read_outputs
 
     with open(tmp_path / "dst.bin", "wb") as f:  # sparse: 300 MB that take no disk
         f.truncate(300 << 20)
@@ -133,7 +133,7 @@ def chatty(case, inputs):
 
 
 def test_an_oversized_python_answer_is_refused_before_it_is_sent(tmp_path):
-    from ascverify.fuzz.targets import Malformed, PythonTarget
+    from ascverify.engines.fuzz.targets import Malformed, PythonTarget
 
     (tmp_path / "t.py").write_text(PY_TARGETS)
     with PythonTarget("t.py:huge", cwd=str(tmp_path)) as t:

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from ascverify import apis, get_api
 from ascverify.cli import main
-from ascverify.fuzz import mutants as mutants_mod
-from ascverify.fuzz.mutants import Mutant, all_mutants, api_mutants, generic_mutants, kill_rate, run_selftest
+from ascverify.engines.fuzz import mutants as mutants_mod
+from ascverify.engines.fuzz.mutants import Mutant, all_mutants, api_mutants, generic_mutants, kill_rate, run_selftest
 
 
 def test_the_named_mutants_are_shipped():
@@ -64,8 +64,8 @@ def test_a_surviving_mutant_fails_the_selftest(monkeypatch):
 
 
 def test_a_mutant_found_by_a_core_campaign_replays_until_the_core_is_fixed(tmp_path):
-    from ascverify.fuzz import CampaignConfig, replay, run_campaign
-    from ascverify.fuzz.progress import Display
+    from ascverify.engines.fuzz import CampaignConfig, replay, run_campaign
+    from ascverify.engines.fuzz.progress import Display
 
     model = get_api("BlockReduceMin")
     mutant = next(m for m in all_mutants() if m.name == "max-instead-of-min")

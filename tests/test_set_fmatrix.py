@@ -12,9 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify import check_case, parse_case, run_case
+from ascverify.cases.program import parse_program
+from ascverify.checking.program import check_program
 from ascverify.cli import main
-from ascverify.errors import InputError
-from ascverify.program import check_program, parse_program, run_program
+from ascverify.core.program import run_program
+from ascverify.spec.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 FM_DATA = str(ROOT / "examples" / "program_load_data_with_stride_fm.npy")  # x[c,h,w] = 16c + 4h + w + 1, NC1HWC0

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from ascverify import apis
 from ascverify.cli import main
-from ascverify.rules import ERROR, WARNING
+from ascverify.spec.rules import ERROR, WARNING
 
 # page 003, 约束说明: "repeatTime=0表示不执行搬运 ... 视为NOP" — legal, but the load it configures does nothing:
 # a warning, not an error (docs/severity.md: the call works, it just does not do what it seems to)

@@ -8,8 +8,8 @@ import pytest
 import z3
 
 from ascverify import apis, check_case, get_api
-from ascverify.errors import InputError
-from ascverify.solver import Space, Unsatisfiable, parse_fixes
+from ascverify.engines.solver import Space, Unsatisfiable, parse_fixes
+from ascverify.spec.errors import InputError
 
 BILINEAR = get_api("BilinearInterpolation")
 
@@ -48,7 +48,7 @@ def test_synthesis_is_deterministic_for_a_seed():
     import subprocess
     import sys
 
-    code = ("import json, ascverify; from ascverify.solver import Space; m = ascverify.get_api('BilinearInterpolation');"
+    code = ("import json, ascverify; from ascverify.engines.solver import Space; m = ascverify.get_api('BilinearInterpolation');"
             "print(json.dumps([c.env for c in Space(m, m.context('atlas-a2')).sample(4, seed={})]))")
     runs = [subprocess.run([sys.executable, "-c", code.format(seed)], capture_output=True, text=True, check=True).stdout
             for seed in (7, 7, 8)]

@@ -155,7 +155,7 @@ def test_sampling_in_process_is_interrupted():
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
     from ascverify import get_api
-    from ascverify.solver import Space
+    from ascverify.engines.solver import Space
 
     model = get_api("Load3DBitMode")
     space = Space(model, model.context("atlas-350", model.support["atlas-350"][0]))
@@ -200,7 +200,7 @@ def test_gen_time_budget_leaves_the_rest_undecided(tmp_path):
 @pytest.fixture
 def spent_budget(monkeypatch):
     """A time budget that is already spent when the first query is asked."""
-    from ascverify import interrupts
+    from ascverify.engines import interrupts
 
     monkeypatch.setattr(interrupts, "remaining_ms", lambda: 0)
 

@@ -109,7 +109,7 @@ def test_fix_exits_2_when_no_query_is_decided(tmp_path, give_up):
 
 
 def test_fix_library_reports_undecided(give_up):
-    from ascverify.explain import fix_case, keep_fields
+    from ascverify.engines.explain import fix_case, keep_fields
 
     case = parse_case(bad_doc())
     give_up(first=("unsat",))
@@ -151,7 +151,7 @@ def test_synth_conflict_with_undecided_core(give_up):
 
 
 def test_space_is_satisfiable_raises_undecided(give_up):
-    from ascverify.solver import Space, Undecided
+    from ascverify.engines.solver import Space, Undecided
 
     model = get_api("BilinearInterpolation")
     sp = Space(model, model.context("atlas-a2"))
@@ -163,7 +163,7 @@ def test_space_is_satisfiable_raises_undecided(give_up):
 # -- gen ---------------------------------------------------------------------------------------------------------------
 
 def test_gen_boundary_undecided_targets_are_not_impossible(give_up):
-    from ascverify.gen import generate
+    from ascverify.engines.gen import generate
 
     model = get_api("BilinearInterpolation")
     give_up()
@@ -176,7 +176,7 @@ def test_gen_boundary_undecided_targets_are_not_impossible(give_up):
 
 
 def test_gen_negative_data_rules_undecided_not_impossible(give_up):
-    from ascverify.gen import generate
+    from ascverify.engines.gen import generate
 
     model = get_api("BilinearInterpolation")
     give_up()
@@ -195,7 +195,7 @@ def test_gen_cli_lists_undecided_targets(tmp_path, give_up):
 # -- lint, diff-products ------------------------------------------------------------------------------------------------
 
 def test_lint_lists_every_undecided_query(give_up):
-    from ascverify.lint import lint_context
+    from ascverify.engines.lint import lint_context
 
     give_up()
     rep = lint_context(get_api("BilinearInterpolation"), "atlas-a2", "half", timeout_ms=1237)  # not cached
@@ -215,7 +215,7 @@ def test_lint_cli_counts_undecided(give_up):
 
 
 def test_diff_products_undecided_is_not_a_difference(give_up):
-    from ascverify.portability import diff_api
+    from ascverify.engines.portability import diff_api
 
     give_up()
     d = diff_api(get_api("BilinearInterpolation"), "atlas-a2", "atlas-350")

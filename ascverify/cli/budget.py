@@ -15,7 +15,7 @@ from typing import Iterator
 
 import click
 
-from ..interrupts import (
+from ..engines.interrupts import (
     EXIT_INTERRUPTED,
     UNDECIDED,
     budget_exhausted,
@@ -49,7 +49,7 @@ class SolverRun:
 @contextmanager
 def solver_command(prog: str, where: str = "", seconds: float | None = None) -> Iterator[SolverRun]:
     """Run a command's solver work: SIGINT and SIGTERM stop it (one line on standard error, exit 130, what was
-    written stays written), ``seconds`` caps every query (`ascverify.interrupts.time_budget`)."""
+    written stays written), ``seconds`` caps every query (`ascverify.engines.interrupts.time_budget`)."""
     run = SolverRun(seconds)
     try:
         with command_signals(), time_budget(seconds):

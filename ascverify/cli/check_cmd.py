@@ -9,9 +9,14 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import click
 
-from ..checker import Result
-from ..errors import InputError
-from ..report import CHECK_FORMATS, Counts, bare_error, error_line, json_document, result_lines
+from ..cases.bounded_read import LineReader, NotRegular, open_regular
+from ..cases.caseio import Entry, cases_from_lines, read_cases
+from ..cases.schema import validate
+from ..cases.sources import _LIMITS, read_limits
+from ..checking.checker import Result, check_cases
+from ..engines.report import CHECK_FORMATS, Counts, bare_error, error_line, json_document, result_lines
+from ..spec.errors import InputError, did_you_mean
+from ..spec.products import PRODUCT_IDS, lookup_product, product_names
 from .common import (
     PARALLEL_CHUNK_LINES,
     PARALLEL_MIN_BYTES,
@@ -126,8 +131,6 @@ def _report(results: Iterable[Result], fmt: str, verbose: bool, strict: bool = F
 
 def _check_chunk(job: tuple) -> _FileReport:
     """Worker: check one chunk of a JSON Lines file."""
-    from ..caseio import cases_from_lines, read_limits
-
     path, chunk, first_index, first_line, fmt, verbose, strict, data_root, max_bytes = job
     with gc_paused(), read_limits(data_root=data_root, max_bytes=max_bytes):
         entries = cases_from_lines(chunk, path, first_index, first_line, keep_raw=False)
@@ -136,9 +139,6 @@ def _check_chunk(job: tuple) -> _FileReport:
 
 def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
     """The entries, with a case that the JSON Schema refuses turned into an input error."""
-    from ..caseio import Entry
-    from ..schema import validate
-
     for e in entries:
         if e.error is None and e.raw is not None and getattr(e, "program", None) is None:
             # the schema describes single cases; a program's calls were validated when parsed
@@ -158,7 +158,6 @@ def _file_reports(path: str, fmt: str, verbose: bool, max_bytes: int, cache: Dat
         if parts is not None:
             yield from parts
             return
-    from ..caseio import read_cases
 
     entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema)
     if strict_schema:
@@ -180,9 +179,6 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
     from collections import deque
 
     import orjson
-
-    from ..bounded_read import LineReader, NotRegular, open_regular
-    from ..caseio import _LIMITS
 
     try:
         fd, st = open_regular(path)
@@ -303,14 +299,10 @@ class _Output:
 def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
                           product: str | None, strict: bool = False) -> int:
     """`check` with --format sarif or --product: the Result objects of every file, then retargeted and rendered."""
-    from ..portability import check_on_products, portability_lines, portability_summary, retarget
-    from ..products import PRODUCT_IDS, lookup_product, product_names
-    from ..sarif import sarif_text
-    from ..checker import check_cases
+    from ..engines.portability import check_on_products, portability_lines, portability_summary, retarget
+    from ..engines.sarif import sarif_text
 
     if product and product != "all" and lookup_product(product) is None:
-        from ..errors import did_you_mean
-
         raise InputError(f"unknown product {product!r}{did_you_mean(product, (*product_names(), 'all'))}",
                          field="--product")
     cache = DataCache()
@@ -354,7 +346,7 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
         emit_error(portability_summary(rows, unreadable, PRODUCT_IDS))
         return 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
     if product:
-        from ..portability import retarget_result
+        from ..engines.portability import retarget_result
 
         pid = lookup_product(product).id
         readable = [k for k, r in enumerate(results) if r.error is None and r.case is not None]

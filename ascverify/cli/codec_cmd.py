@@ -1,6 +1,6 @@
 """`ascverify decode` / `ascverify encode`: the packed parameter words of an API and their fields.
 
-One codec so far, ``load3d`` (Load3DBitModeParam's config0 / config1, `ascverify.codec`).
+One codec so far, ``load3d`` (Load3DBitModeParam's config0 / config1, `ascverify.models.codec`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,10 @@ from typing import Any
 
 import click
 
-from ..errors import InputError, did_you_mean
+from ..models.codec import (BITFIELDS, BY_NAME, BY_V2, CodecError, decode as decode_words, encode as encode_words,
+                            from_v2_names)
+from ..models.load3d import PAGE_ONLY, V2_ONLY
+from ..spec.errors import InputError, did_you_mean
 from .common import FORMAT_OPTION, emit, joined_lines, main, print_json
 
 #: codec name (lower case) -> the canonical name; all name Load3DBitModeParam's two words.
@@ -62,8 +65,6 @@ def decode(codec: str, config0: str, config1: str, fmt: str) -> None:
 
     Exit status: 0, or 2 when a word is not a uint64 or the codec is unknown.
     """
-    from ..codec import BITFIELDS, decode as decode_words
-
     _codec(codec)
     c0, c1 = _word(config0, "CONFIG0"), _word(config1, "CONFIG1")
     fields = decode_words(c0, c1)
@@ -115,9 +116,6 @@ def encode(codec: str, assignments: tuple[str, ...], fmt: str) -> None:
 
     Exit status: 0, or 2 for an unknown name, a mix of the two namings, or a value that does not fit.
     """
-    from ..codec import BY_NAME, BY_V2, CodecError, encode as encode_words, from_v2_names
-    from ..models.load3d import PAGE_ONLY, V2_ONLY
-
     _codec(codec)
     pairs: list[tuple[str, str]] = []
     for spec in assignments:

@@ -7,19 +7,25 @@ import gc
 import json
 import os
 import sys
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
-from .. import __version__
-from ..caseio import MAX_FILE_BYTES, load_tensor_data, read_cases, read_limits
-from ..case import Case
-from ..checker import Result, check_cases
-from ..errors import InputError, did_you_mean
-from ..report import FORMATS, bare_error, location, one_line
+from ..cases.case import Case
+from ..cases.caseio import read_cases
+from ..cases.safe_names import confined
+from ..cases.sources import MAX_FILE_BYTES, load_tensor_data, read_limits
+from ..checking.checker import Result, check_cases
+from ..checking.program import check_program
+from ..engines.interrupts import EXIT_INTERRUPTED, command_signals
+from ..engines.outputs import atomic_write, is_environment_error, make_dir, os_error
+from ..engines.report import FORMATS, bare_error, location
+from ..spec.errors import InputError, did_you_mean, one_line
+from ..spec.products import lookup_product, product_names
+from ..spec.registry import get_api
+from ..spec.version import __version__
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -37,14 +43,12 @@ class AscverifyGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        from ..interrupts import EXIT_INTERRUPTED, command_signals
-
         try:
             with command_signals():  # SIGTERM stops a command like Ctrl-C: what was written stays, exit 130
                 return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
-        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (`ascverify.interrupts.Interrupted`)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (`ascverify.engines.interrupts.Interrupted`)
             import signal
 
             emit_error(f"ascverify: interrupted ({signal.Signals(getattr(exc, 'signum', signal.SIGINT)).name})")
@@ -56,8 +60,6 @@ class AscverifyGroup(click.Group):
             silence_stdout()
             ctx.exit(1)
         except OSError as exc:
-            from ..outputs import is_environment_error, os_error
-
             if not is_environment_error(exc) or ctx.params.get("debug"):
                 raise
             # the machine's, not ours: a read-only folder, a full disk, a name too long (exit 2, one line)
@@ -205,8 +207,6 @@ class DataCache:
 
 
 def _checked_program(entry: Any, path: str, origin: str, cache: DataCache) -> Result:
-    from ..program import check_program
-
     try:
         for call in entry.program.calls:
             if call.case.data_sources:
@@ -328,55 +328,16 @@ def jobs_option(f: Callable) -> Callable:
 
 
 def model_for(name: str) -> Any:
-    from ..registry import get_api
-
     return get_api(name)
 
 
 
 def product_for(name: str) -> Any:
-    from ..products import lookup_product, product_names
-
     p = lookup_product(name)
     if p is None:
         raise InputError(f"unknown product {name!r}{did_you_mean(name, product_names())}", field="--product")
     return p
 
-
-
-def umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
-    """Write ``path`` through a temporary file in the same folder, then rename: never half a file.
-
-    An OSError (a read-only folder, a full disk, a name too long, a folder in the way) becomes an
-    `ascverify.outputs.OutputError` naming ``path``: exit status 2, one line."""
-    from ..outputs import os_error
-
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise os_error(exc, path) from None
-    try:
-        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; give the file the permissions open() would
-        with os.fdopen(fd, "wb") as f:
-            writer(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise os_error(exc, path) from None
-        raise
 
 
 #: The file beside NAME.npy that marks the elements holding no defined value (bool, one flag per element).
@@ -387,11 +348,9 @@ def save_tensor(outdir: Path, name: str, arr: Any, dtype: str, unspecified: Any,
     """Write NAME.npy and NAME.bin (little-endian), and NAME.unspecified.npy when some element is unspecified;
     the tensor's entry of run.json.
 
-    Every file goes through ``folder`` (an `ascverify.outputs.OutputFolder`: confined, never over an input file)
+    Every file goes through ``folder`` (an `ascverify.engines.outputs.OutputFolder`: confined, never over an input file)
     when given, else is confined to ``outdir``."""
     import numpy as np
-
-    from ..safe_names import confined
 
     def write(rel: str, writer: Callable[[Any], None]) -> None:
         if folder is not None:
@@ -424,8 +383,6 @@ def unspecified_summary(written: dict[str, dict[str, Any]]) -> str:
 
 
 def output_dir(out: str) -> Path:
-    from ..outputs import make_dir
-
     return make_dir(Path(out), field="-o")
 
 

@@ -10,18 +10,18 @@ from typing import Any
 
 import click
 
-from ..case import Case
-from ..interrupts import EXIT_UNDECIDED
-from ..report import location, one_line
-from ..errors import InputError
+from ..cases.case import Case
+from ..cases.caseio import read_cases
+from ..engines.interrupts import EXIT_UNDECIDED
+from ..engines.outputs import atomic_write
+from ..engines.report import location
+from ..spec.errors import InputError, one_line
 from .budget import TIME_BUDGET_OPTION, solver_command
-from .common import FORMAT_OPTION, atomic_write, emit, emit_error, joined_lines, main, max_bytes_option, one_case, print_json
+from .common import FORMAT_OPTION, emit, emit_error, joined_lines, main, max_bytes_option, one_case, print_json
 
 
 def _single_case(path: str, index: int, max_bytes: int) -> Case:
     """Case ``index`` of a file, which must be a single call (a program's calls depend on each other's state)."""
-    from ..caseio import read_cases
-
     for entry in read_cases(path, max_bytes):
         if entry.index == index and getattr(entry, "program", None) is not None:
             raise InputError("a program: explain and fix take one call (write the call as a case of its own; "
@@ -66,7 +66,7 @@ def explain(case_file: str, index: int, fmt: str, time_budget: float | None, max
     Exit status: 0 the case is valid, 1 it breaks a rule (explained), 2 it could not be read or
     a broken rule's conflict is undecided, 130 interrupted (Ctrl-C or SIGTERM).
     """
-    from ..explain import explain_case, field_display
+    from ..engines.explain import explain_case, field_display
 
     case = _single_case(case_file, index, max_bytes)
     loc = location(case_file, index)
@@ -150,7 +150,7 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
     keeps the --keep values, 2 the case or an option could not be read, or the solver could not
     decide whether a valid case exists, 130 interrupted (Ctrl-C or SIGTERM).
     """
-    from ..explain import diff_lines, dropped_data, fix_case, keep_fields
+    from ..engines.explain import diff_lines, dropped_data, fix_case, keep_fields
 
     case = _single_case(case_file, index, max_bytes)
     loc = location(case_file, index)
@@ -218,7 +218,7 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
 
 
 def _plain(model: Any, name: str, value: Any) -> Any:
-    from ..explain import field_display
+    from ..engines.explain import field_display
 
     shown = field_display(model, name, value).split("=", 1)[1]
     return value if not isinstance(value, int) or isinstance(value, bool) or shown == str(value) else shown

@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from ..errors import InputError, did_you_mean
+from ..engines.report import table_text
+from ..spec.errors import InputError, did_you_mean, one_line
 from .common import emit, emit_error, main
 
 #: Keys a campaign file may set: each is an option of `ascverify fuzz` (``apis`` is the API argument).
@@ -143,9 +144,9 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     Exit status: 0 no finding, 1 findings, 2 bad options or target, 3 internal error,
     130 interrupted.
     """
-    from ..fuzz.campaign import CampaignConfig, run_campaign
-    from ..fuzz.plan import parse_shard
-    from ..fuzz.progress import Display
+    from ..engines.fuzz.campaign import CampaignConfig, run_campaign
+    from ..engines.fuzz.plan import parse_shard
+    from ..engines.fuzz.progress import Display
 
     ctx = click.get_current_context()
     source = click.core.ParameterSource
@@ -158,7 +159,7 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         examples=None if seconds is not None else examples, time_budget=seconds, seed=seed, rtol=rtol, atol=atol, error_ratio=error_ratio,
         timeout=timeout, findings=findings, database=database, workers=workers or (os.cpu_count() or 1),
         shard=parse_shard(shard), shrink=shrink, junit=junit, report=report)
-    from ..fuzz.campaign import plan
+    from ..engines.fuzz.campaign import plan
 
     items = plan(config)
     if not items:
@@ -175,7 +176,7 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
 
 
 def _total(items: Any, config: Any) -> int:
-    from ..fuzz.plan import examples_for
+    from ..engines.fuzz.plan import examples_for
 
     return sum(max(1, round(examples_for(u, config.examples) * (config.negative_share if u.kind == "negative" else 1.0)))
                for u in items)
@@ -212,9 +213,8 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     Exit status: 0 every finding passes now, 1 some still fails, 2 a folder could not be read or a
     differential finding has no target to run.
     """
-    from ..fuzz.reproducers import replay as replay_one
-    from ..fuzz.targets import make_target
-    from ..report import one_line
+    from ..engines.fuzz.reproducers import replay as replay_one
+    from ..engines.fuzz.targets import make_target
 
     if recorded_target and (target or target_cmd):
         raise InputError("give --recorded-target or --target/--target-cmd, not both", field="--recorded-target")
@@ -258,12 +258,11 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
 
     Exit status: 0 every mutant killed (and the control runs pass), 1 otherwise.
     """
-    from ..fuzz.mutants import all_mutants, describe_mutants, kill_rate, run_selftest
-    from ..fuzz.plan import select_models
-    from ..report import table_text
+    from ..engines.fuzz.mutants import all_mutants, describe_mutants, kill_rate, run_selftest
+    from ..engines.fuzz.plan import select_models
 
     if report:
-        from ..fuzz.campaign import check_report_path
+        from ..engines.fuzz.campaign import check_report_path
 
         check_report_path(report, "--report")  # before the campaigns run, not after
     if list_only:
@@ -293,7 +292,7 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     emit(f"kill rate: {killed}/{counted} ({rate:.0%})"
          + ("" if controls_ok else "; a control run failed: the unmutated core does not pass its own invariants") + "\n")
     if report:
-        from ..fuzz.reports import write_json
+        from ..engines.fuzz.reports import write_json
 
         write_json(report, {"killed": killed, "counted": counted, "kill_rate": rate, "controls_pass": controls_ok,
                             "outcomes": [o.to_json() for o in outcomes]})

@@ -7,8 +7,9 @@ import time
 
 import click
 
-from ..errors import InputError, did_you_mean
-from ..report import one_line
+from ..engines.outputs import OutputFolder
+from ..spec.dtypes import dtype_names, lookup_dtype
+from ..spec.errors import InputError, did_you_mean, one_line
 from .budget import TIME_BUDGET_OPTION
 from .common import FORCE_OPTION, emit, emit_error, joined_lines, main, model_for, product_for
 
@@ -62,9 +63,8 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     budget ran out (the cases found are written, the targets left listed as undecided), 130
     interrupted (Ctrl-C or SIGTERM: the cases found so far are written, with the manifest).
     """
-    from ..dtypes import dtype_names, lookup_dtype
-    from ..gen import generate
-    from ..gen.output import write_generation
+    from ..engines.gen import generate
+    from ..engines.gen.output import write_generation
 
     model = model_for(api)
     product = product_for(product_name)
@@ -84,8 +84,7 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
         tname = supported[0]
     from pathlib import Path
 
-    from ..outputs import OutputFolder
-    from ..gen.output import GEN_FORMAT, TMP_CASE_DIR, legacy_gen_files
+    from ..engines.gen.output import GEN_FORMAT, TMP_CASE_DIR, legacy_gen_files
 
     outdir = Path(out)
     OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,

@@ -9,7 +9,10 @@ import time
 
 import click
 
-from ..errors import InputError
+from ..engines.interrupts import time_budget as budget
+from ..spec.errors import InputError
+from ..spec.products import BUFFERS
+from ..spec.registry import apis
 from .budget import TIME_BUDGET_OPTION
 from .common import FORMAT_OPTION, emit, emit_error, joined_lines, main, model_for, print_json, product_for
 
@@ -55,8 +58,7 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout_ms: int,
     undecided query (unknown; a longer --timeout-ms may decide it, --allow-unknown accepts it),
     2 an unknown API or product.
     """
-    from ..lint import definition_problems, lint as run_lint
-    from ..registry import apis
+    from ..engines.lint import definition_problems, lint as run_lint
 
     models = [model_for(n) for n in api_names] if api_names else list(apis())
     pids = [product_for(p).id for p in products] if products else None
@@ -125,20 +127,16 @@ def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fm
     Exit status: 0 no difference, 1 differences listed, 2 an unknown product or API, or no
     difference established but some comparison undecided, 130 interrupted.
     """
-    from ..portability import diff_api, diff_lines
-    from ..registry import apis
+    from ..engines.portability import diff_api, diff_lines
 
     a, b = product_for(product_a), product_for(product_b)
     if a.id == b.id:
         raise InputError(f"{product_a!r} and {product_b!r} are the same product ({a.id})", field="B")
     models = [model_for(n) for n in api_names] if api_names else list(apis())
-    from ..interrupts import time_budget as budget
 
     with budget(time_budget):
         diffs = [diff_api(m, a.id, b.id) for m in models]
     if fmt == "json":
-        from ..products import BUFFERS
-
         print_json({"a": a.id, "b": b.id,
                     "buffers": {buf: {a.id: a.buffer_size(buf), b.id: b.buffer_size(buf)} for buf in BUFFERS},
                     "apis": [d.to_json() for d in diffs]})

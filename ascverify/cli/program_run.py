@@ -7,11 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from ..caseio import read_cases
-from ..errors import InputError
-from ..report import bare_error, location, one_line, result_lines
+from ..cases.caseio import read_cases
+from ..checking.program import check_program
+from ..core.program import run_program
 from ..core.unspecified import unspecified_elements
+from ..engines.report import bare_error, location, result_lines
+from ..spec.errors import InputError, one_line
 from .common import DataCache, emit, emit_error, joined_lines, save_tensor, unspecified_lines, unspecified_summary
+from .run_output import any_marked, begin_run_output, finish_run_output, open_run_folder
 
 
 def one_program(path: str, index: int, max_bytes: int) -> Any:
@@ -48,11 +51,8 @@ def _jsonable(value: Any) -> Any:
 def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path, *, force: bool = False) -> int:
     """Check and run the program; write the program's tensors after the last call and run.json. Exit status.
 
-    ``outdir`` is opened as `run` opens it (`run_cmd.open_run_folder`): confined writes, the program file and its
+    ``outdir`` is opened as `run` opens it (`run_output.open_run_folder`): confined writes, the program file and its
     data never overwritten, a non-empty folder that is no earlier output refused unless ``force``."""
-    from ..program import check_program, run_program
-    from .run_cmd import _any, begin_run_output, finish_run_output, open_run_folder
-
     loc = location(path, index)
     verdict = check_program(program, file=path, index=index)
     folder = open_run_folder(outdir, path, [c.case for c in program.calls], force, [program.raw])
@@ -72,7 +72,7 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
             tensors.append((name, arr, t.dtype.name, marks))
             break
     begin_run_output(folder, [f"{n}{sfx}" for n, _, _, m in tensors
-                              for sfx in ((".npy", ".bin") + ((".unspecified.npy",) if _any(m) else ()))])
+                              for sfx in ((".npy", ".bin") + ((".unspecified.npy",) if any_marked(m) else ()))])
     written: dict[str, Any] = {}
     for name, arr, dtype, marks in tensors:
         written[name] = save_tensor(outdir, name, arr, dtype, marks, folder=folder)

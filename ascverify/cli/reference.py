@@ -6,8 +6,11 @@ from typing import Any, Sequence
 
 import click
 
-from ..citations import cite
-from ..report import table_text
+from ..cases.schema import case_schema
+from ..engines.report import table_text
+from ..spec.citations import cite
+from ..spec.products import BUFFERS, BUFFER_ALIGNMENT, POSITION_BUFFER, PRODUCTS, PRODUCT_IDS
+from ..spec.registry import apis
 from .common import (
     FORMAT_OPTION,
     emit,
@@ -40,8 +43,6 @@ def products(fmt: str) -> None:
       ascverify products
       ascverify products --format json
     """
-    from ..products import BUFFER_ALIGNMENT, BUFFERS, POSITION_BUFFER, PRODUCTS
-
     if fmt == "json":
         print_json({"products": [{"id": p.id, "aliases": list(p.aliases), "name": p.name, "arch": p.arch,
                              "buffers": {b: p.buffer_size(b) for b in BUFFERS}, "vector_length": p.vector_length,
@@ -79,9 +80,6 @@ def support(fmt: str) -> None:
       ascverify support
       ascverify support --format json
     """
-    from ..products import PRODUCT_IDS
-    from ..registry import apis
-
     models = apis()
     if fmt == "json":
         print_json({"products": list(PRODUCT_IDS),
@@ -126,8 +124,6 @@ def notes(api: str | None, fmt: str) -> None:
       ascverify notes
       ascverify notes BilinearInterpolation --format json
     """
-    from ..registry import apis
-
     models = (model_for(api),) if api is not None else apis()
     if fmt == "json":
         print_json({"apis": [{"api": m.name, "notes": [dict(_note_json(n), rules=_related_rules(m, n.id, n.rules))
@@ -202,8 +198,6 @@ def schema() -> None:
     Examples:
       ascverify schema > case.schema.json
     """
-    from ..schema import case_schema
-
     print_json(case_schema())
 
 

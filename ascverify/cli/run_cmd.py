@@ -2,91 +2,28 @@
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from typing import Any
 
 import click
 
-from ..checker import check_case
+from ..cases.registers import dumps
+from ..checking.checker import check_case
+from ..core.memory import Fault
+from ..core.run import run_case
 from ..core.unspecified import unspecified_elements
-from ..report import bare_error, location, one_line, result_lines
-from .common import (
-    FORCE_OPTION,
-    emit,
-    emit_error,
-    joined_lines,
-    main,
-    max_bytes_option,
-    UNSPECIFIED_SUFFIX,
-    one_case_entry,
-    save_tensor,
-    unspecified_lines,
-    unspecified_summary,
-)
+from ..engines.report import bare_error, location, result_lines
+from ..spec.errors import one_line
+from .common import (FORCE_OPTION, UNSPECIFIED_SUFFIX, emit, emit_error, joined_lines, main, max_bytes_option,
+                     one_case_entry, save_tensor, unspecified_lines, unspecified_summary)
+from .program_run import one_program, run_program_to
+from .run_output import any_marked, begin_run_output, finish_run_output, open_run_folder
 
 
 # -- run -----------------------------------------------------------------------------------------------------------
 
 #: Rule kinds whose violation keeps `run` from executing a case (see `run`).
 _UNRUNNABLE = ("type", "fits")
-#: The format tag of run.json: it is also the manifest of the output folder (the files it lists).
-RUN_FORMAT = "ascverify-run/1"
-#: Files `run` may write (and so, when an earlier run listed them, remove): tensors and the register file.
-_RUN_FILES = re.compile(r"[^/]+\.(npy|bin)|registers\.json")
-
-
-def _any(marks: Any) -> bool:
-    import numpy as np
-
-    return bool(np.count_nonzero(marks))
-
-
-def legacy_run_files(doc: dict) -> set[str] | None:
-    """The files a run.json of an earlier version (no format tag) describes."""
-    if not isinstance(doc.get("tensors"), dict) or "check" not in doc:
-        return None
-    files = {"run.json"}
-    for entry in doc["tensors"].values():
-        if isinstance(entry, dict):
-            files |= {entry[k] for k in ("npy", "bin", "unspecified_npy") if isinstance(entry.get(k), str)}
-    regs = doc.get("registers")
-    if isinstance(regs, dict) and isinstance(regs.get("file"), str):
-        files.add(regs["file"])
-    return files
-
-
-def open_run_folder(out: Any, case_file: str, cases: Any, force: bool, raws: Any = ()) -> Any:
-    """The output folder of `run` (see `ascverify.outputs.OutputFolder`): the case file and its data are inputs."""
-    from pathlib import Path
-
-    from ..outputs import OutputFolder, case_inputs
-
-    return OutputFolder(Path(out), manifest="run.json", fmt=RUN_FORMAT, force=force,
-                        inputs=case_inputs(case_file, cases, raws), legacy=legacy_run_files)
-
-
-def begin_run_output(folder: Any, planned: list[str]) -> None:
-    """Check every planned file, then list them (with the earlier output's) in a preliminary run.json, so that a
-    run killed half way leaves a folder the next run recognises."""
-    folder.check_planned(planned + ["run.json"])
-    files = sorted(set(planned) | folder.earlier | {"run.json"})
-    text = json.dumps({"format": RUN_FORMAT, "complete": False, "files": files}, indent=2) + "\n"
-    folder.write_bytes("run.json", lambda f: f.write(text.encode("utf-8")))
-
-
-def finish_run_output(folder: Any, doc: dict) -> None:
-    """Remove what the earlier output listed and this run did not write; write run.json listing what is there."""
-    folder.record("run.json")
-    folder.remove_stale(sorted(r for r in folder.earlier if _RUN_FILES.fullmatch(r)))
-    doc = {"format": RUN_FORMAT, "complete": True, **doc,
-           "files": sorted(set(folder.written) | set(folder.kept_from_earlier()))}
-    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    folder.write_bytes("run.json", lambda f: f.write(text.encode("utf-8")))
-
-
-
 @main.command()
 @click.argument("case_file", metavar="CASE")
 @click.option("-o", "--output", "out", required=True, metavar="DIR", help="Folder for the outputs (created if needed).")
@@ -132,11 +69,6 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     """
     from pathlib import Path
 
-    from ..core.memory import Fault
-    from ..core.run import run_case
-
-    from .program_run import one_program, run_program_to
-
     program = one_program(case_file, index, max_bytes)
     if program is not None:
         sys.exit(run_program_to(program, case_file, index, seed, Path(out), force=force))
@@ -179,7 +111,7 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
             tensors.append((name, arr, unspecified_elements(result.memory, t.buffer, t.addr, t.size, t.dtype.size)))
     regs = result.memory.registers if result is not None else None
     use_regs = regs is not None and bool(case.registers or result.trace.register_records)
-    planned = [f"{n}{sfx}" for n, _, m in tensors for sfx in ((".npy", ".bin") + ((UNSPECIFIED_SUFFIX,) if _any(m) else ()))]
+    planned = [f"{n}{sfx}" for n, _, m in tensors for sfx in ((".npy", ".bin") + ((UNSPECIFIED_SUFFIX,) if any_marked(m) else ()))]
     planned += ["registers.json"] if use_regs else []
     begin_run_output(folder, planned)
 
@@ -189,8 +121,6 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     # the Reg API register file after the call (the shape of a case's "registers"), when the case or the call used it
     registers: dict[str, Any] | None = None
     if use_regs:
-        from ..core.registers import dumps
-
         reg_text = dumps(regs.to_json())
         folder.write_bytes("registers.json", lambda f: f.write(reg_text.encode("utf-8")))
         registers = {"file": "registers.json", "loaded": result.register_inputs,

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..errors import InputError, did_you_mean
+from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
+from ..spec.dtypes import dtype_names, lookup_dtype
+from ..spec.errors import InputError, did_you_mean
 from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import (
     emit,
@@ -54,9 +56,7 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     conflict, 2 bad input, or fewer than N cases because queries were undecided or the time
     budget ran out, 130 interrupted (the cases found so far are written).
     """
-    from ..dtypes import lookup_dtype, dtype_names
-    from ..interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
-    from ..solver import SampleStats, Space, Unsatisfiable, parse_fixes
+    from ..engines.solver import SampleStats, Space, Unsatisfiable, parse_fixes
 
     model = model_for(api)
     product = product_for(product_name)

@@ -21,6 +21,9 @@ from typing import Any, Mapping
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .faults import FAULT_KINDS, Fault, address_text
+from .registers import Registers, access
+
 __all__ = [
     "UNINITIALIZED", "INITIALIZED", "POISON", "FAULT_KINDS",
     "Fault", "Memory", "AccessRecord", "Trace",
@@ -29,64 +32,8 @@ __all__ = [
 #: Shadow state of a byte.
 UNINITIALIZED, INITIALIZED, POISON = 0, 1, 2
 
-#: Every ``Fault.kind``, in the order a single access is checked.
-FAULT_KINDS: tuple[str, ...] = (
-    "no_buffer", "misaligned", "out_of_bounds", "uninitialized", "poison", "hazard", "overlap",
-)
-
 _ITER_MIN = np.iinfo(np.int64).min
 _ITER_MAX = np.iinfo(np.int64).max
-
-
-def _address(buffer: str, addr: int) -> str:
-    return f"{buffer}+0x{addr:x}" if addr >= 0 else f"{buffer}-0x{-addr:x}"
-
-
-class Fault(Exception):
-    """A constraint violation found in one memory access; ``str()`` is one line."""
-
-    def __init__(self, kind: str, buffer: str, start: int, stop: int, iteration: int | None = None,
-                 what: str = "", *, access: str = "access", detail: str = "") -> None:
-        if kind not in FAULT_KINDS:
-            raise ValueError(f"unknown fault kind {kind!r}")
-        self.kind = kind
-        self.buffer = buffer
-        self.start = int(start)
-        self.stop = int(stop)
-        self.iteration = None if iteration is None else int(iteration)
-        self.what = what
-        self.access = access
-        self.detail = detail
-        super().__init__(self.message)
-
-    @property
-    def message(self) -> str:
-        """The one-line description."""
-        parts = [f"{self.kind}: {self.access}"]
-        if self.what:
-            parts.append(f" of {self.what}")
-        parts.append(f" at {_address(self.buffer, self.start)}")
-        if self.iteration is not None:
-            parts.append(f" (iteration {self.iteration})")
-        if self.detail:
-            parts.append(f" {self.detail}")
-        return " ".join("".join(parts).split())
-
-    def __str__(self) -> str:
-        return self.message
-
-    def __repr__(self) -> str:
-        return (f"Fault({self.kind!r}, {self.buffer!r}, {self.start}, {self.stop}, "
-                f"{self.iteration!r}, {self.what!r})")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore_fault, (self.kind, self.buffer, self.start, self.stop, self.iteration,
-                                 self.what, self.access, self.detail))
-
-
-def _restore_fault(kind: str, buffer: str, start: int, stop: int, iteration: int | None,
-                   what: str, access: str, detail: str) -> Fault:
-    return Fault(kind, buffer, start, stop, iteration, what, access=access, detail=detail)
 
 
 def _little_endian(arr: np.ndarray) -> np.ndarray:
@@ -135,8 +82,6 @@ class Memory:
     @classmethod
     def for_product(cls, product: Any) -> "Memory":
         """Memory with the buffers (and sizes) of ``product``, and its Reg API register file (None where it has none)."""
-        from .registers import Registers
-
         memory = cls(product.buffers)
         memory.registers = Registers.for_product(product)
         return memory
@@ -287,8 +232,6 @@ class Trace:
         """Check and record the read of a whole register of ``memory.registers`` (file "vreg", "mask" or
         "addr", see `core.registers`); its bytes, zeros where the read faults. Faults: no_buffer (the product
         has no register file), out_of_bounds (no such register), uninitialized (bytes never written)."""
-        from .registers import access
-
         regs = getattr(self.memory, "registers", None)
         nbytes, faults = access(regs, file, index, "read", what)
         found: list[Fault] = []
@@ -308,8 +251,6 @@ class Trace:
 
     def write_register(self, file: str, index: int, data: Any, *, what: str = "") -> None:
         """Check, record and apply the write of a whole register (the raw little-endian bytes of ``data``)."""
-        from .registers import access
-
         regs = getattr(self.memory, "registers", None)
         nbytes, faults = access(regs, file, index, "write", what)
         found: list[Fault] = []
@@ -448,7 +389,7 @@ class Trace:
         self._emit(found, [Fault("out_of_bounds", acc.buffer, int(outside.min()), int(outside.max()) + 1,
                                  acc.its[rows[0]], what, access=access,
                                  detail=f"{verb} {' and '.join(parts)} of {tensor} (declared {hi_t - lo_t} "
-                                        f"byte{'' if hi_t - lo_t == 1 else 's'} at {_address(buffer, lo_t)})")], 1)
+                                        f"byte{'' if hi_t - lo_t == 1 else 's'} at {address_text(buffer, lo_t)})")], 1)
 
     def _check_bytes(self, acc: _Access, bad: np.ndarray, kind: str, access: str, what: str,
                      found: list[Fault], detail: Any) -> None:

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..case import Case
-from ..dtypes import DType
+from ..cases.case import Case
+from ..spec.dtypes import DType
+from ..spec.registers import FILES
 from .memory import Fault, Memory, Trace
-from .registers import FILES
 
 
 def random_values(dtype: DType, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -24,14 +24,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..case import Case
-from ..errors import InputError
-from ..logic import And, Between, Div, Exists, If, Max, Min, Mod, Not, Or, Sum
-from ..model import ApiModel, SpecNote
-from ..params import BOOL, UINT8, UINT16, UINT32, Arg, MaskArg, TensorDecl
-from ..products import BUFFERS
-from ..registry import register
-from ..rules import (
+from ..cases.case import Case, fresh
+from ..checking.checker import check_case
+from ..core.memory import Fault
+from ..core.run import declare_tensors, run_case
+from ..spec.errors import InputError
+from ..spec.logic import And, Between, Div, Exists, If, Max, Min, Mod, Not, Or, Sum
+from ..spec.model import ApiModel, SpecNote
+from ..spec.params import BOOL, UINT8, UINT16, UINT32, Arg, MaskArg, TensorDecl
+from ..spec.products import BUFFERS
+from ..spec.registry import register
+from ..spec.rules import (
     WARNING,
     Context,
     Values,
@@ -691,10 +694,20 @@ class BilinearInterpolation(ApiModel):
         return out
 
     def construct_args(self, draw, ctx: Context, env: dict[str, Any]) -> None:
-        """atlas-a2/a3: vRepeat lowered so that hRepeat*vRepeat <= 255 (rule bilinear.hvRepeat.range)."""
+        """atlas-a2/a3: vRepeat lowered so that hRepeat*vRepeat <= 255 (rule bilinear.hvRepeat.range); vertical
+        iterations whose dst blocks would collide (rule bilinear.dst.vertical_overlap): one iteration."""
         if ctx.product.id in C220_PRODUCTS:
             h = max(int(env["hRepeat"]), 1)
             env["vRepeat"] = max(1, min(int(env["vRepeat"]), (UINT8_WRAP - 1) // h))
+        if int(env["vRepeat"]) > 1 and bool(vertical_overlap(Values(env, ctx, self), ctx)):
+            env["vRepeat"] = 1
+
+    def size_headroom(self, ctx: Context, env: Mapping[str, Any], tensor: str, need: int, default: int) -> int:
+        """atlas-a2/a3: src1 stays below 8*256 elements where that covers the values used (rule
+        bilinear.src1.brcb_repeat: Brcb's uint8 repeat count wraps above)."""
+        if tensor == "src1" and ctx.product.id in C220_PRODUCTS and need < BRCB_ELEMS * UINT8_WRAP:
+            return min(default, BRCB_ELEMS * UINT8_WRAP - 1 - need)
+        return default
 
     # -- semantics --------------------------------------------------------------------------------------------
 
@@ -732,8 +745,6 @@ class BilinearInterpolation(ApiModel):
         return out
 
     def execute(self, case: Case, trace) -> None:
-        from ..core.run import declare_tensors
-
         declare_tensors(trace, case)  # every access below is tagged with its tensor
         impl = IMPL_OF.get(case.product, "dav_3510")
         if impl == "dav_c220":
@@ -918,7 +929,7 @@ class BilinearInterpolation(ApiModel):
         return None
 
 
-# -- invariants (run by ascverify.properties.invariants on valid cases) --------------------------------------------
+# -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------
 
 def _dst_lanes(case: Case) -> tuple[np.ndarray, np.ndarray]:
     """dst element indices of the active and of the masked-off lanes of every vertical iteration."""
@@ -932,9 +943,6 @@ def _dst_lanes(case: Case) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _run(case: Case, seed: int, data: Mapping[str, np.ndarray] | None = None):
-    from ..core.run import run_case
-    from ..properties.invariants import fresh
-
     c = fresh(case)
     for name, arr in (data or {}).items():
         c.set_data(name, arr)
@@ -987,9 +995,6 @@ def repeat_mode_equivalence(case: Case, seed: int = 0) -> None:
 def vertical_overlap_matches_core(case: Case, seed: int = 0) -> None:
     """The model's vertical-overlap verdict equals the overlap the core observes between iterations' dst stores
     (the stores are exclusive per iteration: a shared byte is an "overlap" fault)."""
-    from ..core.run import run_case
-    from ..properties.invariants import fresh
-
     predicted = bool(vertical_overlap(case.values(), case.ctx))
     res = run_case(fresh(case), seed=seed, strict=False)
     observed = any(f.kind == "overlap" and f.what == "dst block" for f in res.faults)
@@ -1009,10 +1014,6 @@ def hazard_rules_match_core(case: Case, seed: int = 0) -> None:
     """Moved onto a source (src0, src1 or src0Offset by the seed; offset drawn from the seed, src0Offset's
     contents given), dst makes the core see a "hazard" exactly when a hazard rule refuses the case. bilinear.dst.hazard
     counts a block a bitwise mask partly enables as stored whole: then it may refuse where the core sees nothing."""
-    from ..checker import check_case
-    from ..core.run import run_case
-    from ..properties.invariants import fresh
-
     rng = np.random.default_rng(seed)
     source = ("src0", "src1", "src0Offset")[int(rng.integers(0, 3))]
     v, ctx = case.values(), case.ctx
@@ -1043,10 +1044,6 @@ def hazard_rules_match_core(case: Case, seed: int = 0) -> None:
 def tmp_writes_match_rules(case: Case, seed: int = 0) -> None:
     """The core writes exactly the sharedTmpBuffer bytes the model predicts (the page's size or the vendor's,
     whichever is in force), and shrinking the buffer below the last byte written makes it fault out of bounds."""
-    from ..core.memory import Fault
-    from ..core.run import run_case
-    from ..properties.invariants import fresh
-
     tmp = case.tensor("sharedTmpBuffer")
     need = case.model.tmp_bytes(case)
     if not tmp.present or not need:

@@ -11,14 +11,17 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from ..case import Case
-from ..logic import And, Between, Exists, Implies, Not, Or
-from ..model import ApiModel, SpecNote
-from ..params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
-from ..products import BUFFERS
-from ..registry import register
-from ..rules import WARNING, Context, Values, field_range, order_rule, rule, tensor_min_size
-from .vector_common import BLOCK_BYTES, lane_mask, mask_rules, mask_word_count
+from ..cases.case import Case, fresh
+from ..checking.checker import check_case
+from ..core.memory import POISON, Trace
+from ..core.run import prepare, run_case
+from ..spec.logic import And, Between, Exists, Implies, Not, Or
+from ..spec.model import ApiModel, SpecNote
+from ..spec.params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
+from ..spec.products import BUFFERS
+from ..spec.registry import register
+from ..spec.rules import WARNING, Context, Values, field_range, order_rule, rule, tensor_min_size
+from .vector_common import BLOCK_BYTES, effective_mask, lane_mask, mask_rules, mask_word_count
 
 SEED = "004_2ad9555534615f32.txt"
 NOTES = "HARDWARE_NOTES.md BlockReduceMin"
@@ -322,8 +325,6 @@ class BlockReduceMin(ApiModel):
 
     def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
         """With isSetMask=false, the call runs with the mask the last SetVectorMask set (when one did)."""
-        from .set_vector_mask import effective_mask
-
         fields = effective_mask(state)
         if case.env["isSetMask"] or fields is None:
             return case
@@ -422,14 +423,10 @@ class BlockReduceMin(ApiModel):
         return None
 
 
-# -- invariants (run by ascverify.properties.invariants on valid cases) --------------------------------------------
+# -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------
 
 def _simulate(case: Case, seed: int, src: np.ndarray | None = None):
     """Memory before the call, memory after it, and the trace (strict), with src's contents optionally given."""
-    from ..core.memory import Trace
-    from ..core.run import prepare
-    from ..properties.invariants import fresh
-
     c = fresh(case)
     if src is not None:
         c.set_data("src", src)
@@ -452,8 +449,6 @@ def results_are_block_minima(case: Case, seed: int = 0) -> None:
     """Every result is <= each active element of its block and equal to one of them (NaN: atlas-350 gives NaN,
     elsewhere poison); a block without active element gives the product's value (old dst on atlas-a2/a3, 65504 /
     +inf on atlas-200i-500-a2, +inf on atlas-350, poison elsewhere); an unknown mask gives poison."""
-    from ..core.memory import POISON
-
     n = int(case.env["repeatTime"])
     if n <= 0:
         return
@@ -531,10 +526,6 @@ def in_place_rule_matches_core(case: Case, seed: int = 0) -> None:
     """Moved onto src (offset drawn from the seed), dst clobbers a source byte read later (a "hazard" in the
     core) exactly when the in-place rule refuses the case; on atlas-a2/a3 with a fully masked block, which
     stores nothing there, the rule (on footprints) may refuse where the core sees nothing."""
-    from ..checker import check_case
-    from ..core.run import run_case
-    from ..properties.invariants import fresh
-
     n = int(case.env["repeatTime"])
     if n < 2:
         return

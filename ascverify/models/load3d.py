@@ -10,7 +10,7 @@ window [mPos, mPos+mStep) x [kPos, kPos+kStep) into ``dst``: as it is (A2) or tr
 transpose), in fractals of 16 rows x C0 columns whose columns lie dstStride fractals apart (`img2col.Output`). The
 repeat register (``repeat``: what SetLoadDataRepeatWithStride set) repeats the window along M or K. A case gives the
 config0/config1 fields by the page's names, or the raw ``config0``/``config1`` words, or the LoadData3DParamsV2 member
-names (C++ or pyasc spelling; `normalize_args`); the bit fields live in `ascverify.codec`, the numpy img2col in
+names (C++ or pyasc spelling; `normalize_args`); the bit fields live in `ascverify.models.codec`, the numpy img2col in
 `ascverify.models.img2col`.
 """
 
@@ -20,25 +20,20 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from ..case import Case
-from ..codec import BITFIELDS, BY_NAME, BY_V2, NOTES, SEED, V2_DEFAULTS, V2_OTHER_DEFAULTS, CodecError, decode
-from ..dtypes import DType
-from ..errors import InputError, did_you_mean
-from ..logic import And, Between, Div, If, Implies, InSet, Max, Mod, Not, Or
-from ..model import ApiModel, SpecNote
-from ..params import BOOL, INT64, UINT8, UINT16, Arg, IntType, StructArg, TensorDecl
-from ..program import state_rule
-from ..registry import register
-from ..products import POSITION_BUFFER
-from ..rules import (
-    POSITION_NAMES,
-    WARNING,
-    Context,
-    Values,
-    field_range,
-    rule,
-    tensor_min_size,
-)
+from ..cases.case import Case, fresh
+from ..cases.fields import read_int, type_name
+from ..checking.checker import check_case
+from ..core.memory import POISON, Trace
+from ..core.run import prepare, run_case
+from ..spec.dtypes import DType
+from ..spec.errors import InputError, did_you_mean
+from ..spec.logic import And, Between, Div, If, Implies, InSet, Max, Mod, Not, Or
+from ..spec.model import ApiModel, SpecNote
+from ..spec.params import BOOL, INT64, UINT8, UINT16, Arg, IntType, StructArg, TensorDecl
+from ..spec.products import POSITION_BUFFER
+from ..spec.registry import register
+from ..spec.rules import POSITION_NAMES, WARNING, Context, Values, field_range, rule, state_rule, tensor_min_size
+from .codec import BITFIELDS, BY_NAME, BY_V2, NOTES, SEED, V2_DEFAULTS, V2_OTHER_DEFAULTS, CodecError, decode
 from .img2col import (
     FRACTAL_BYTES,
     FRACTAL_ROWS,
@@ -51,9 +46,7 @@ from .img2col import (
     source,
     transposed_output,
 )
-from .set_load_data_repeat import FIELDS as REPEAT_FIELDS
-from .set_load_data_repeat import STATE_KEY as REPEAT_STATE
-from .set_load_data_repeat import SetLoadDataRepeatWithStride
+from .set_load_data_repeat import FIELDS as REPEAT_FIELDS, STATE_KEY as REPEAT_STATE, SetLoadDataRepeatWithStride
 
 UNITS = "HARDWARE_NOTES.md Units and alignment"
 PRODUCTS_NOTE = "HARDWARE_NOTES.md Products"
@@ -364,14 +357,12 @@ def _form_of(name: str) -> str | None:
 
 
 def _word(args: Mapping[str, Any], name: str) -> int:
-    from ..caseio import _int, _type_name
-
     if name not in args:
         raise InputError("missing: the packed form gives both config0 and config1", field=f"args.{name}")
     x = args[name]
     if isinstance(x, bool):
-        raise InputError(f"expected a uint64_t word, got {_type_name(x)}", field=f"args.{name}")
-    x = _int(x, f"args.{name}")
+        raise InputError(f"expected a uint64_t word, got {type_name(x)}", field=f"args.{name}")
+    x = read_int(x, f"args.{name}")
     if x < 0:
         raise InputError(f"{x} is negative; {name} is a uint64_t word", field=f"args.{name}")
     return x
@@ -379,21 +370,19 @@ def _word(args: Mapping[str, Any], name: str) -> int:
 
 def _v2_value(name: str, value: Any) -> Any:
     """A LoadData3DParamsV2 member's value checked for its JSON type (bool for the flags, integers otherwise)."""
-    from ..caseio import _int, _type_name
-
     flag = name in ("enSmallK",) or (name in BY_V2 and BY_V2[name].is_flag)
     if flag:
         if not isinstance(value, bool):
-            raise InputError(f"expected true or false, got {_type_name(value)}", field=f"args.{name}")
+            raise InputError(f"expected true or false, got {type_name(value)}", field=f"args.{name}")
         return value
     if name == "padList":
         if not isinstance(value, list) or len(value) != 4:
-            raise InputError(f"expected a list of 4 integers [left, right, top, bottom], got {_type_name(value)}",
+            raise InputError(f"expected a list of 4 integers [left, right, top, bottom], got {type_name(value)}",
                              field="args.padList")
         return [_v2_value(f"padList[{i}]", x) for i, x in enumerate(value)]
     if isinstance(value, bool):
         raise InputError("expected an integer, got a boolean", field=f"args.{name}")
-    return _int(value, f"args.{name}")
+    return read_int(value, f"args.{name}")
 
 
 def normalize_args(args: Mapping[str, Any], model_name: str = "Load3DBitMode", extra: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -1378,12 +1367,9 @@ def _kernel(draw: Any, small: Any, span: int) -> tuple[int, int]:
     return k, dilation
 
 
-# -- invariants (run by ascverify.properties.invariants on valid cases) --------------------------------------------
+# -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------
 
 def _run(case: Case, seed: int, strict: bool = True):
-    from ..core.run import run_case
-    from ..properties.invariants import fresh
-
     return run_case(fresh(case), seed=seed, strict=strict)
 
 
@@ -1396,8 +1382,6 @@ def as_bits(a: np.ndarray) -> np.ndarray:
 def stored_output(case: Case, res: Any) -> tuple[np.ndarray, np.ndarray]:
     """The output O (rows x cols) the run stored from dst's start (fractal columns dstStride apart), as bit patterns,
     and which elements are poison."""
-    from ..core.memory import POISON
-
     e = case.ctx.dtype.size
     dst = case.tensor("dst")
     out = output_of(case)
@@ -1496,8 +1480,6 @@ def _split(case: Case, axis: str, at: int) -> tuple[Case, Case]:
 def window_split_concatenates(case: Case, seed: int = 0) -> None:
     """The window split in two along M or K (at a fractal boundary, each half a valid call) stores the two
     halves of the whole: values and unspecified elements alike (one window, no repeat register)."""
-    from ..checker import check_case
-
     if not case.env["fmatrix.present"] or not _single(case):
         return
     rng = np.random.default_rng(seed)
@@ -1528,10 +1510,6 @@ def _holds_output(result: Any) -> bool:
 def transpose_transposes(case: Case, seed: int = 0) -> None:
     """With transpose an A2 destination holds the kStep x mStep transpose of the window, contiguous in 16 x C0
     fractals (every type); one window, no repeat register."""
-    from ..core.memory import POISON
-
-    from ..checker import check_case
-
     if case.tensor("dst").position != "A2" or not _single(case):
         return
     plain = case.with_fields(transpose=False)
@@ -1553,8 +1531,6 @@ def transpose_transposes(case: Case, seed: int = 0) -> None:
 def b2_transpose_has_no_effect(case: Case, seed: int = 0) -> None:
     """With dst in B2 the call stores the same bytes (values and unspecified elements) whether transpose is set or
     not, and transpose=true draws only the warning transpose.no_effect besides the case's own."""
-    from ..checker import check_case
-
     if case.tensor("dst").position != "B2":
         return
     runs = [_run(case.with_fields(transpose=flag), seed) for flag in (False, True)]
@@ -1608,10 +1584,6 @@ def single_loads(case: Case) -> list[tuple[Case, int]] | None:
 def repeats_equal_single_loads(case: Case, seed: int = 0) -> None:
     """repeatTime = n stores what n calls without repeats (`single_loads`) store, one after the other on the same
     memory: every byte of dst's buffer, and whether it is unspecified."""
-    from ..core.memory import Trace
-    from ..core.run import prepare
-    from ..properties.invariants import fresh
-
     c = fresh(case)
     loads = single_loads(c)
     if loads is None:
@@ -1628,8 +1600,6 @@ def repeats_equal_single_loads(case: Case, seed: int = 0) -> None:
 
 def no_repeats_write_nothing(case: Case, seed: int = 0) -> None:
     """With repeatTime = 0 the call reads and writes nothing, and check warns that it is a NOP."""
-    from ..checker import check_case
-
     nop = case.with_fields(**{"repeat.present": True, "repeat.repeatTime": 0})
     res = _run(nop, seed)
     for buf in res.memory.buffers:
@@ -1676,8 +1646,6 @@ def core_agrees(case: Case, seed: int, variants: list[tuple[str, Case, str]]) ->
     """The valid ``case`` runs without a fault, reading only inside src and storing only inside dst; each variant
     (rule id, case, expected) breaks exactly that rule and draws the expected complaint from the core: a fault
     kind, or "escape" (no fault, a store past dst's end)."""
-    from ..checker import check_case
-
     res = _run(case, seed, strict=False)
     assert not res.faults, f"valid case faulted: {[str(f) for f in res.faults[:3]]}"
     dst, src = case.tensor("dst"), case.tensor("src")

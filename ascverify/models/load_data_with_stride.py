@@ -16,32 +16,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..codec import SEED as SEED_LOAD3D
-from ..logic import And, Not
-from ..model import SpecNote
-from ..params import TensorDecl
-from ..registry import register
-from ..rules import WARNING, Context, field_multiple, order_rule, rule
+from ..spec.logic import And, Not
+from ..spec.model import SpecNote
+from ..spec.params import TensorDecl
+from ..spec.registry import register
+from ..spec.rules import WARNING, Context, field_multiple, order_rule, rule
+from .codec import SEED as SEED_LOAD3D
 from .img2col import FRACTAL_ROWS
-from .load3d import (
-    DOC_L3D,
-    DOC_LDWS,
-    EX_LDWS,
-    IMPL_BASE,
-    Load3DBitMode,
-    _CODE,
-    b2_transpose_has_no_effect,
-    c0_of,
-    construct_call,
-    inherited_notes,
-    memory_rules_match_core,
-    no_repeats_write_nothing,
-    output_columns_disjoint,
-    repeats_equal_single_loads,
-    single_loads,
-    transpose_transposes,
-    window_equals_reference,
-)
+from .load3d import (DOC_L3D, DOC_LDWS, EX_LDWS, IMPL_BASE, _CODE, Load3DBitMode, b2_transpose_has_no_effect, c0_of,
+                     construct_call, inherited_notes, memory_rules_match_core, no_repeats_write_nothing,
+                     output_columns_disjoint, repeats_equal_single_loads, single_loads, transpose_transposes,
+                     window_equals_reference)
 from .set_load_data_repeat import STATE_KEY as REPEAT_STATE
 
 SEED = "003_6cb328d34acb8cee.txt"

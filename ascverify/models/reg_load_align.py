@@ -23,15 +23,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..case import Case
-from ..core.registers import GEOMETRIES, mask_bits, mask_bytes
-from ..dtypes import DTYPES
-from ..logic import And, Div, If, Max, Mod, Not, Sum
-from ..model import ApiModel, SpecNote
-from ..params import INT32, UINT16, UINT32, Arg, EnumType, IntType, LevelsArg, TensorDecl
-from ..products import VECTOR_POSITIONS
-from ..registry import register
-from ..rules import Context, Values, field_one_of, field_range, rule, tensor_min_size
+from ..cases.case import Case
+from ..checking.checker import check_case
+from ..core.run import run_case
+from ..spec.dtypes import DTYPES
+from ..spec.logic import And, Div, If, Max, Mod, Not, Sum
+from ..spec.model import ApiModel, SpecNote
+from ..spec.params import INT32, UINT16, UINT32, Arg, EnumType, IntType, LevelsArg, TensorDecl
+from ..spec.products import VECTOR_POSITIONS
+from ..spec.registers import GEOMETRIES, mask_bits, mask_bytes
+from ..spec.registry import register
+from ..spec.rules import Context, Values, field_one_of, field_range, rule, tensor_min_size
 
 SEED = "001_fa274d527d3e292b.txt"
 NOTES = "HARDWARE_NOTES.md Reg API"
@@ -338,12 +340,10 @@ class LoadAlign(ApiModel):
         return rng.integers(0, 256, size=t.nbytes, dtype=np.uint8).view(t.dtype.numpy)
 
 
-# -- invariants (run by ascverify.properties.invariants on valid cases) --------------------------------------------
+# -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------
 
 def _run(case: Case, seed: int, *, strict: bool = True, data: Any = None):
     """Run a copy of the case (its registers kept; srcAddr's bytes optionally given)."""
-    from ..core.run import run_case
-
     c = Case(case.model, case.ctx, dict(case.env), case.data_sources, case.origin, case.base_dir, case.registers)
     if data is not None:
         c.set_data("srcAddr", np.asarray(data, dtype=np.uint8).view(c.ctx.tensor_dtype("srcAddr").numpy))
@@ -381,8 +381,6 @@ def mask_is_dist_of_bytes_read(case: Case, seed: int = 0) -> None:
 def _plain(case: Case, dist: str, data: np.ndarray, mask: int):
     """A plain-form load of ``data`` (bytes, at UB byte 0) with ``dist`` into MaskReg ``mask``, on the case's
     product and T; the MaskReg's bits."""
-    from ..core.run import run_case
-
     ctx = case.ctx
     env = case.model.default_env()
     env.update({"dist": DIST.code(dist), "mask": mask, "srcAddr.addr": 0,
@@ -411,8 +409,6 @@ def us_then_ds_round_trip(case: Case, seed: int = 0) -> None:
 def alignment_verdict_matches_core(case: Case, seed: int = 0) -> None:
     """Moving srcAddr by a few bytes (and an AddrReg index by one), the rule reg_load_align.srcAddr.dist_align
     refuses the variant exactly when the core faults with "misaligned"."""
-    from ..checker import check_case
-
     rng = np.random.default_rng(seed)
     src = case.tensor("srcAddr")
     cap = case.ctx.product.buffer_size(src.buffer)

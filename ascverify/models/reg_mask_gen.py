@@ -13,13 +13,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..case import Case
-from ..core.registers import GEOMETRIES, mask_bits, mask_bytes
-from ..dtypes import DTYPES
-from ..model import ApiModel, SpecNote
-from ..params import INT16, Arg, IntType
-from ..registry import register
-from ..rules import Context, field_range
+from ..cases.case import Case
+from ..core.run import run_case
+from ..spec.dtypes import DTYPES
+from ..spec.model import ApiModel, SpecNote
+from ..spec.params import INT16, Arg, IntType
+from ..spec.registers import GEOMETRIES, mask_bits, mask_bytes
+from ..spec.registry import register
+from ..spec.rules import Context, field_range
 
 SEED = "001_fa274d527d3e292b.txt"
 NOTES = "HARDWARE_NOTES.md Reg API"
@@ -130,11 +131,9 @@ class MaskGenWithRegTensor(ApiModel):
         trace.write_register("mask", int(env["dst"]), mask_bytes(bits), what="dst")
 
 
-# -- invariants (run by ascverify.properties.invariants on valid cases) --------------------------------------------
+# -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------
 
 def _run(case: Case, seed: int, **fields: Any):
-    from ..core.run import run_case
-
     env = dict(case.env)
     env.update(fields)
     c = Case(case.model, case.ctx, env, case.data_sources, case.origin, case.base_dir, case.registers)

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ..case import Case
-from ..codec import NOTES, SEED
-from ..errors import InputError, did_you_mean
-from ..model import ApiModel, SpecNote
-from ..registry import register
+from ..cases.case import Case
+from ..core.memory import Memory, Trace
+from ..spec.errors import InputError, did_you_mean
+from ..spec.model import ApiModel, SpecNote
+from ..spec.registry import register
+from .codec import NOTES, SEED
 from .load3d import FMATRIX, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, Load3DBitMode, fmatrix_rules, inherited_notes
 
 MEMBERS = tuple(m.name for m in FMATRIX.members)
@@ -113,8 +114,6 @@ class SetFmatrix(ApiModel):
 def register_holds_the_feature_map(case: Case, seed: int = 0) -> None:
     """After the call the core's feature-map register holds exactly the call's members, and the state a program
     keeps gives a later load those same members."""
-    from ..core.memory import Memory, Trace
-
     memory = Memory.for_product(case.ctx.product)
     case.model.execute(case, Trace(memory))
     reg = memory.special[FMATRIX_STATE]

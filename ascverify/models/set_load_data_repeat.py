@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..case import Case
-from ..model import ApiModel, SpecNote
-from ..params import UINT8, UINT16, Arg
-from ..registry import register
-from ..rules import WARNING, field_range, rule
+from ..cases.case import Case
+from ..core.memory import Memory, Trace
+from ..spec.model import ApiModel, SpecNote
+from ..spec.params import UINT8, UINT16, Arg
+from ..spec.registry import register
+from ..spec.rules import WARNING, field_range, rule
 
 SEED = "003_6cb328d34acb8cee.txt"
 NOTES = "HARDWARE_NOTES.md SetLoadDataRepeatWithStride"
@@ -103,8 +104,6 @@ class SetLoadDataRepeatWithStride(ApiModel):
 
 def register_packs_the_fields(case: Case, seed: int = 0) -> None:
     """The special register decodes back to the four fields (bit positions of HARDWARE_NOTES)."""
-    from ..core.memory import Memory, Trace
-
     memory = Memory.for_product(case.ctx.product)
     case.model.execute(case, Trace(memory))
     reg = memory.special[STATE_KEY]["register"]

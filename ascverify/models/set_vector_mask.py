@@ -11,24 +11,18 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..case import Case
-from ..model import ApiModel, SpecNote
-from ..params import MaskArg
-from ..products import PRODUCT_IDS
-from ..registry import register
-from ..rules import WARNING
-from .vector_common import NOTES_MASKS, lane_mask, mask_rules
+from ..cases.case import Case
+from ..core.memory import Memory, Trace
+from ..spec.model import ApiModel, SpecNote
+from ..spec.params import MaskArg
+from ..spec.products import PRODUCT_IDS
+from ..spec.registry import register
+from ..spec.rules import WARNING
+from .vector_common import NOTES_MASKS, VECTOR_MASK_STATE as STATE_KEY, lane_mask, mask_rules
 
 PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
-STATE_KEY = "vector_mask"
 TYPES = ("half", "float", "int16", "uint16", "int32", "uint32")
 MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
-
-
-def effective_mask(state: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The mask fields the last SetVectorMask of a program set (None when none did)."""
-    got = state.get(STATE_KEY)
-    return None if got is None else dict(got["fields"])
 
 
 @register
@@ -81,8 +75,6 @@ class SetVectorMask(ApiModel):
 
 def mask_register_matches(case: Case, seed: int = 0) -> None:
     """The core's mask register holds, lane by lane, the bits of the words (mask[0] = low 64 lanes)."""
-    from ..core.memory import Memory, Trace
-
     memory = Memory.for_product(case.ctx.product)
     case.model.execute(case, Trace(memory))
     lanes = memory.special[STATE_KEY]["lanes"]

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
-from ..case import Case
-from ..logic import And, Between, Implies, Not, Or
-from ..rules import ERROR, Context, Rule, Values, field_range, rule
+from ..cases.case import Case
+from ..spec.logic import And, Between, Implies, Not, Or
+from ..spec.rules import ERROR, Context, Rule, Values, field_range, rule
 
 NOTES_MASKS = "HARDWARE_NOTES.md Masks (vector ops)"
 REPEAT_BYTES = 256
 BLOCK_BYTES = 32
+#: The program state key SetVectorMask sets: the mask that masked calls with isSetMask=false use.
+VECTOR_MASK_STATE = "vector_mask"
 
 
 def lanes_per_repeat(ctx: Context) -> int:
@@ -87,3 +89,9 @@ def lane_mask(case: Case, name: str = "mask") -> np.ndarray:
             bits[lo:hi] = word_bits[: hi - lo]
         return bits
     return np.arange(n) < int(env[f"{name}.count"])
+
+
+def effective_mask(state: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The mask fields the last SetVectorMask of a program set (None when none did)."""
+    got = state.get(VECTOR_MASK_STATE)
+    return None if got is None else dict(got["fields"])

@@ -25,8 +25,10 @@ import numpy as np
 import pytest
 
 from ascverify import check_case, parse_case, run_case
-from ascverify.errors import InputError
-from ascverify.program import check_program, parse_program, run_program
+from ascverify.cases.program import parse_program
+from ascverify.checking.program import check_program
+from ascverify.core.program import run_program
+from ascverify.spec.errors import InputError
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 PRODUCTS = {"atlas-350", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore",

@@ -1,0 +1,187 @@
+"""Reading files other people wrote: regular files only, never more than a bound, never blocking.
+
+Case files and data files come from pull requests, colleagues and CI artifacts (docs/security.md, "Reading
+inputs"). Everything ascverify reads from them goes through this module:
+
+- `open_regular` refuses anything that is not a regular file (a device such as ``/dev/zero``, a FIFO, a
+  socket, a folder), deciding from ``os.stat`` of the resolved path *before* opening, then opens with
+  ``O_NONBLOCK`` (opening a FIFO swapped in meanwhile cannot block) and decides again from ``fstat`` of the
+  descriptor it will read (no race between the check and the read);
+- `read_at_most` reads at most ``limit`` bytes and says when there were more;
+- `LineReader` hands out the lines of a file or of standard input in blocks, counting every byte against the
+  limit as it goes (an endless writer on standard input costs one block of memory, then an error).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from ..spec.errors import InputError
+
+#: Bytes read from a file or a pipe at a time.
+BLOCK = 1 << 20
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words (for "is not a regular file (a FIFO)")."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a plain file"
+
+
+class NotRegular(Exception):
+    """The path names something other than a regular file; ``kind`` says what."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def open_regular(path: str | os.PathLike) -> tuple[int, os.stat_result]:
+    """An open descriptor of the regular file ``path`` (symbolic links followed) and its ``fstat``.
+
+    Raises `NotRegular` for anything else (decided before opening and again on the open descriptor) and
+    OSError (``FileNotFoundError``, ``PermissionError``, ...) when it cannot be opened."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegular(file_kind(st.st_mode))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(file_kind(st.st_mode))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def opened_path(fd: int) -> Path | None:
+    """The path the kernel has for an open descriptor (Linux ``/proc/self/fd``), or None where unknown."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return None
+
+
+def read_at_most(fd: int, limit: int) -> tuple[bytes, bool]:
+    """Up to ``limit`` bytes from ``fd``, and whether there was more."""
+    chunks: list[bytes] = []
+    got = 0
+    while got <= limit:
+        block = os.read(fd, min(BLOCK, limit + 1 - got))
+        if not block:
+            break
+        chunks.append(block)
+        got += len(block)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        return data[:limit], True
+    return data, False
+
+
+class LineReader:
+    """The lines of a stream (``bytes`` without the newline, with their 1-based line numbers), read in blocks of
+    `BLOCK`; every byte counts against ``limit`` and one more raises InputError naming ``where``.
+
+    `peek_head` gives the first bytes (to recognise binary content) without consuming them."""
+
+    def __init__(self, stream: BinaryIO | int, limit: int, where: str) -> None:
+        self._stream = stream
+        self.limit = limit
+        self.where = where
+        self.total = 0
+        self._pending: list[bytes] = []  # blocks read but not yet handed out
+        self._eof = False
+        self.lineno = 0
+
+    def _read_block(self) -> bytes:
+        if self._eof:
+            return b""
+        want = min(BLOCK, self.limit + 1 - self.total)
+        if want <= 0:
+            self._too_large()
+        if isinstance(self._stream, int):
+            block = os.read(self._stream, want)
+        else:
+            reader = getattr(self._stream, "read1", None) or self._stream.read
+            block = reader(want)
+        if not block:
+            self._eof = True
+            return b""
+        self.total += len(block)
+        if self.total > self.limit:
+            self._too_large()
+        return block
+
+    def _too_large(self) -> None:
+        raise InputError(f"input is larger than the limit of {self.limit} bytes", where=self.where)
+
+    def peek_head(self, n: int) -> bytes:
+        """At least the first ``n`` bytes (fewer at the end of the stream), left to be read."""
+        have = sum(len(b) for b in self._pending)
+        while have < n:
+            block = self._read_block()
+            if not block:
+                break
+            self._pending.append(block)
+            have += len(block)
+        return b"".join(self._pending)[:n]
+
+    def lines(self) -> Iterator[tuple[int, bytes]]:
+        """(line number, line) for every line, the last one without its newline too."""
+        pieces: list[bytes] = []  # the line so far, when it spans blocks (joined once: no quadratic copying)
+        n = self.lineno
+        while True:
+            block = self._pending.pop(0) if self._pending else self._read_block()
+            if not block:
+                break
+            parts = block.split(b"\n")
+            if len(parts) == 1:
+                pieces.append(block)
+                continue
+            last = parts.pop()
+            if pieces:
+                pieces.append(parts[0])
+                parts[0] = b"".join(pieces)
+                pieces = []
+            for part in parts:
+                n += 1
+                yield n, part
+            self.lineno = n
+            if last:
+                pieces.append(last)
+        if pieces:
+            n += 1
+            self.lineno = n
+            yield n, b"".join(pieces)
+
+    def read_all(self) -> bytes:
+        """Everything not yet handed out (within the limit)."""
+        blocks = self._pending
+        self._pending = []
+        while True:
+            block = self._read_block()
+            if not block:
+                break
+            blocks.append(block)
+        return b"".join(blocks)
+
+    def close(self) -> None:
+        if isinstance(self._stream, int):
+            try:
+                os.close(self._stream)
+            except OSError:
+                pass

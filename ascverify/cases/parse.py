@@ -1,0 +1,355 @@
+"""Parsing one case: a JSON object into a `Case` (arguments in any of the model's spellings, tensors, registers),
+with one-line errors naming the field."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..spec.errors import InputError, did_you_mean
+from ..spec.model import ApiModel
+from ..spec.params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, MAX_LEVELS_LIST, Arg, BoolType, EnumType, \
+    LevelsArg, MaskArg, StructArg
+from ..spec.products import POSITIONS, lookup_product, product_names
+from ..spec.registry import get_api
+from ..spec.rules import POSITION_NAMES
+from .bounded_read import file_kind
+from .case import Case
+from .fields import read_dtype, read_int, short, type_name
+from .registers import parse_registers
+from .sources import resolve_data_path
+
+#: A bitwise mask longer than this is not a mask.
+MAX_MASK_LIST = 64
+#: Inline data longer than this belongs in a .npy/.bin file.
+MAX_INLINE_DATA = 1 << 22
+
+CASE_KEYS = ("api", "product", "dtype", "args", "tensors", "name", "comment", "expect", "registers")
+TENSOR_KEYS = ("position", "addr", "size", "dtype", "data")
+
+
+def _key(k: str) -> str:
+    """A user's key as it can stand in a one-line message."""
+    return k if k.isprintable() and len(k) <= 60 else short(k)
+
+
+def _check_keys(obj: Mapping[str, Any], allowed: tuple[str, ...], field: str, what: str) -> None:
+    for k in obj:
+        if k not in allowed:
+            raise InputError(f"unknown {what} {k!r}{did_you_mean(k, allowed)}", field=f"{field}.{_key(k)}" if field else _key(k))
+
+
+def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "", data_root: Path | None = None) -> Case:
+    """A Case from one JSON object; InputError naming the field on anything malformed.
+
+    Data file paths are relative to ``base_dir`` and must lie under ``data_root`` (default: the one `read_limits`
+    sets, else ``base_dir``; with neither, they are not confined: the caller built the object itself)."""
+    if not isinstance(obj, dict):
+        raise InputError(f"a case must be a JSON object, got {type_name(obj)}")
+    for k in obj:
+        if k not in CASE_KEYS:
+            raise InputError(f"unknown key {short(k)}{did_you_mean(k, CASE_KEYS)}", field=_key(k))
+    for k in ("name", "comment"):
+        if k in obj and not isinstance(obj[k], str):
+            raise InputError(f"expected a string, got {type_name(obj[k])}", field=k)
+    api = obj.get("api")
+    if api is None:
+        raise InputError("missing", field="api")
+    if not isinstance(api, str):
+        raise InputError(f"expected an API name, got {type_name(api)}", field="api")
+    model = get_api(api)
+    pname = obj.get("product")
+    if pname is None:
+        raise InputError("missing", field="product")
+    if not isinstance(pname, str):
+        raise InputError(f"expected a product name, got {type_name(pname)}", field="product")
+    product = lookup_product(pname)
+    if product is None:
+        raise InputError(f"unknown product {short(pname)}{did_you_mean(pname, product_names())}", field="product")
+    dtype = read_dtype(obj.get("dtype", model.default_dtype), "dtype")
+    args = obj.get("args", {})
+    if not isinstance(args, dict):
+        raise InputError(f"expected an object, got {type_name(args)}", field="args")
+    args = model.normalize_args(args)  # another form of the arguments (ApiModel.normalize_args)
+    tensors = obj.get("tensors")
+    if tensors is None and not model.tensors:
+        tensors = {}  # an API without tensor operands (a Reg API call on registers only)
+    if tensors is None:
+        raise InputError("missing", field="tensors")
+    if not isinstance(tensors, dict):
+        raise InputError(f"expected an object, got {type_name(tensors)}", field="tensors")
+    normalize_tensors = getattr(model, "normalize_tensors", None)
+    if normalize_tensors is not None:  # other names of the tensors (e.g. pyasc's), as the model declares them
+        tensors = normalize_tensors(tensors)
+
+    plan = _plan(model)
+    env = dict(plan.default_env)
+    given: dict[str, str] = {}  # name in model.args -> the key the case used
+    allowed, fixed_by = plan.all_spellings, ""  # spellings still possible; the first key that narrowed them
+    single_spelling = len(allowed) == 1
+    for k, value in args.items():
+        decl = plan.args.get(k)
+        if decl is None:
+            raise InputError(f"unknown argument {short(k)} of {model.name}{did_you_mean(k, plan.args)}",
+                             field=f"args.{_key(k)}")
+        if decl.name in given:
+            raise InputError(f"{k!r} and {given[decl.name]!r} are two spellings of one argument; give it once",
+                             field=f"args.{k}")
+        if not single_spelling:
+            labels = plan.spellings[k]
+            if not labels & allowed:
+                raise InputError(f"{k!r} is the {' / '.join(sorted(labels))} spelling but {fixed_by!r} is the "
+                                 f"{' / '.join(sorted(allowed))} one; use one spelling of {model.name}'s arguments",
+                                 field=f"args.{k}")
+            if not allowed <= labels:
+                allowed, fixed_by = allowed & labels, fixed_by or k
+        given[decl.name] = k
+        if type(value) is int and decl.__class__ is Arg and decl.type.kind == "int" and ABS_MIN <= value <= ABS_MAX \
+                and not decl.optional:
+            env[decl.name] = value  # the common case, without the general path's bookkeeping
+        else:
+            _set_arg(env, decl, value, f"args.{k}")
+    for name in plan.required_args:
+        if name not in given:
+            raise InputError(f"missing argument of {model.name}", field=f"args.{name}")
+
+    data_sources: dict[str, Any] = {}
+    tensor_dtypes: dict[str, str] = {}
+    for k, t in tensors.items():
+        decl = plan.tensors.get(k)
+        if decl is None:
+            raise InputError(f"unknown tensor {short(k)} of {model.name}{did_you_mean(k, plan.tensors)}",
+                             field=f"tensors.{_key(k)}")
+        f, f_pos, f_addr, f_size = plan.tensor_fields[k]
+        if not isinstance(t, dict):
+            raise InputError(f"expected an object with position, addr, size; got {type_name(t)}", field=f)
+        for tk in t:
+            if tk not in TENSOR_KEYS:
+                _check_keys(t, TENSOR_KEYS, f, "tensor key")
+        pos = t.get("position", decl.positions[0])
+        code = POSITION_CODES.get(pos) if isinstance(pos, str) else None
+        if code is None:
+            raise InputError(f"unknown TPosition {short(pos)}{did_you_mean(pos, POSITIONS)}", field=f"{f}.position")
+        env[f_pos] = code
+        addr, size = t.get("addr"), t.get("size")
+        if addr is None or size is None:
+            raise InputError("missing", field=f"{f}.addr" if addr is None else f"{f}.size")
+        env[f_addr] = addr if type(addr) is int and 0 <= addr <= ABS_MAX else read_int(addr, f"{f}.addr")
+        env[f_size] = size if type(size) is int and 0 <= size <= ABS_MAX else read_int(size, f"{f}.size")
+        if "dtype" in t:
+            tensor_dtypes[k] = read_dtype(t["dtype"], f"{f}.dtype").name
+        if decl.optional:
+            env[f"{k}.present"] = True
+        if "data" in t:
+            data_sources[k] = _data_source(t["data"], f"{f}.data", base_dir, data_root)
+    for decl in model.tensors:
+        if decl.name not in tensors:
+            if decl.optional:
+                env[f"{decl.name}.present"] = False
+            else:
+                raise InputError(f"missing tensor of {model.name}", field=f"tensors.{decl.name}")
+    ctx = model.context(product, dtype.name, tensor_dtypes)
+    registers = obj.get("registers")
+    if registers is not None:
+        registers = parse_registers(registers, product, base_dir=base_dir)
+    case = Case(model, ctx, env, data_sources, origin, base_dir, registers)
+    return case
+
+
+POSITION_CODES = {p: i for i, p in enumerate(POSITION_NAMES)}
+
+
+def _data_source(d: Any, field: str, base_dir: Path | None, data_root: Path | None = None) -> Any:
+    """Tensor data as given: a list of numbers, or the path of a regular file under the data root (a `DataPath`)."""
+    if isinstance(d, list):
+        if len(d) > MAX_INLINE_DATA:
+            raise InputError(f"inline data of {len(d)} values; use a .npy or .bin file", field=field)
+        for i, x in enumerate(d):
+            if type(x) not in (int, float) or x != x:
+                raise InputError(f"expected a number, got {type_name(x)} ({short(x)})", field=f"{field}[{i}]")
+        return d
+    if isinstance(d, str):
+        path = resolve_data_path(d, base_dir, field, data_root)
+        try:
+            st = os.stat(path.resolved)
+        except FileNotFoundError:
+            raise InputError(f"data file {short(d)} not found", field=field) from None
+        except OSError as exc:
+            raise InputError(f"cannot read data file {short(d)}: {exc.strerror or exc}", field=field) from None
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"data file {short(d)} is not a regular file ({file_kind(st.st_mode)})", field=field)
+        return path
+    raise InputError(f"expected a list of numbers or a file path, got {type_name(d)}", field=field)
+
+
+def _set_arg(env: dict[str, Any], decl: Arg | MaskArg, value: Any, field: str) -> None:
+    if isinstance(decl, MaskArg):
+        n = decl.name
+        if decl.placeholder:
+            env[f"{n}.placeholder"] = False
+        if isinstance(value, str):
+            if not decl.placeholder or value != decl.placeholder:
+                accepted = f", a list of words or {decl.placeholder!r}" if decl.placeholder else " or a list of words"
+                hint = did_you_mean(value, (decl.placeholder,)) if decl.placeholder else ""
+                raise InputError(f"expected an integer count{accepted}; got {short(value)}{hint}", field=field)
+            env[f"{n}.placeholder"] = True
+            env[f"{n}.bitwise"] = False
+            env[f"{n}.count"] = 0
+            env[f"{n}.nwords"] = 0
+            for i in range(MASK_WORDS_SLOTS):
+                env[f"{n}.w{i}"] = 0
+            return
+        if isinstance(value, list):
+            if len(value) > MAX_MASK_LIST:
+                raise InputError(f"a bitwise mask of {len(value)} words", field=field)
+            words = [read_int(w, f"{field}[{i}]") for i, w in enumerate(value)]
+            env[f"{n}.bitwise"] = True
+            env[f"{n}.count"] = 0
+            env[f"{n}.nwords"] = len(words)
+            for i in range(MASK_WORDS_SLOTS):
+                env[f"{n}.w{i}"] = words[i] if i < len(words) else 0
+            return
+        env[f"{n}.bitwise"] = False
+        env[f"{n}.count"] = read_int(value, field) if not isinstance(value, bool) else _reject_bool(value, field)
+        env[f"{n}.nwords"] = 0
+        for i in range(MASK_WORDS_SLOTS):
+            env[f"{n}.w{i}"] = 0
+        return
+    if isinstance(decl, LevelsArg):
+        _set_levels(env, decl, value, field)
+        return
+    if isinstance(decl, StructArg):
+        _set_struct(env, decl, value, field)
+        return
+    if getattr(decl, "optional", False):
+        env[f"{decl.name}.present"] = True
+    t = decl.type
+    if isinstance(t, BoolType):
+        if not isinstance(value, bool):
+            raise InputError(f"expected true or false, got {type_name(value)} ({short(value)})", field=field)
+        env[decl.name] = value
+    elif isinstance(t, EnumType):
+        if not isinstance(value, str) or value not in t.choices:
+            raise InputError(f"expected one of {', '.join(t.choices)}; got {short(value)}{did_you_mean(value, t.choices)}",
+                             field=field)
+        env[decl.name] = t.choices.index(value)
+    else:
+        env[decl.name] = read_int(value, field)
+
+
+def _set_levels(env: dict[str, Any], decl: LevelsArg, value: Any, field: str) -> None:
+    """An object of equal-length integer lists (``{"strides": [...], "indices": [...]}``) into its flat fields."""
+    keys = decl.keys
+    if not isinstance(value, dict):
+        raise InputError(f"expected an object with {' and '.join(keys)} (lists of integers), got {type_name(value)}",
+                         field=field)
+    for k in value:
+        if k not in keys:
+            raise InputError(f"unknown key {short(k)}{did_you_mean(k, keys)}; expected {' and '.join(keys)}",
+                             field=f"{field}.{_key(k)}")
+    lengths = {}
+    for key, stem, _ in decl.lists:
+        items = value.get(key)
+        if items is None:
+            raise InputError("missing", field=f"{field}.{key}")
+        if not isinstance(items, list):
+            raise InputError(f"expected a list of integers, got {type_name(items)}", field=f"{field}.{key}")
+        if len(items) > MAX_LEVELS_LIST:
+            raise InputError(f"a list of {len(items)} levels (at most {MAX_LEVELS_LIST} are read)", field=f"{field}.{key}")
+        lengths[key] = len(items)
+        for i, x in enumerate(items):
+            if isinstance(x, bool):
+                raise InputError("expected an integer, got a boolean", field=f"{field}.{key}[{i}]")
+            x = read_int(x, f"{field}.{key}[{i}]")
+            if i < decl.max_levels:
+                env[f"{decl.name}.{stem}{i}"] = x
+        for i in range(len(items), decl.max_levels):
+            env[f"{decl.name}.{stem}{i}"] = 0
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k} has {n}" for k, n in lengths.items())
+        raise InputError(f"the lists must have one entry per level; {shown}", field=field)
+    env[f"{decl.name}.levels"] = next(iter(lengths.values()))
+    if decl.optional:
+        env[f"{decl.name}.present"] = True
+
+
+def _set_struct(env: dict[str, Any], decl: StructArg, value: Any, field: str) -> None:
+    """An object of named members (scalars, fixed-length lists) into its flat fields (`StructArg`)."""
+    members = {m.name: m for m in decl.members}
+    if not isinstance(value, dict):
+        raise InputError(f"expected an object with {', '.join(members)}, got {type_name(value)}", field=field)
+    for k in value:
+        if k not in members:
+            raise InputError(f"unknown member {short(k)} of {decl.name}{did_you_mean(k, members)}",
+                             field=f"{field}.{_key(k)}")
+    for m in decl.members:
+        fields = decl.member_fields(m)
+        if m.name not in value:
+            if m.default is None:
+                raise InputError(f"missing member of {decl.name}", field=f"{field}.{m.name}")
+            for f in fields:
+                env[f.name] = f.default
+            continue
+        x, n = value[m.name], decl.list_length(m.name)
+        if n is None:
+            _set_scalar(env, fields[0].name, m.type, x, f"{field}.{m.name}")
+            continue
+        if not isinstance(x, list) or len(x) != n:
+            got = f"{len(x)} values" if isinstance(x, list) else type_name(x)
+            raise InputError(f"expected a list of {n} values, got {got}", field=f"{field}.{m.name}")
+        for i, (f, item) in enumerate(zip(fields, x)):
+            _set_scalar(env, f.name, m.type, item, f"{field}.{m.name}[{i}]")
+    env[f"{decl.name}.present"] = True
+
+
+def _set_scalar(env: dict[str, Any], name: str, t: Any, value: Any, field: str) -> None:
+    """One field of a bool, enum or integer type, with the same checks as a scalar argument."""
+    if isinstance(t, BoolType):
+        if not isinstance(value, bool):
+            raise InputError(f"expected true or false, got {type_name(value)} ({short(value)})", field=field)
+        env[name] = value
+    elif isinstance(t, EnumType):
+        if not isinstance(value, str) or value not in t.choices:
+            raise InputError(f"expected one of {', '.join(t.choices)}; got {short(value)}{did_you_mean(value, t.choices)}",
+                             field=field)
+        env[name] = t.choices.index(value)
+    else:
+        if isinstance(value, bool):
+            raise InputError("expected an integer, got a boolean", field=field)
+        env[name] = read_int(value, field)
+
+
+def _reject_bool(value: Any, field: str) -> int:
+    raise InputError(f"expected an integer count or a list of words, got {type_name(value)}", field=field)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    args: Mapping[str, Arg | MaskArg]  # every accepted spelling -> its declaration
+    tensors: Mapping[str, Any]
+    required_args: tuple[str, ...]
+    spellings: Mapping[str, frozenset[str]]  # every accepted spelling -> the spelling labels using it
+    all_spellings: frozenset[str]
+    default_env: Mapping[str, Any] = None  # type: ignore[assignment]
+    tensor_fields: Mapping[str, tuple[str, str, str, str]] = None  # type: ignore[assignment]
+
+
+_PLANS: dict[str, _Plan] = {}
+
+
+def _plan(model: ApiModel) -> _Plan:
+    plan = _PLANS.get(model.name)
+    if plan is None:
+        required = tuple(a.name for a in model.args
+                         if getattr(a, "default", None) is None and not getattr(a, "optional", False))
+        names = getattr(model, "arg_names", None) or {a.name: (a.name, frozenset(("",))) for a in model.args}
+        labels = frozenset().union(*(l for _, l in names.values()))
+        plan = _Plan({k: model.arg(c) for k, (c, _) in names.items()}, {t.name: t for t in model.tensors}, required,
+                     {k: l for k, (_, l) in names.items()}, labels, model.default_env(),
+                     {t.name: (f"tensors.{t.name}", f"{t.name}.position", f"{t.name}.addr", f"{t.name}.size")
+                      for t in model.tensors})
+        _PLANS[model.name] = plan
+    return plan

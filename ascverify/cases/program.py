@@ -1,0 +1,129 @@
+"""Programs: sequences of calls over shared tensors, and parsing them.
+
+A program file::
+
+    {"product": P, "dtype": T, "tensors": {NAME: {position, addr, size, dtype?, data?}, ...},
+     "calls": [{"api": ..., "args": {...}, "tensors": {PARAM: NAME | {inline tensor}}, "dtype"?: T}, ...]}
+
+Each call is a case of its API (the program's product; its dtype or the program's). Some rules are
+about order, not values: a model lists them as `rules.order_rule` (the state key an earlier call
+must have set), sets state in `ApiModel.apply_state` and reads it in `ApiModel.with_state`
+(e.g. the mask of SetVectorMask for a BlockReduceMin with isSetMask=false). `parse_program` reads
+a program; `ascverify.checking.program.check_program` reports every violation with its call index;
+`ascverify.core.program.run_program` executes the calls on one core state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..spec.errors import InputError, did_you_mean
+from ..spec.products import Product, lookup_product, product_names
+from ..spec.registry import lookup_api
+from .case import Case
+from .fields import type_name
+from .parse import parse_case
+from .safe_names import check_tensor_names
+
+PROGRAM_KEYS = ("product", "dtype", "tensors", "calls", "name", "comment")
+CALL_KEYS = ("api", "args", "tensors", "dtype", "name", "comment")
+#: A program longer than this is refused (a program file is written by hand or by a generator).
+MAX_CALLS = 100_000
+
+
+def is_program(doc: Any) -> bool:
+    """The JSON document is a program (it has ``calls``), not a single case."""
+    return isinstance(doc, dict) and "calls" in doc
+
+
+@dataclass
+class Call:
+    """One call of a program: its index, the case it is, and the shared tensors it names."""
+
+    index: int
+    case: Case
+    shared: dict[str, str]  # the call's tensor parameter -> the program's tensor name
+
+
+@dataclass
+class Program:
+    """A parsed program."""
+
+    product: Product
+    calls: list[Call]
+    tensors: dict[str, dict[str, Any]]
+    origin: str = ""
+    base_dir: Path | None = None
+    raw: Any = field(default=None, repr=False)
+
+
+def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -> Program:
+    """A Program from its JSON document; InputError naming the field (``calls[3].args.hRepeat``)."""
+    if not isinstance(doc, dict):
+        raise InputError(f"a program must be a JSON object, got {type_name(doc)}")
+    for k in doc:
+        if k not in PROGRAM_KEYS:
+            raise InputError(f"unknown key {k!r}{did_you_mean(k, PROGRAM_KEYS)}", field=str(k)[:60])
+    pname = doc.get("product")
+    if not isinstance(pname, str):
+        raise InputError("missing" if pname is None else f"expected a product name, got {type_name(pname)}",
+                         field="product")
+    product = lookup_product(pname)
+    if product is None:
+        raise InputError(f"unknown product {pname!r}{did_you_mean(pname, product_names())}", field="product")
+    shared = doc.get("tensors", {})
+    if not isinstance(shared, dict):
+        raise InputError(f"expected an object, got {type_name(shared)}", field="tensors")
+    check_tensor_names(shared)  # they become file names under `run -o DIR`
+    for name, decl in shared.items():
+        if not isinstance(decl, dict):
+            raise InputError(f"expected an object with position, addr, size; got {type_name(decl)}", field=f"tensors.{name}")
+    calls = doc.get("calls")
+    if not isinstance(calls, list) or not calls:
+        raise InputError("expected a non-empty list of calls" if calls is not None else "missing", field="calls")
+    if len(calls) > MAX_CALLS:
+        raise InputError(f"{len(calls)} calls; at most {MAX_CALLS}", field="calls")
+    out: list[Call] = []
+    for i, call in enumerate(calls):
+        where = f"calls[{i}]"
+        if not isinstance(call, dict):
+            raise InputError(f"a call must be a JSON object, got {type_name(call)}", field=where)
+        for k in call:
+            if k not in CALL_KEYS:
+                raise InputError(f"unknown key {k!r}{did_you_mean(k, CALL_KEYS)}", field=f"{where}.{str(k)[:60]}")
+        tensors = call.get("tensors", {})
+        if not isinstance(tensors, dict):
+            raise InputError(f"expected an object, got {type_name(tensors)}", field=f"{where}.tensors")
+        resolved: dict[str, Any] = {}
+        names: dict[str, str] = {}
+        for param, ref in tensors.items():
+            if isinstance(ref, str):
+                if ref not in shared:
+                    raise InputError(f"no tensor {ref!r} in the program{did_you_mean(ref, shared)}",
+                                     field=f"{where}.tensors.{param}")
+                resolved[param] = dict(shared[ref])
+                names[param] = ref
+            else:
+                resolved[param] = ref
+        case_doc: dict[str, Any] = {"api": call.get("api"), "product": pname, "args": call.get("args", {}),
+                                    "tensors": resolved}
+        dtype = call.get("dtype")
+        if dtype is None and doc.get("dtype") is not None:
+            # the program's T applies to the calls that take it; a call without a template type (a
+            # configuration call such as SetLoadDataRepeatWithStride) keeps its own default
+            model = lookup_api(call.get("api"))
+            supported = model.support.get(product.id, ()) if model is not None else ()
+            if model is None or doc["dtype"] in supported or len(supported) != 1:
+                dtype = doc["dtype"]
+        if dtype is not None:
+            case_doc["dtype"] = dtype
+        if case_doc["api"] is None:
+            raise InputError("missing", field=f"{where}.api")
+        try:
+            case = parse_case(case_doc, base_dir=base_dir, origin=f"{origin}: call {i}")
+        except InputError as exc:
+            raise InputError(exc.message, field=f"{where}.{exc.field}" if exc.field else where) from None
+        out.append(Call(i, case, names))
+    return Program(product, out, dict(shared), origin, base_dir, doc)

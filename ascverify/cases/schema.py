@@ -1,0 +1,260 @@
+"""The JSON Schema of case files, generated from the registered models.
+
+`case_schema()` builds a JSON Schema (draft 2020-12) for one case or a list of cases (a JSON Lines
+file is one case per line). One subschema per API is selected by the ``api`` name (any accepted
+name or alias) and lists that API's arguments and tensors. `validate(doc)` checks a parsed
+document against it and returns one message per problem, each naming the JSON path.
+
+`ascverify.cases.parse` stays the authority (and the fast path of ``check``); the schema is published
+for editors and other tools, and the tests cross-check the two. Where they differ the schema is the
+stricter: it lists names in their canonical spelling (ascverify also accepts API and product names
+in any letter case) and types ``name`` and ``comment`` as strings.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ..spec.citations import cite
+from ..spec.dtypes import dtype_names
+from ..spec.model import ApiModel
+from ..spec.params import ABS_MAX, ABS_MIN, MAX_LEVELS_LIST, BoolType, EnumType, IntType, LevelsArg, MaskArg, StructArg
+from ..spec.products import POSITIONS, PRODUCTS, product_names
+from ..spec.registers import FILES, GEOMETRIES
+from ..spec.registry import apis
+from . import parse
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_ID = "urn:ascverify:case-file"
+
+_INTEGER_NOTE = (f"an integer in [{ABS_MIN}, {ABS_MAX}] written without fraction or exponent (1.0 is refused); "
+                 "values outside the parameter's own C type are read, then reported as rule violations")
+
+
+def _integer(description: str) -> dict[str, Any]:
+    return {"type": "integer", "minimum": ABS_MIN, "maximum": ABS_MAX, "description": description}
+
+
+def _arg_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
+    doc = getattr(decl, "doc", "") or ""
+    source = getattr(decl, "source", "") or ""
+    if isinstance(decl, MaskArg):
+        word = {"$ref": "#/$defs/integer"}
+        return {
+            "description": (f"{doc or 'vector mask'}; contiguous mode: an integer (the number of leading "
+                            f"elements), bitwise mode: a list of 64-bit words, mask[0] holding the low 64 elements "
+                            f"({source})"),
+            "anyOf": [word, {"type": "array", "items": word, "maxItems": parse.MAX_MASK_LIST}],
+        }
+    if isinstance(decl, LevelsArg):
+        keys = list(decl.keys)
+        return {
+            "type": "object", "additionalProperties": False, "required": keys,
+            "description": (f"{doc} ({source}); lists of integers with one entry per level "
+                            f"(1 to {decl.max_levels}; {' and '.join(keys)} of equal length)"
+                            f"{'; optional' if decl.optional else ''}"),
+            "properties": {k: {"type": "array", "items": {"$ref": "#/$defs/integer"}, "maxItems": MAX_LEVELS_LIST,
+                               "description": f"{t.name} values, level 0 first"} for k, _, t in decl.lists},
+        }
+    if isinstance(decl, StructArg):
+        props: dict[str, Any] = {}
+        for m in decl.members:
+            one = _arg_schema(model, m)
+            n = decl.list_length(m.name)
+            props[m.name] = one if n is None else {"type": "array", "items": one, "minItems": n, "maxItems": n,
+                                                   "description": f"{n} values: {one.get('description', '')}"}
+        out = {"type": "object", "additionalProperties": False, "properties": props,
+               "description": f"{doc} ({source}){'; optional' if decl.optional else ''}"}
+        required = [m.name for m in decl.members if m.default is None]
+        if required:
+            out["required"] = required
+        return out
+    t = decl.type
+    if isinstance(t, BoolType):
+        return {"type": "boolean", "description": f"{doc} ({source})".strip()}
+    if isinstance(t, EnumType):
+        return {"enum": list(t.choices), "description": f"{t.name}: {doc} ({source})".strip()}
+    if isinstance(t, IntType):
+        return _integer(f"{t.name} [{t.lo}, {t.hi}]: {doc} ({source}); {_INTEGER_NOTE}")
+    raise TypeError(f"{model.name}: no schema for the type of argument {decl.name!r}: {t!r}")  # pragma: no cover
+
+
+def _tensor_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
+    dtype = decl.dtype or f"T (the case's dtype, default {model.default_dtype})"
+    return {
+        "type": "object",
+        "description": (f"{decl.role} tensor, element type {dtype}, positions {', '.join(decl.positions)}"
+                        f"{' (optional)' if decl.optional else ''}. {decl.doc} ({cite(decl.source)})").strip(),
+        "additionalProperties": False,
+        "required": ["addr", "size"],
+        "properties": {
+            "position": {"enum": list(POSITIONS),
+                         "description": f"TPosition (default {decl.positions[0]}); allowed here: {', '.join(decl.positions)}"},
+            "addr": {"$ref": "#/$defs/integer", "description": "byte offset inside the physical buffer of the position"},
+            "size": {"$ref": "#/$defs/integer", "description": "number of elements (like LocalTensor::GetSize())"},
+            "dtype": {"$ref": "#/$defs/dtype", "description": f"element type (default {dtype})"},
+            "data": {"$ref": "#/$defs/data"},
+        },
+    }
+
+
+def _api_schema(model: ApiModel) -> dict[str, Any]:
+    required_args = [a.name for a in model.args
+                     if getattr(a, "default", None) is None and not getattr(a, "optional", False)]
+    args = {"type": "object", "additionalProperties": False,
+            "properties": {a.name: _arg_schema(model, a) for a in model.args}}
+    if required_args:
+        args["required"] = required_args
+    tensors = {"type": "object", "additionalProperties": False,
+               "properties": {t.name: _tensor_schema(model, t) for t in model.tensors},
+               "required": [t.name for t in model.tensors if not t.optional]}
+    support = "; ".join(f"{p}: {', '.join(ts)}" for p, ts in model.support.items())
+    out: dict[str, Any] = {
+        "description": f"{model.name} ({model.seed}). {model.summary} Supported: {support}.".replace("  ", " "),
+        "properties": {
+            "dtype": {"$ref": "#/$defs/dtype", "description": f"T, default {model.default_dtype}"},
+            "args": args,
+            "tensors": tensors,
+        },
+    }
+    if required_args:
+        out["required"] = ["args"]
+    if model.tensors:  # an API without tensor operands may leave "tensors" out
+        out["required"] = out.get("required", []) + ["tensors"]
+    return out
+
+
+def _registers_schema() -> dict[str, Any]:
+    """The ``registers`` object: initial Reg API register contents (`ascverify.core.registers`)."""
+    spec = next(iter(GEOMETRIES.values()))
+    props: dict[str, Any] = {}
+    for f in spec.files:
+        index = "^(" + "|".join(str(i) for i in range(f.count)) + ")$"
+        if f.json == "uint32":
+            value: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": 2**32 - 1,
+                                     "description": f"the {f.title}'s offset (unsigned 32-bit)"}
+        else:
+            value = {"anyOf": [
+                {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255},
+                 "minItems": f.nbytes, "maxItems": f.nbytes,
+                 "description": f"the {f.title}'s {f.nbytes} bytes, byte 0 first (mask bit i = bit i%8 of byte i//8)"},
+                {"type": "object", "additionalProperties": False, "required": ["dtype", "data"],
+                 "description": f"the {f.title} as {f.nbytes}/sizeof(dtype) elements, like a tensor's data",
+                 "properties": {"dtype": {"$ref": "#/$defs/dtype"}, "data": {"$ref": "#/$defs/data"}}}]}
+        props[f.name] = {"type": "object", "additionalProperties": False, "patternProperties": {index: value},
+                         "description": f"{f.title} index (0..{f.count - 1}) -> contents"}
+    assert tuple(props) == FILES
+    return {"type": "object", "additionalProperties": False, "properties": props,
+            "description": ("initial contents of Reg API registers (products with a register file: "
+                            f"{', '.join(GEOMETRIES)}); registers not given are uninitialized, except those the call "
+                            "reads, which a run fills from its seed")}
+
+
+def _registers_product() -> dict[str, Any]:
+    """A case with ``registers`` is on a product that has a register file."""
+    names = [n for p in PRODUCTS if p.id in GEOMETRIES for n in (p.id, *p.aliases)]
+    return {"if": {"required": ["registers"]}, "then": {"properties": {"product": {"enum": names}}}}
+
+
+def _names(model: ApiModel) -> list[str]:
+    return list(dict.fromkeys((model.name, *model.aliases)))
+
+
+def case_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a case file document: one case or a list of cases."""
+    models = apis()
+    all_names = [n for m in models for n in _names(m)]
+    defs: dict[str, Any] = {
+        "integer": _integer(_INTEGER_NOTE),
+        "dtype": {"enum": list(dtype_names()), "description": "element type name (canonical names and aliases)"},
+        "product": {"enum": list(product_names()), "description": "product id or alias (see `ascverify products`)"},
+        "data": {
+            "description": ("tensor contents: a list of numbers, or a path (relative to the case file) to a .npy "
+                            "file or a raw little-endian .bin file"),
+            "anyOf": [{"type": "array", "items": {"type": "number"}, "maxItems": parse.MAX_INLINE_DATA},
+                      {"type": "string", "minLength": 1}],
+        },
+    }
+    dispatch = []
+    for m in models:
+        key = f"api:{m.name}"
+        defs[key] = _api_schema(m)
+        dispatch.append({"if": {"properties": {"api": {"enum": _names(m)}}, "required": ["api"]},
+                         "then": {"$ref": f"#/$defs/{key}"}})
+    defs["case"] = {
+        "type": "object",
+        "description": "one call of one API on one product",
+        "additionalProperties": False,
+        "required": ["api", "product"],
+        "properties": {
+            "api": {"enum": all_names, "description": "API name (documented name or pyasc name)"},
+            "product": {"$ref": "#/$defs/product"},
+            "dtype": {"$ref": "#/$defs/dtype"},
+            "args": {"type": "object"},
+            "tensors": {"type": "object", "description": "the tensor operands (required by every API that has some)"},
+            "name": {"type": "string", "description": "a label for the case"},
+            "comment": {"type": "string"},
+            "expect": {"description": "free-form; not read by check"},
+            "registers": {"$ref": "#/$defs/registers"},
+        },
+        "allOf": dispatch + [_registers_product()],
+    }
+    defs["registers"] = _registers_schema()
+    assert set(defs["case"]["properties"]) == set(parse.CASE_KEYS), "schema and parse_case disagree on case keys"
+    return {
+        "$schema": DIALECT,
+        "$id": SCHEMA_ID,
+        "title": "ascverify case file",
+        "description": ("One case, or a list of cases (a JSON Lines file holds one case per line). Integers are "
+                        f"limited to [{ABS_MIN}, {ABS_MAX}]; ascverify reads API and product names in any letter case."),
+        "anyOf": [{"$ref": "#/$defs/case"}, {"type": "array", "items": {"$ref": "#/$defs/case"}}],
+        "$defs": defs,
+    }
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator, validators
+
+    # JSON Schema counts 1.0 as an integer; ascverify does not (nor booleans, like JSON Schema).
+    checker = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, x: isinstance(x, int) and not isinstance(x, bool))
+    cls = validators.extend(Draft202012Validator, type_checker=checker)
+    schema = case_schema()
+    Draft202012Validator.check_schema(schema)
+    return cls(schema)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _messages(error: Any) -> list[tuple[str, str]]:
+    """(JSON path, message) pairs for an error; an ``anyOf`` is explained by the branch that fits the value.
+
+    ``{"mask": [1, "a"]}`` reads ``$.args.mask[1]: 'a' is not of type 'integer'`` rather than
+    "not valid under any of the given schemas"; a value no branch takes reads "is not of type 'integer' or 'array'".
+    """
+    if error.validator != "anyOf" or not error.context:
+        return [(error.json_path, error.message)]
+    branches: dict[Any, list[Any]] = {}
+    for e in error.context:
+        branches.setdefault(e.relative_schema_path[0] if e.relative_schema_path else None, []).append(e)
+    wrong_type = {k: [e for e in errs if e.validator == "type" and e.json_path == error.json_path]
+                  for k, errs in branches.items()}
+    fitting = [errs for k, errs in branches.items() if not wrong_type[k]]
+    if len(fitting) == 1:
+        return [m for e in fitting[0] for m in _messages(e)]
+    if not fitting:
+        types = list(dict.fromkeys(repr(e.validator_value) for errs in wrong_type.values() for e in errs))
+        return [(error.json_path, f"{error.instance!r} is not of type {' or '.join(types)}")]
+    return [(error.json_path, error.message)]
+
+
+def validate(doc: Any) -> list[str]:
+    """Problems of a parsed case-file document, one ``$.json.path: message`` each (empty when valid)."""
+    v = _validator()
+    out = [f"{path}: {_short(msg)}" for error in v.iter_errors(doc) for path, msg in _messages(error)]
+    return sorted(dict.fromkeys(out))

@@ -1,0 +1,297 @@
+"""What reading may touch, and reading it: the read limits, data file paths confined to the data root, case files
+and tensor data (.npy, raw .bin, inline lists) read within those limits."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..spec.dtypes import DType
+from ..spec.errors import InputError
+from .bounded_read import LineReader, NotRegular, open_regular, opened_path, read_at_most
+from .fields import short, type_name
+
+#: Files larger than this are refused (a case file is text; a multi-GiB file is a mistake).
+MAX_FILE_BYTES = 1 << 30
+
+
+# -- where data files may be, and how much is read ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """What reading a case may touch: data files only under ``data_root`` (None: the case file's folder), and
+    no input file larger than ``max_bytes``."""
+
+    data_root: Path | None = None
+    max_bytes: int = MAX_FILE_BYTES
+
+
+_LIMITS: ContextVar[ReadLimits] = ContextVar("ascverify_read_limits", default=ReadLimits())
+
+
+@contextmanager
+def read_limits(*, data_root: str | os.PathLike | None = None, max_bytes: int | None = None) -> Iterator[ReadLimits]:
+    """Within the block, data files must lie under ``data_root`` (instead of the folder of their case file) and
+    no data file may be larger than ``max_bytes``. The CLI's ``--data-root`` and ``--max-bytes`` set these."""
+    current = _LIMITS.get()
+    limits = ReadLimits(Path(os.path.realpath(data_root)) if data_root is not None else current.data_root,
+                        max_bytes if max_bytes is not None else current.max_bytes)
+    token = _LIMITS.set(limits)
+    try:
+        yield limits
+    finally:
+        _LIMITS.reset(token)
+
+
+class DataPath(str):
+    """A tensor's ``data`` path as the case gives it (a ``str``: messages and relative paths stay as written),
+    with the file it resolves to (symbolic links followed) and the root it was confined to."""
+
+    __slots__ = ("resolved", "root", "named")
+
+    resolved: Path
+    root: Path | None
+    #: the root is a data root given (``--data-root``), not the case file's folder
+    named: bool
+
+
+def _root_for(base_dir: Path | None, data_root: Path | None = None) -> tuple[Path | None, bool]:
+    """The folder data files must lie under, and whether it was named (else it is the case file's folder)."""
+    root = data_root if data_root is not None else _LIMITS.get().data_root
+    if root is not None:
+        return root, True
+    return (Path(os.path.realpath(base_dir)) if base_dir is not None else None), False
+
+
+def _outside(root: Path, given: str, named: bool) -> str:
+    """The refusal of a data path outside ``root``: what was given and the rule, nothing about the target."""
+    where = f"the data root {_path_text(str(root))}" if named else "the folder of the case file"
+    return (f"data file {_path_text(given)} is outside {where}; data files are read only from there "
+            "(--data-root DIR names another folder)")
+
+
+def _path_text(p: str) -> str:
+    """A path as a message shows it: quoted, whole unless very long."""
+    s = repr(p)
+    return s if len(s) <= 240 else s[:237] + "..."
+
+
+def resolve_data_path(given: str, base_dir: Path | None, field: str, data_root: Path | None = None) -> DataPath:
+    """The data file ``given`` names (relative to ``base_dir``), confined to the data root: InputError naming
+    ``field`` when it resolves (through symbolic links) outside, without looking at the file itself."""
+    if "\x00" in given:
+        raise InputError(f"data file {short(given)}: not a file name", field=field)
+    path = Path(given)
+    if not path.is_absolute():
+        path = (base_dir if base_dir is not None else Path.cwd()) / path
+    resolved = Path(os.path.realpath(path))
+    root, named = _root_for(base_dir, data_root)
+    if root is not None and not resolved.is_relative_to(root):
+        raise InputError(_outside(root, given, named), field=field)
+    out = DataPath(given)
+    out.resolved = resolved
+    out.root = root
+    out.named = named
+    return out
+
+
+# -- reading case files -------------------------------------------------------------------------------------------
+
+def open_source(path: str, max_bytes: int) -> LineReader:
+    """A bounded line reader of the case file ``path`` ('-': standard input); InputError when it cannot be read."""
+    if path == "-":
+        return LineReader(sys.stdin.buffer, max_bytes, path)
+    try:
+        fd, st = open_regular(path)
+    except NotRegular as exc:
+        if exc.kind == "a directory":
+            raise InputError("is a directory, not a case file", where=path) from None
+        raise InputError(f"is not a regular file ({exc.kind}); only regular files and - are read", where=path) from None
+    except FileNotFoundError:
+        raise InputError("no such file", where=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", where=path) from None
+    if st.st_size > max_bytes:
+        os.close(fd)
+        raise InputError(f"file is {st.st_size} bytes; the limit is {max_bytes}", where=path)
+    return LineReader(fd, max_bytes, path)
+
+
+def read_bytes(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The file's bytes ('-' is standard input), at most ``max_bytes``; InputError when missing, not a regular
+    file, or too large."""
+    reader = open_source(path, max_bytes)
+    try:
+        return reader.read_all()
+    finally:
+        reader.close()
+
+
+# -- tensor contents --------------------------------------------------------------------------------------------
+
+def load_tensor_data(src: Any, dtype: DType, base_dir: Path | None, field: str, size: int) -> np.ndarray:
+    """A tensor's contents from an inline list or a .npy / raw little-endian .bin file, refused when it does not
+    fit: more values than ``size``, values outside the element type (one rule for inline and file data), a file
+    outside the data root, not a regular file or larger than the `read_limits` bound. Sizes come from ``fstat``
+    and the .npy header before any data is read, and only the data needed is read."""
+    if isinstance(src, list):
+        if len(src) > size:
+            raise InputError(f"{len(src)} data values for a tensor of size {size}", field=field)
+        return _from_list(src, dtype, field)
+    if not isinstance(src, DataPath):
+        src = resolve_data_path(str(src), base_dir, field)
+    shown = short(str(src))
+    try:
+        fd, st = open_regular(src.resolved)
+    except NotRegular as exc:
+        raise InputError(f"data file {shown} is not a regular file ({exc.kind})", field=field) from None
+    except FileNotFoundError:
+        raise InputError(f"data file {shown} not found", field=field) from None
+    except OSError as exc:
+        raise InputError(f"cannot read data file {shown}: {exc.strerror or exc}", field=field) from None
+    try:
+        if src.root is not None:  # what was opened, not what was looked at: a folder swapped for a link meanwhile
+            actual = opened_path(fd)
+            if actual is not None and not actual.is_relative_to(src.root):
+                raise InputError(_outside(src.root, str(src), src.named), field=field)
+        limit = _LIMITS.get().max_bytes
+        if Path(src).suffix == ".npy":
+            arr = _read_npy(fd, st.st_size, shown, dtype, field, size, limit)
+        else:
+            arr = _read_bin(fd, st.st_size, shown, dtype, field, size, limit)
+    finally:
+        os.close(fd)
+    return arr
+
+
+def _read_bin(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: int, limit: int) -> np.ndarray:
+    item = dtype.numpy.itemsize
+    if nbytes % item:
+        raise InputError(f"data file {shown} has {nbytes} bytes, not a whole number of {dtype.name}", field=field)
+    n = nbytes // item
+    if n > size:
+        raise InputError(f"data file {shown} holds {n} {dtype.name} values ({nbytes} bytes); the tensor has {size} "
+                         "elements", field=field)
+    if nbytes > limit:
+        raise InputError(f"data file {shown} is {nbytes} bytes; the limit is {limit}", field=field)
+    raw, more = read_at_most(fd, nbytes)
+    if more or len(raw) != nbytes:
+        raise InputError(f"data file {shown} changed while it was read", field=field)
+    return np.frombuffer(raw, dtype=dtype.numpy.newbyteorder("<")).astype(dtype.numpy)
+
+
+def _read_npy(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: int, limit: int) -> np.ndarray:
+    """A .npy file's values, flat in element order: shape and type from the header first, then only that data."""
+    from numpy.lib import format as npy
+
+    with open(fd, "rb", closefd=False) as f:
+        try:
+            version = npy.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, stored = npy.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, fortran, stored = npy.read_array_header_2_0(f)
+            else:
+                raise InputError(f"data file {shown} is .npy format {version[0]}.{version[1]}; 1.0 and 2.0 are read",
+                                 field=field)
+        except (ValueError, OSError, EOFError) as exc:
+            raise InputError(f"cannot read data file {shown}: {str(exc)[:120]}", field=field) from None
+        if stored.hasobject:
+            raise InputError(f"data file {shown} holds Python objects (a pickle), not numbers", field=field)
+        if stored.kind not in "biuf" and stored != dtype.numpy:
+            raise InputError(f"data file {shown} holds {stored}, not numbers", field=field)
+        count = math.prod(shape)
+        if count > size:
+            raise InputError(f"data file {shown} holds {count} values; the tensor has {size} elements", field=field)
+        need = count * stored.itemsize
+        if need > limit:
+            raise InputError(f"data file {shown} holds {need} bytes of data; the limit is {limit}", field=field)
+        have = nbytes - f.tell()
+        if have < need:
+            raise InputError(f"data file {shown} is truncated: its header says {count} {stored.name} values "
+                             f"({need} bytes), it holds {have} bytes of data", field=field)
+        raw = f.read(need)
+    if len(raw) != need:
+        raise InputError(f"data file {shown} changed while it was read", field=field)
+    arr = np.frombuffer(raw, dtype=stored)
+    if fortran and len(shape) > 1:
+        arr = arr.reshape(shape, order="F").reshape(-1)
+    return _fit(arr, dtype, field, shown)
+
+
+def _from_list(values: list, dtype: DType, field: str) -> np.ndarray:
+    """Inline data: numbers only (integers for an integer type), then the rule every data follows (`_fit`)."""
+    integers = dtype.kind in ("int", "uint", "bits")
+    for i, x in enumerate(values):
+        if type(x) not in (int, float) or (isinstance(x, float) and x != x):
+            raise InputError(f"expected a number, got {type_name(x)} ({short(x)})", field=f"{field}[{i}]")
+        if integers and type(x) is not int:
+            raise InputError(f"{short(x)} is not a {dtype.name} value", field=f"{field}[{i}]")
+    try:
+        wide = np.array(values, dtype=np.int64 if integers else np.float64)
+    except OverflowError:
+        wide = np.array(values, dtype=object)
+    return _fit(wide, dtype, field, given=values)
+
+
+def _fit(wide: np.ndarray, dtype: DType, field: str, source: str = "", given: list | None = None) -> np.ndarray:
+    """``wide`` converted to ``dtype``, refusing a value the type cannot hold, for inline data and data files alike:
+    an integer type takes integral values in its range, a float type any value but a finite one that overflows
+    to infinity. The error names the element (``tensors.src0.data[3]``) and, for a file, the file."""
+    target = dtype.numpy
+    if wide.dtype == target:
+        return wide
+    where = f" (in {source})" if source else ""
+
+    def _shown(i: int) -> str:  # the value as given: the JSON number, or the file's element
+        x = given[i] if given is not None else wide[i]
+        return short(x.item() if isinstance(x, np.generic) else x)
+
+    if dtype.kind in ("int", "uint", "bits"):
+        bad = _first_not_integer(wide, target)
+        if bad >= 0:
+            raise InputError(f"{_shown(bad)} is not a {dtype.name} value{where}", field=f"{field}[{bad}]")
+        return wide.astype(target)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            wide64 = wide.astype(np.float64)
+            arr = wide64.astype(target)
+    except OverflowError:  # Python integers beyond any float
+        for i, x in enumerate(wide):
+            try:
+                float(x)
+            except OverflowError:
+                raise InputError(f"{_shown(i)} overflows {dtype.name}{where}", field=f"{field}[{i}]") from None
+        raise
+    bad = np.flatnonzero(np.isinf(arr.astype(np.float64)) & np.isfinite(wide64))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"{_shown(i)} overflows {dtype.name}{where}", field=f"{field}[{i}]")
+    return arr
+
+
+def _first_not_integer(wide: np.ndarray, target: np.dtype) -> int:
+    """The index of the first value of ``wide`` that is not an integer ``target`` holds, or -1."""
+    info = np.iinfo(target) if target.kind in "iu" else None
+    if wide.dtype == object:
+        for i, x in enumerate(wide):
+            if not isinstance(x, int) or (info is not None and not info.min <= x <= info.max):
+                return i
+        return -1
+    ok = np.ones(wide.shape, dtype=bool)
+    if wide.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            ok &= np.isfinite(wide) & (np.floor(wide) == wide)
+    if info is not None and wide.dtype.kind != "b":
+        with np.errstate(invalid="ignore"):
+            ok &= (wide >= info.min) & (wide <= info.max)
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if bad.size else -1

@@ -1,0 +1,230 @@
+"""Concrete checking: which rules a case breaks. Never calls the solver.
+
+`check_case` evaluates one case on plain Python values; `check_cases` groups cases by API and
+context and evaluates every rule once per group on numpy columns (the fast path of `check`).
+Both evaluate the same rule predicates.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..cases.case import Case
+from ..spec.citations import cite
+from ..spec.errors import InputError
+from ..spec.rules import WARNING, Rule, Values
+
+#: Columns whose values all lie within this bound are int64 (products of two such values and small
+#: constants stay exact); other columns hold Python ints (object arrays), exact at any size.
+INT64_SAFE = 2**31
+
+
+@dataclass
+class Violation:
+    """A rule a case breaks, with the message for its values."""
+
+    rule: Rule
+    message: str
+    #: in a program: the index of the call that breaks it
+    call: int | None = None
+    #: a warning counted as an error (``check --strict``)
+    promoted: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.rule.id
+
+    @property
+    def severity(self) -> str:
+        return "error" if self.promoted else self.rule.severity
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"rule": self.rule.id, "params": list(self.rule.params), "message": self.message,
+               "source": self.rule.citation, "severity": self.severity}
+        if self.call is not None:
+            out["call"] = self.call
+        if self.promoted:
+            out["promoted"] = "warning made an error by --strict"
+        return out
+
+
+@dataclass
+class Unchecked:
+    """A rule that could not be checked, and why."""
+
+    rule_id: str
+    reason: str
+    source: str = ""
+    call: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"rule": self.rule_id, "reason": self.reason, "source": cite(self.source)}
+        if self.call is not None:
+            out["call"] = self.call
+        return out
+
+
+@dataclass
+class Result:
+    """The verdict on one case (or the input error that kept it from being read)."""
+
+    file: str
+    index: int
+    case: Case | None
+    violations: list[Violation] = field(default_factory=list)
+    warnings: list[Violation] = field(default_factory=list)
+    unchecked: list[Unchecked] = field(default_factory=list)
+    error: InputError | None = None
+    #: set when the result is a whole program's (its calls' findings carry their call index)
+    program: Any = None
+
+    @property
+    def valid(self) -> bool:
+        return self.error is None and not self.violations
+
+    def promote_warnings(self) -> "Result":
+        """Count every warning as an error (``check --strict``); returns self."""
+        for w in self.warnings:
+            w.promoted = True
+        self.violations.extend(self.warnings)
+        self.warnings = []
+        return self
+
+    @property
+    def api(self) -> str | None:
+        if self.program is not None:
+            return "program"
+        return self.case.model.name if self.case else None
+
+    @property
+    def product(self) -> str | None:
+        if self.program is not None:
+            return self.program.product.id
+        return self.case.product if self.case else None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"file": self.file, "index": self.index, "api": self.api, "product": self.product,
+                               "valid": self.valid,
+                               "violations": [v.to_json() for v in self.violations],
+                               "warnings": [v.to_json() for v in self.warnings],
+                               "unchecked": [u.to_json() for u in self.unchecked]}
+        if self.error is not None:
+            out["error"] = self.error.line()
+        return out
+
+
+def _data_rules(case: Case, rules: Sequence[Rule], result: Result) -> None:
+    for r in rules:
+        if r.predicate is not None:
+            continue
+        if r.domain.get("kind") == "order":
+            if r.when is None or r.when(case.values(), case.ctx):
+                result.unchecked.append(Unchecked(r.id, "depends on earlier calls: check it in a program", r.source))
+            continue
+        missing = [t for t in r.requires_data if not case.has_data(t)]
+        if missing:
+            result.unchecked.append(Unchecked(r.id, f"no data given for {', '.join(missing)}", r.source))
+            continue
+        problems = r.data_check(case, case.ctx)
+        if problems:
+            shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+            _add(result, r, f"{r.message}: {shown}")
+
+
+def _add(result: Result, r: Rule, message: str) -> None:
+    (result.warnings if r.severity == WARNING else result.violations).append(Violation(r, message))
+
+
+def _extra(case: Case, result: Result) -> None:
+    hook = getattr(case.model, "unchecked", None)
+    if hook is not None:
+        for rule_id, reason, source in hook(case):
+            result.unchecked.append(Unchecked(rule_id, reason, source))
+
+
+def check_case(case: Case, *, file: str = "", index: int = 0) -> Result:
+    """Every rule the case breaks (scalar evaluation)."""
+    result = Result(file, index, case)
+    v = case.values()
+    rules = case.model.rules_for(case.product)
+    try:
+        for r in rules:
+            if r.predicate is not None and not r.holds(v, case.ctx):
+                _add(result, r, r.explain(v, case.ctx))
+        _data_rules(case, rules, result)
+    except InputError as exc:
+        result.error = exc.at(case.origin)
+        result.violations.clear()
+    _extra(case, result)
+    return result
+
+
+def columns(cases: Sequence[Case]) -> dict[str, np.ndarray]:
+    """The cases' fields as numpy columns (one array per field)."""
+    model = cases[0].model
+    envs = [c.env for c in cases]
+    cols: dict[str, np.ndarray] = {}
+    for f in model.fields:
+        name = f.name
+        values = [e[name] for e in envs]
+        if f.type.kind == "bool":
+            cols[name] = np.array(values, dtype=bool)
+            continue
+        try:
+            arr = np.array(values, dtype=np.int64)
+        except OverflowError:
+            cols[name] = np.array(values, dtype=object)
+            continue
+        if arr.size and (arr.min() <= -INT64_SAFE or arr.max() >= INT64_SAFE):
+            arr = np.array(values, dtype=object)
+        cols[name] = arr
+    return cols
+
+
+def check_batch(cases: Sequence[Case]) -> list[Result]:
+    """Check cases of one API and one context at once on numpy columns."""
+    if not cases:
+        return []
+    model, ctx = cases[0].model, cases[0].ctx
+    n = len(cases)
+    v = Values(columns(cases), ctx, model)
+    results = [Result("", 0, c) for c in cases]
+    rules = model.rules_for(ctx.product.id)
+    for r in rules:
+        if r.predicate is None:
+            continue
+        ok = np.broadcast_to(np.asarray(r.holds(v, ctx), dtype=bool), (n,))
+        if ok.all():
+            continue
+        for i in np.flatnonzero(~ok):
+            c = cases[i]
+            _add(results[i], r, r.explain(c.values(), ctx))
+    concrete_only = [r for r in rules if r.predicate is None]
+    has_hook = getattr(model, "unchecked", None) is not None
+    if not concrete_only and not has_hook:
+        return results
+    for c, res in zip(cases, results):
+        try:
+            _data_rules(c, concrete_only, res)
+        except InputError as exc:
+            res.error = exc.at(c.origin)
+            res.violations.clear()
+        _extra(c, res)
+    return results
+
+
+def check_cases(cases: Iterable[Case]) -> list[Result]:
+    """Every rule each case breaks, in the order given (batched by API and context)."""
+    cases = list(cases)
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, c in enumerate(cases):
+        groups[(c.model.name, c.ctx.key)].append(i)
+    out: list[Result | None] = [None] * len(cases)
+    for idx in groups.values():
+        for i, res in zip(idx, check_batch([cases[i] for i in idx])):
+            out[i] = res
+    return out  # type: ignore[return-value]

@@ -1,0 +1,45 @@
+"""Checking a program: every rule each call breaks, with the state the earlier calls set.
+
+Order rules (`ascverify.spec.rules.order_rule`) are decided here: a call breaks one when no earlier call set
+the state key it needs; state rules come from `ApiModel.state_warnings`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cases.program import Program
+from .checker import Result, Unchecked, Violation, check_case
+
+
+def check_program(program: Program, *, file: str = "", index: int = 0) -> Result:
+    """Every rule each call breaks (with the state the earlier calls set), each tagged with its call."""
+    result = Result(file, index, None, program=program)
+    state: dict[str, Any] = {}
+    for call in program.calls:
+        model = call.case.model
+        effective = model.with_state(call.case, state)
+        verdict = check_case(effective)
+        if verdict.error is not None:
+            raise verdict.error
+        for v in verdict.violations:
+            result.violations.append(Violation(v.rule, v.message, call.index))
+        for v in verdict.warnings:
+            result.warnings.append(Violation(v.rule, v.message, call.index))
+        for u in verdict.unchecked:
+            rule = model.rule_by_id.get(u.rule_id)
+            if rule is not None and rule.domain.get("kind") == "order":
+                continue  # decided below, with the program's state
+            result.unchecked.append(Unchecked(u.rule_id, u.reason, u.source, call.index))
+        for rule in model.rules_for(call.case.product):
+            if rule.domain.get("kind") != "order":
+                continue
+            if rule.when is not None and not rule.when(call.case.values(), call.case.ctx):
+                continue
+            if rule.domain["key"] not in state:
+                target = result.warnings if rule.severity == "warning" else result.violations
+                target.append(Violation(rule, rule.message, call.index))
+        for w in model.state_warnings(call.case, state):
+            result.warnings.append(Violation(w[0], w[1], call.index))
+        model.apply_state(call.case, state)
+    return result

@@ -1,0 +1,233 @@
+"""Where a case sits in each rule's constraint space: interior, on the boundary, violated, or not applicable.
+
+Structured rules say it from their domain: a range ``[lo, hi]`` (with the field's step, from the
+domains the strategies draw from) is on the boundary within one step of ``lo`` or ``hi``; a minimum
+size is on the boundary when the tensor is exactly as large as needed; a tensor is on the boundary
+of its buffer when less than one alignment unit is left; two disjoint tensors are on the boundary
+when adjacent. A relational rule (a custom predicate) is on the boundary when moving one of its
+integer fields by one step breaks it; its distance is the fewest steps that do (probed up to
+`PROBE_STEPS`). Alignment, multiple-of and one-of rules are satisfied (interior) or violated.
+
+Each classification is emitted as a Hypothesis event (``rule-id: boundary``) and, where a distance
+exists, as ``hypothesis.target(-distance, label=rule-id)``, so Hypothesis (and coverage-guided tools
+reading its observations) steer cases towards the boundaries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable, Mapping
+
+from ...cases.case import Case
+from ...spec.domains import field_domains
+from ...spec.products import POSITION_BUFFER
+from ...spec.registry import get_api
+from ...spec.rules import POSITION_NAMES, Context, Rule, Values, buffer_alignment
+
+INTERIOR, BOUNDARY, VIOLATED, NA = "interior", "boundary", "violated", "n/a"
+STATUSES: tuple[str, ...] = (INTERIOR, BOUNDARY, VIOLATED, NA)
+#: Largest number of steps a relational rule is probed for (1, 2, 4, ... up to this).
+PROBE_STEPS = 64
+#: Field name endings that are flags or shapes, never probed.
+_NOT_PROBED = (".position", ".present", ".bitwise", ".nwords", ".placeholder", ".levels")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One rule's verdict on one case: status, and distance in steps to the nearest boundary (None: unmeasured)."""
+
+    status: str
+    distance: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "distance": self.distance}
+
+
+def _const(x: Any, ctx: Context) -> Any:
+    return x(ctx) if callable(x) else x
+
+
+@lru_cache(maxsize=512)
+def _steps(model_name: str, ctx: Context) -> Mapping[str, int]:
+    doms = field_domains(get_api(model_name), ctx, conditional=True)
+    return {name: max(1, int(d.step)) for name, d in doms.items()}
+
+
+def _tensor_align(case: Case, tensor: str) -> int:
+    decl = case.model.tensor(tensor)
+    buf = POSITION_BUFFER[POSITION_NAMES[int(case.env[f"{tensor}.position"])]]
+    m = decl.align(case.ctx) if callable(decl.align) else decl.align
+    if getattr(decl, "align_exact", False):
+        return max(1, int(m))
+    return buffer_alignment(case.ctx, buf, int(m))
+
+
+def _range_point(value: int, lo: int, hi: int, step: int) -> Point:
+    if value < lo:
+        return Point(VIOLATED, -(lo - value) / step)
+    if value > hi:
+        return Point(VIOLATED, -(value - hi) / step)
+    d = min(value - lo, hi - value)
+    return Point(BOUNDARY if d < step else INTERIOR, d / step)
+
+
+def _holds(rule: Rule, env: Mapping[str, Any], case: Case) -> bool:
+    return bool(rule.holds(Values(env, case.ctx, case.model), case.ctx))
+
+
+def _probe_fields(case: Case, rule: Rule) -> list[tuple[str, int, int, int]]:
+    """(field, step, lo, hi) of the integer fields of the rule's parameters."""
+    steps = _steps(case.model.name, case.ctx)
+    out = []
+    for f in case.model.fields:
+        if f.param not in rule.params or f.type.kind in ("bool", "enum") or f.name.endswith(_NOT_PROBED):
+            continue
+        if f.name not in case.env:
+            continue
+        step = steps.get(f.name, 1)
+        if f.name.endswith(".addr"):
+            step = max(step, _tensor_align(case, f.name[:-5]))
+        out.append((f.name, step, f.type.lo, f.type.hi))
+    return out
+
+
+def _relational_point(case: Case, rule: Rule, holds: bool) -> Point:
+    """Fewest steps of one field that flip the rule (1 = on the boundary)."""
+    best: float | None = None
+    fields = _probe_fields(case, rule)
+    k = 1
+    while k <= PROBE_STEPS and best is None:
+        for name, step, lo, hi in fields:
+            base = int(case.env[name])
+            for sign in (1, -1):
+                value = base + sign * k * step
+                if not lo <= value <= hi:
+                    continue
+                env = dict(case.env)
+                env[name] = value
+                try:
+                    flipped = _holds(rule, env, case) != holds
+                except Exception:  # noqa: BLE001 - a neighbour a predicate cannot evaluate is no boundary
+                    flipped = False
+                if flipped:
+                    best = float(k)
+                    break
+            if best is not None:
+                break
+        k *= 2
+    if not holds:
+        return Point(VIOLATED, -(best or 0.0))
+    if best is None:
+        return Point(INTERIOR, float(2 * PROBE_STEPS) if fields else None)
+    return Point(BOUNDARY if best <= 1 else INTERIOR, best - 1)
+
+
+def classify_rule(case: Case, rule: Rule) -> Point | None:
+    """The case's point for one rule (None for rules on tensor contents, which are not classified)."""
+    if rule.predicate is None:
+        return None
+    ctx, env = case.ctx, case.env
+    v = case.values()
+    if rule.when is not None and not bool(rule.when(v, ctx)):
+        return Point(NA)
+    dom = rule.domain
+    kind = dom.get("kind")
+    holds = bool(rule.predicate(v, ctx))
+    if kind in ("range", "type") and dom.get("field") in env:
+        name = dom["field"]
+        step = _steps(case.model.name, ctx).get(name, 1)
+        return _range_point(int(env[name]), int(_const(dom["lo"], ctx)), int(_const(dom["hi"], ctx)), step)
+    if kind == "min_size":
+        t = getattr(v, dom["tensor"])
+        slack = int(t.size) - int(dom["elems"](v, ctx))
+        if slack < 0:
+            return Point(VIOLATED, float(slack))
+        return Point(BOUNDARY if slack == 0 else INTERIOR, float(slack))
+    if kind == "fits":
+        tensor = dom["tensor"]
+        t = getattr(v, tensor)
+        buf = POSITION_BUFFER[t.position_name()]
+        slack = ctx.product.buffer_size(buf) - int(t.end)
+        unit = _tensor_align(case, tensor)
+        if slack < 0:
+            return Point(VIOLATED, slack / unit)
+        return Point(BOUNDARY if slack < unit else INTERIOR, slack / unit)
+    if kind == "disjoint":
+        a_name, b_name = dom["tensors"]
+        a, b = getattr(v, a_name), getattr(v, b_name)
+        if not (a.present and b.present) or int(a.size) <= 0 or int(b.size) <= 0 \
+                or POSITION_BUFFER[a.position_name()] != POSITION_BUFFER[b.position_name()]:
+            return Point(NA)
+        gap = max(int(b.addr) - int(a.end), int(a.addr) - int(b.end))
+        unit = 32
+        if gap < 0:
+            return Point(VIOLATED, gap / unit)
+        return Point(BOUNDARY if gap < unit else INTERIOR, gap / unit)
+    if kind in ("align", "multiple", "one_of"):
+        return Point(INTERIOR if holds else VIOLATED)
+    return _relational_point(case, rule, holds)
+
+
+def classify(case: Case) -> dict[str, Point]:
+    """Every rule in force on the case's product (but rules on tensor contents) -> the case's point."""
+    out: dict[str, Point] = {}
+    for r in case.model.rules_for(case.product):
+        try:
+            p = classify_rule(case, r)
+        except Exception:  # noqa: BLE001 - a rule a case cannot be placed against is simply not classified
+            continue
+        if p is not None:
+            out[r.id] = p
+    return out
+
+
+def emit(points: Mapping[str, Point], rules: Mapping[str, Rule]) -> None:
+    """Report the points to Hypothesis: one event per rule, a target per measurable distance (not for type rules)."""
+    from hypothesis import event, target
+    from hypothesis.control import currently_in_test_context
+
+    if not currently_in_test_context():
+        return
+    for rid, p in points.items():
+        event(f"{rid}: {p.status}")
+        r = rules.get(rid)
+        if p.distance is not None and p.status != NA and r is not None and r.domain.get("kind") != "type":
+            d = float(p.distance)
+            if d == d and abs(d) != float("inf"):
+                target(-abs(d), label=rid)
+
+
+class Coverage:
+    """Counts of statuses per API and rule (mergeable across units and worker processes)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(lambda: dict.fromkeys(STATUSES, 0)))
+
+    def add(self, api: str, points: Mapping[str, Point]) -> None:
+        per = self.counts[api]
+        for rid, p in points.items():
+            per[rid][p.status] += 1
+
+    def merge(self, doc: Mapping[str, Mapping[str, Mapping[str, int]]]) -> None:
+        for api, rules in doc.items():
+            for rid, counts in rules.items():
+                mine = self.counts[api][rid]
+                for s, n in counts.items():
+                    mine[s] = mine.get(s, 0) + int(n)
+
+    def to_json(self) -> dict[str, dict[str, dict[str, int]]]:
+        return {api: {rid: dict(c) for rid, c in rules.items()} for api, rules in self.counts.items()}
+
+    def rows(self, api: str, *, include_types: bool = False, rule_order: Iterable[str] = ()) -> list[tuple[str, ...]]:
+        """Table rows (rule, interior, boundary, violated, n/a) in the model's rule order."""
+        rules = self.counts.get(api, {})
+        order = [r for r in rule_order if r in rules] + sorted(r for r in rules if r not in set(rule_order))
+        out = []
+        for rid in order:
+            if not include_types and rid.endswith(".type"):
+                continue
+            c = rules[rid]
+            out.append((rid, *(str(c.get(s, 0)) for s in STATUSES)))
+        return out

@@ -1,0 +1,140 @@
+"""What a campaign runs: units (one API, product and kind each), their partitions, shards and seeds.
+
+A *unit* is one Hypothesis run: ``invariants`` (valid cases against the models' invariants),
+``negative`` (cases breaking exactly one rule, model against core) or ``differential`` (valid cases,
+core against a target). An *item* is a partition of a unit (its own seed and share of the examples).
+
+``--shard K/N`` keeps every N-th item of the sorted list, starting at item K-1: the N shards are a
+partition of the items, the same on every machine for the same arguments. When there are fewer units
+than shards, each unit is split into ``ceil(N / units)`` partitions first so that every shard works.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Iterable, Sequence
+
+from ...spec.errors import InputError
+from ...spec.model import ApiModel
+from ...spec.products import get_product
+from ...spec.registry import apis, get_api
+
+KINDS: tuple[str, ...] = ("invariants", "negative", "differential")
+
+
+@dataclass(frozen=True, order=True)
+class Unit:
+    """One Hypothesis run of a campaign (``part`` of ``parts`` when a unit is split)."""
+
+    api: str
+    product: str
+    kind: str
+    part: int = 0
+    parts: int = 1
+    sub: int = 0
+    subs: int = 1
+
+    @property
+    def name(self) -> str:
+        """API/product/kind: the key of its examples in the database, the same for every partition."""
+        return f"{self.api}/{self.product}/{self.kind}"
+
+    @property
+    def key(self) -> str:
+        """The unit with its partition (unique within a campaign)."""
+        k = self.name
+        if self.parts > 1:
+            k += f"#{self.part + 1}of{self.parts}"
+        if self.subs > 1:
+            k += f".{self.sub + 1}of{self.subs}"
+        return k
+
+    def to_json(self) -> dict[str, object]:
+        return {"api": self.api, "product": self.product, "kind": self.kind, "key": self.key,
+                "part": self.part, "parts": self.parts}
+
+
+def parse_shard(text: str | None) -> tuple[int, int]:
+    """``K/N`` (1 <= K <= N) -> (K, N); None -> (1, 1)."""
+    if text is None or text == "":
+        return 1, 1
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
+    if not m:
+        raise InputError(f"{text!r} is not of the form K/N (e.g. 2/4)", field="--shard")
+    k, n = int(m.group(1)), int(m.group(2))
+    if n < 1 or not 1 <= k <= n:
+        raise InputError(f"{text!r}: K must be between 1 and N", field="--shard")
+    return k, n
+
+
+def has_outputs(model: ApiModel) -> bool:
+    return any(t.role == "out" for t in model.tensors)
+
+
+def negative_rules(model: ApiModel, product: str) -> list[str]:
+    """The rules a negative campaign breaks one at a time on ``product``: symbolic error rules (support rules
+    cannot be broken with the product and type held fixed)."""
+    return [r.id for r in model.rules_for(product) if r.symbolic and r.severity == "error"
+            and not r.id.endswith(".support")]
+
+
+def plan_units(models: Sequence[ApiModel], products: Sequence[str] | None, kinds: Sequence[str]) -> list[Unit]:
+    """Every (API, product, kind) unit: products supported by the API among those given (all by default)."""
+    wanted = [get_product(p).id for p in products] if products else None
+    units: list[Unit] = []
+    for m in models:
+        for pid in m.supported_products():
+            if wanted is not None and pid not in wanted:
+                continue
+            for kind in kinds:
+                if kind == "differential" and not has_outputs(m):
+                    continue
+                if kind == "negative" and not negative_rules(m, pid):
+                    continue
+                units.append(Unit(m.name, pid, kind))
+    return units
+
+
+def partition(units: Sequence[Unit], shards: int) -> list[Unit]:
+    """The items of a campaign over ``shards`` machines: each unit split so that every shard gets work."""
+    if not units:
+        return []
+    parts = max(1, math.ceil(shards / len(units)))
+    return sorted(replace(u, part=p, parts=parts) for u in units for p in range(parts))
+
+
+def shard(items: Sequence[Unit], k: int, n: int) -> list[Unit]:
+    """Shard K of N (1-based): items K-1, K-1+N, ... of the sorted items."""
+    ordered = sorted(items)
+    return [it for i, it in enumerate(ordered) if i % n == k - 1]
+
+
+def split_for_workers(items: Sequence[Unit], workers: int) -> list[Unit]:
+    """Split each item further so that ``workers`` processes all have work (fewer items than workers)."""
+    if workers <= 1 or len(items) >= workers or not items:
+        return list(items)
+    subs = math.ceil(workers / len(items))
+    return [replace(it, sub=s, subs=subs) for it in items for s in range(subs)]
+
+
+def examples_for(item: Unit, examples: int) -> int:
+    """The item's share of a unit's examples (at least 1)."""
+    return max(1, math.ceil(examples / (item.parts * item.subs)))
+
+
+def derive_seed(seed: int, *parts: object) -> int:
+    """A 64-bit seed from the campaign seed and the parts named (stable across runs and machines)."""
+    h = hashlib.sha256(repr((int(seed), *map(str, parts))).encode()).digest()
+    return int.from_bytes(h[:8], "little")
+
+
+def select_models(names: Iterable[str]) -> list[ApiModel]:
+    """The models named (every registered one when none is), without repeats, in registry order."""
+    names = list(names)
+    if not names:
+        return list(apis())
+    chosen = {get_api(n).name for n in names}
+    return [m for m in apis() if m.name in chosen]

@@ -1,0 +1,314 @@
+"""Findings as reproducer folders, written atomically, and their replay.
+
+A finding folder (``FINDINGS/API-PRODUCT-KEY-ID/``) holds:
+
+- ``case.json``: the shrunk case in the case-file format, each input's ``data`` pointing at
+  ``inputs/NAME.bin`` (``ascverify check``, ``ascverify run`` and the user's own tools read it as is);
+- ``inputs/NAME.bin`` and ``.npy``: every tensor's contents before the call;
+- ``expected/NAME.bin`` and ``.npy``: the core's outputs (``NAME.defined.npy`` marks the elements with a
+  specified value when some are not);
+- ``actual/NAME.bin`` and ``.npy``: the target's outputs (differential findings);
+- ``diff.txt``: what failed, in words, and how to replay it;
+- ``coverage.json``: where the case sits in each rule's constraint space;
+- ``finding.json``: everything `replay` needs (kind, check, key, seed, rule, target, tolerances).
+
+The ID is a hash of the API, product, failure key, case and seed: the same bug on the same shrunk case
+gets the same folder, whichever worker or machine finds it, and is reported once. A folder is built
+under a temporary name in the same directory and renamed into place, so a reader never sees half a
+finding and two writers of the same finding cannot both win. The temporary folder carries an owner
+marker (`ascverify.engines.outputs.owned_temp_dir`), so that a later campaign removes those a killed one left
+(`clean_stale`). Finding folders are private (mode 0700: they hold the target's command line and
+inputs), and every file is confined to its folder (a target's answer names files in ``actual/``).
+
+Replaying a finding never runs the target it records unless asked (`replay`'s ``recorded_target``): a
+finding folder may come from someone else, and its ``finding.json`` names a shell command or a Python
+file to import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from ...cases.case import Case
+from ...cases.parse import parse_case
+from ...cases.safe_names import confined, plain_name_problem
+from ...cases.sources import MAX_FILE_BYTES, read_bytes
+from ...spec.errors import InputError
+from ...spec.version import __version__
+from ..outputs import clean_stale_temps, os_error, owned_temp_dir, release_temp_dir, shown
+from .checks import Differential, Failure, run_invariants, run_negative
+from .coverage import Point
+from .targets import describe_target, make_target, write_case_dir
+
+FINDING_FILE = "finding.json"
+#: Temporary finding folders: ``.tmp-ID-RANDOM`` (see `clean_stale`).
+TMP_FINDING = re.compile(r"\.tmp-[0-9a-f]{16}-[A-Za-z0-9_]+")
+#: Finding folders and the folders in them: the owner only.
+PRIVATE = 0o700
+
+
+def finding_id(api: str, product: str, key: str, case_doc: Mapping[str, Any], seed: int, rule: str | None = None) -> str:
+    blob = json.dumps([api, product, key, case_doc, int(seed), rule], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:60] or "finding"
+
+
+@dataclass
+class Saved:
+    id: str
+    path: Path
+    new: bool
+
+
+def _write_arrays(folder: Path, arrays: Mapping[str, Any]) -> dict[str, Any]:
+    folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
+    os.chmod(folder, PRIVATE)
+    listing: dict[str, Any] = {}
+    for name, arr in arrays.items():
+        problem = plain_name_problem(name)
+        if problem is not None:
+            listing[shown(name)] = {"unreadable": f"not written: {problem}"}
+            continue
+        if not isinstance(arr, np.ndarray):
+            listing[name] = {"unreadable": repr(arr)[:1000]}
+            continue
+        le = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+        confined(folder, f"{name}.bin").write_bytes(le.tobytes())
+        try:
+            np.save(confined(folder, f"{name}.npy"), le, allow_pickle=False)
+        except (ValueError, TypeError):  # an object array from a target: the .bin is what there is
+            pass
+        listing[name] = {"bin": f"{folder.name}/{name}.bin", "dtype": str(arr.dtype), "size": int(arr.size)}
+    return listing
+
+
+def finding_name(api: str, product: str, key: str, fid: str) -> str:
+    return f"{_slug(api)}-{_slug(product)}-{_slug(key)}-{fid}"
+
+
+def clean_stale(root: Path, started: float) -> list[str]:
+    """Remove the temporary finding folders a killed campaign left in ``root`` (see `ascverify.engines.outputs`)."""
+    return clean_stale_temps(root, TMP_FINDING, started)
+
+
+def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: int, inputs: Mapping[str, np.ndarray],
+                 points: Mapping[str, Point], rule: str | None = None, target: Mapping[str, str] | None = None,
+                 tolerances: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None,
+                 shrunk: bool = True, campaign_seed: int | None = None) -> Saved:
+    """Write the finding's folder (unless the same finding exists already). OutputError (naming the folder and the
+    OS error) when it cannot be written: the caller keeps the finding."""
+    doc = case.to_json()
+    fid = finding_id(case.model.name, case.product, failure.key, doc, seed, rule)
+    final = confined(root, finding_name(case.model.name, case.product, failure.key, fid))
+    if final.exists():
+        return Saved(fid, final, False)
+    tmp: Path | None = None
+    try:
+        root.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
+        tmp = owned_temp_dir(root, f".tmp-{fid}-")
+
+        case_doc = dict(doc)
+        case_doc["name"] = f"{failure.check} {fid}"
+        case_doc["comment"] = f"ascverify fuzz finding: {failure.message[:300]}"
+        write_case_dir(tmp, case_doc, inputs, npy=True, dir_mode=PRIVATE)
+        expected = _write_arrays(tmp / "expected", failure.expected)
+        defined = {k: v for k, v in failure.defined.items() if not np.all(v)}
+        for k, v in defined.items():
+            np.save(confined(tmp / "expected", f"{k}.defined.npy"), np.asarray(v, dtype=bool), allow_pickle=False)
+        actual = _write_arrays(tmp / "actual", failure.actual) if failure.actual else {}
+        meta = finding_meta(fid, unit=unit, failure=failure, case=case, seed=seed, rule=rule, target=target,
+                            tolerances=tolerances, overrides=overrides, shrunk=shrunk, campaign_seed=campaign_seed)
+        meta.update(expected=expected, actual=actual)
+        (tmp / FINDING_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n")
+        (tmp / "coverage.json").write_text(json.dumps({r: p.to_json() for r, p in points.items()}, indent=2) + "\n")
+        (tmp / "diff.txt").write_text(_diff_text(meta, final))
+        release_temp_dir(tmp)
+        os.chmod(tmp, PRIVATE)
+        try:
+            os.rename(tmp, final)
+        except OSError:  # someone else wrote the same finding first
+            shutil.rmtree(tmp, ignore_errors=True)
+            if final.is_dir():
+                return Saved(fid, final, False)
+            raise
+        return Saved(fid, final, True)
+    except OSError as exc:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise os_error(exc, root if tmp is None else final, field="--findings") from None
+    except BaseException:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def finding_meta(fid: str, *, unit: Any, failure: Failure, case: Case, seed: int, rule: str | None = None,
+                 target: Mapping[str, str] | None = None, tolerances: Mapping[str, Any] | None = None,
+                 overrides: Mapping[str, Any] | None = None, shrunk: bool = True,
+                 campaign_seed: int | None = None) -> dict[str, Any]:
+    """Everything `replay` needs of a finding (``finding.json`` without the array listings)."""
+    return {
+        "id": fid, "api": case.model.name, "product": case.product, "dtype": case.ctx.dtype.name,
+        "kind": unit.kind, "unit": unit.key, "check": failure.check, "key": failure.key,
+        "message": failure.message, "detail": failure.detail, "seed": int(seed), "rule": rule, "shrunk": bool(shrunk),
+        "target": dict(target) if target else None, "tolerances": dict(tolerances) if tolerances else None,
+        "tolerance_overrides": {k: v for k, v in (overrides or {}).items() if k != "timeout"},
+        "timeout": (overrides or {}).get("timeout"),
+        "diffs": [d.to_json() for d in failure.diffs],
+        "campaign_seed": campaign_seed, "ascverify": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def _diff_text(meta: Mapping[str, Any], final: Path) -> str:
+    lines = [f"{meta['api']} on {meta['product']} (T={meta['dtype']}), {meta['kind']} check {meta['check']}",
+             f"key: {meta['key']}" + ("" if meta["shrunk"] else " (not shrunk: the campaign stopped first)"),
+             f"seed: {meta['seed']}" + (f", rule broken: {meta['rule']}" if meta.get("rule") else ""),
+             "", meta["message"], ""]
+    if meta.get("detail") and meta["detail"].strip() != meta["message"].strip():
+        lines += [meta["detail"].rstrip(), ""]
+    for d in meta.get("diffs") or ():
+        lines.append(f"{d['tensor']}: {d['kind']}: {d['compared']} elements compared, {d['mismatches']} differ"
+                     + (f", max abs error {d['max_abs_error']:g}" if d.get("max_abs_error") is not None else "")
+                     + (f", max rel error {d['max_rel_error']:g}" if d.get("max_rel_error") is not None else ""))
+        for m in d.get("first_mismatches") or ():
+            lines.append(f"  [{m['index']}] expected {m['expected']} actual {m['actual']}")
+    replay = f"ascverify replay {shlex.quote(str(final))}"
+    if meta.get("target"):
+        t = meta["target"]
+        lines.append(f"target: {t['kind']} {t['spec']}")
+        flag = "--target-cmd" if t["kind"] == "command" else "--target"
+        replay += f" {flag} {shlex.quote(str(t['spec']))}   (or --recorded-target)"
+    lines += ["", f"replay: {replay}", ""]
+    return "\n".join(lines)
+
+
+# -- replay --------------------------------------------------------------------------------------------------------
+
+@dataclass
+class ReplayResult:
+    failing: bool
+    key: str | None
+    message: str
+    meta: dict[str, Any]
+
+
+def load_meta(folder: Path) -> dict[str, Any]:
+    path = folder / FINDING_FILE
+    if not folder.is_dir():
+        raise InputError("not a finding folder (no such directory)", where=str(folder))
+    if not path.is_file():
+        raise InputError(f"not a finding folder (no {FINDING_FILE})", where=str(folder))
+    try:
+        if path.stat().st_size > (64 << 20):
+            raise InputError(f"{path.stat().st_size} bytes: not a finding.json ascverify wrote", where=shown(path))
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"unreadable: {shown(exc)}", where=shown(path)) from None
+    if not isinstance(meta, dict):
+        raise InputError(f"expected a JSON object, got {type(meta).__name__}", where=shown(path))
+    for k in ("kind", "seed", "api", "product", "key"):
+        if k not in meta:
+            raise InputError(f"has no {k!r}", where=shown(path))
+    if not isinstance(meta["seed"], int) or isinstance(meta["seed"], bool):
+        raise InputError("expected an integer", where=shown(path), field="seed")
+    target = meta.get("target")
+    if target is not None and not (isinstance(target, dict) and target.get("kind") in ("python", "command")
+                                   and isinstance(target.get("spec"), str)
+                                   and isinstance(target.get("cwd", ""), (str, type(None)))):
+        raise InputError("expected {\"kind\": \"python\"|\"command\", \"spec\": ...}", where=shown(path), field="target")
+    return meta
+
+
+def _load_case(folder: Path, *, with_data: bool) -> Case:
+    path = folder / "case.json"
+    try:  # bounded, a regular file only (docs/security.md, "Reading inputs"): a finding folder may be anyone's
+        doc = json.loads(read_bytes(str(path), MAX_FILE_BYTES))
+    except InputError as exc:
+        raise InputError(exc.message, where=shown(path)) from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"unreadable: {exc}", where=str(path)) from None
+    if not with_data:
+        for t in doc.get("tensors", {}).values():
+            if isinstance(t, dict):
+                t.pop("data", None)
+    case = parse_case(doc, base_dir=folder, origin=str(path))
+    if with_data:
+        for name in list(case.data_sources):
+            case.data(name)  # read now: a missing input file is an input error, not a failure
+    return case
+
+
+def replay(folder: Path, *, target: Any = None, timeout: float | None = None, rtol: float | None = None,
+           atol: float | None = None, error_ratio: float | None = None, recorded_target: bool = False,
+           announce: Any = None) -> ReplayResult:
+    """Run a finding again: ``failing`` is False when the check now passes.
+
+    Invariant and negative findings rerun the case with the finding's seed (the core draws the same
+    inputs); differential findings feed the saved inputs to ``target`` and compare with the core. The target
+    the finding records is run only with ``recorded_target`` (and ``announce`` is first called with a line
+    saying exactly what will run): a finding folder may come from someone else.
+    """
+    meta = load_meta(folder)
+    kind, seed = meta["kind"], int(meta["seed"])
+    try:
+        if kind == "invariants":
+            run_invariants(_load_case(folder, with_data=False), seed)
+        elif kind == "negative":
+            run_negative(str(meta["rule"]), _load_case(folder, with_data=False), seed)
+        elif kind == "differential":
+            recorded = meta.get("target")
+            own = target is None
+            if own and not recorded_target:
+                hint = ""
+                if recorded:
+                    flag = "--target-cmd" if recorded["kind"] == "command" else "--target"
+                    hint = (f"; it records {describe_target(recorded)}: give {flag} (or another target) to replay "
+                            f"against it, or --recorded-target to run the recorded one")
+                raise InputError("a differential finding is replayed against the target given with --target or "
+                                 "--target-cmd" + hint, where=shown(folder))
+            if own and not recorded:
+                raise InputError("the finding records no target; give one with --target or --target-cmd",
+                                 where=shown(folder))
+            case = _load_case(folder, with_data=True)
+            if own:
+                if announce is not None:
+                    announce(f"{shown(folder)}: running the recorded target: {describe_target(recorded, os.getcwd())}")
+                tgt = make_target(recorded, cwd=os.getcwd())
+            else:
+                tgt = target
+            given = meta.get("tolerance_overrides") or {}
+            if not isinstance(given, dict):
+                given = {}
+            try:
+                recorded_timeout = float(meta.get("timeout") or 10.0)
+            except (TypeError, ValueError):
+                recorded_timeout = 10.0
+            diff = Differential(tgt, timeout=timeout or recorded_timeout,
+                                rtol=rtol if rtol is not None else given.get("rtol"),
+                                atol=atol if atol is not None else given.get("atol"),
+                                error_ratio=error_ratio if error_ratio is not None else given.get("error_ratio"))
+            try:
+                diff.run(case, seed)
+            finally:
+                if own:
+                    tgt.close()
+        else:
+            raise InputError(f"unknown finding kind {shown(kind)}", where=shown(folder / FINDING_FILE))
+    except Failure as f:
+        return ReplayResult(True, f.key, f.message, meta)
+    return ReplayResult(False, None, "passes now", meta)

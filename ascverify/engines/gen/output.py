@@ -1,0 +1,393 @@
+"""Writing a generation: one directory per case and one manifest, never half-written.
+
+    DIR/manifest.json
+    DIR/case_0000/case.json          the case; tensors' "data" point at inputs/NAME.bin
+    DIR/case_0000/inputs/NAME.bin    contents before the call (raw little-endian, numpy tofile)
+    DIR/case_0000/golden/NAME.bin    outputs after the call, from the core (valid cases only)
+    DIR/case_0000/golden/NAME.unspecified.bin   uint8 per element, 1 = the value is unspecified
+                                                (written only when some are): do not compare those
+
+Each case directory is written under a hidden temporary name and renamed into place; the
+manifest is written last (through a temporary file and a rename). An interrupted run leaves
+complete case directories and a manifest of exactly those (marked ``"complete": false``), never
+a partial file. The manifest describes each case in the terms of msOpST test-case files: ``op``,
+``input_desc``/``output_desc`` entries with ``format``, ``type``, ``shape``, ``value_range`` and
+``data_distribute``, the scalar arguments as ``attr``, and ``expect`` (``success`` or ``failed``).
+
+The manifest is also the folder's record of what ascverify wrote (``"files"``: every file, relative
+to DIR; ``case_NNNN/`` for a case folder a run was about to write when it stopped): a later run into
+the same folder replaces and removes only those, never a file or folder of someone else's. A folder
+that is not empty and holds no such manifest is refused unless ``force`` (see `ascverify.engines.outputs`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ...cases.case import Case
+from ...cases.safe_names import confined
+from ...spec.params import MaskArg
+from ...spec.version import __version__
+from ..outputs import (OutputError, OutputFolder, atomic_write_bytes, clean_stale_temps, make_dir, os_error,
+                       owned_temp_dir, release_temp_dir, shown, umask)
+from . import GenCase, Generation, data_seed, materialize, summary_counts
+
+#: msOpST spells element types after numpy; ascverify's names where they differ.
+OPST_TYPES = {"half": "float16", "float": "float32"}
+#: The data layout a buffer holds (HARDWARE_NOTES: L0A holds NZ fractals, L0B ZN); ND elsewhere.
+BUFFER_FORMAT = {"L0A": "FRACTAL_NZ", "L0B": "FRACTAL_ZN", "L0C": "FRACTAL_NZ"}
+CASE_DIR = re.compile(r"^case_\d{4,}$")
+GEN_FORMAT = "ascverify-gen/1"
+#: The files of a case folder (relative to it): what a run may remove from a case folder listed as a whole.
+CASE_FILE = re.compile(r"case\.json|(inputs|golden)/\w[\w.+-]*\.bin")
+#: Temporary case folders (with an owner marker inside; see `ascverify.engines.outputs.owned_temp_dir`).
+TMP_CASE_DIR = re.compile(r"\.case_\d{4,}\.tmp-[A-Za-z0-9_]+")
+
+
+def case_name(i: int, total: int) -> str:
+    return f"case_{i:0{max(4, len(str(max(total - 1, 0))))}d}"
+
+
+def _le(arr: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+
+
+def _value_range(arr: np.ndarray) -> list[Any] | None:
+    if arr.size == 0:
+        return None
+    a = arr
+    if a.dtype.kind == "f" or a.dtype.name in ("bfloat16",) or "float8" in a.dtype.name:
+        a = a.astype(np.float64)
+        a = a[np.isfinite(a)]
+        if a.size == 0:
+            return None
+        return [float(a.min()), float(a.max())]
+    return [int(a.min()), int(a.max())]
+
+
+def _attr(case: Case) -> list[dict[str, Any]]:
+    out = []
+    for a in case.model.args:
+        value = case.arg(a.name)
+        if isinstance(a, MaskArg):
+            kind = "list_int" if isinstance(value, list) else ("string" if isinstance(value, str) else "int")
+        elif isinstance(value, bool):
+            kind = "bool"
+        elif isinstance(value, str):
+            kind = "string"
+        else:
+            kind = "int"
+        out.append({"name": a.name, "type": kind, "value": value})
+    return out
+
+
+def _desc(case: Case, name: str, arr: np.ndarray | None, *, role: str, file: str | None, key: str) -> dict[str, Any]:
+    t = case.tensor(name)
+    out: dict[str, Any] = {"name": name, "role": role, "format": BUFFER_FORMAT.get(t.buffer, "ND"),
+                           "type": OPST_TYPES.get(t.dtype.name, t.dtype.name), "shape": [t.size],
+                           "position": t.position, "addr": t.addr}
+    if arr is not None:
+        out["value_range"] = _value_range(arr)
+    if file is not None:
+        out[key] = file
+    return out
+
+
+def manifest_entry(gc: GenCase, name: str) -> dict[str, Any]:
+    """One case in msOpST terms plus what ascverify knows about it."""
+    case = gc.case
+    model = case.model
+    inputs, outputs = [], []
+    for decl in model.tensors:
+        t = case.tensor(decl.name)
+        if not t.present:
+            continue
+        if decl.name in gc.inputs:
+            d = _desc(case, decl.name, gc.inputs[decl.name], role=decl.role,
+                      file=f"{name}/inputs/{decl.name}.bin", key="data_file")
+            d["data_distribute"] = "uniform"
+            if decl.role == "out":
+                d["initial_contents"] = True  # masked-off elements keep these values
+            inputs.append(d)
+        elif decl.role in ("in", "inout"):
+            inputs.append(_desc(case, decl.name, None, role=decl.role, file=None, key="data_file"))
+        if decl.role in ("out", "inout"):
+            d = _desc(case, decl.name, gc.golden.get(decl.name), role=decl.role,
+                      file=f"{name}/golden/{decl.name}.bin" if decl.name in gc.golden else None, key="golden_file")
+            if decl.name in gc.unspecified:
+                d["unspecified_file"] = f"{name}/golden/{decl.name}.unspecified.bin"
+                d["unspecified_elements"] = int(gc.unspecified[decl.name].sum())
+            outputs.append(d)
+    entry: dict[str, Any] = {
+        "case_name": name, "op": model.name, "product": case.product, "dtype": case.dtype.name,
+        "expect": gc.expect, "case_file": f"{name}/case.json",
+        "input_desc": inputs, "output_desc": outputs, "attr": _attr(case),
+        "breaks": gc.breaks, "warns": gc.warns, "covers": gc.covers, "why": gc.note, "data_seed": gc.data_seed,
+    }
+    if gc.expect == "failed" or gc.faults or gc.not_run:
+        entry["core"] = {"faults": gc.faults, "not_run": gc.not_run or None}
+    if gc.problem:
+        entry["problem"] = gc.problem
+    return entry
+
+
+def _case_doc(gc: GenCase, name: str) -> dict[str, Any]:
+    doc = gc.case.to_json()
+    for tname in gc.inputs:
+        if tname in doc["tensors"]:
+            doc["tensors"][tname]["data"] = f"inputs/{tname}.bin"
+    doc["name"] = name
+    doc["expect"] = {"result": gc.expect, "breaks": gc.breaks, "warns": gc.warns}
+    return doc
+
+
+def _write_case_dir(tmp: Path, gc: GenCase, name: str) -> None:
+    (tmp / "inputs").mkdir(parents=True, exist_ok=True)
+    for tname, arr in gc.inputs.items():
+        _le(arr).tofile(confined(tmp, f"inputs/{tname}.bin"))
+    if gc.golden:
+        (tmp / "golden").mkdir()
+        for tname, arr in gc.golden.items():
+            _le(arr).tofile(confined(tmp, f"golden/{tname}.bin"))
+        for tname, mask in gc.unspecified.items():
+            mask.astype(np.uint8).tofile(confined(tmp, f"golden/{tname}.unspecified.bin"))
+    (tmp / "case.json").write_text(json.dumps(_case_doc(gc, name), indent=2) + "\n")
+
+
+class _Earlier:
+    """What an earlier generation in the folder wrote (its manifest's ``files``)."""
+
+    def __init__(self, listed: set[str]) -> None:
+        self.files = {f for f in listed if not f.endswith("/")}
+        self.whole = {f[:-1] for f in listed if f.endswith("/") and CASE_DIR.match(f[:-1])}
+        self.dirs = {f.split("/", 1)[0] for f in self.files if "/" in f} | self.whole
+
+    def owns(self, rel: str) -> bool:
+        top, _, sub = rel.partition("/")
+        return rel in self.files or (top in self.whole and CASE_FILE.fullmatch(sub) is not None)
+
+
+def _files_under(d: Path) -> list[str]:
+    """Every file (and symbolic link) under ``d``, relative to ``d``'s parent, without following links."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
+        for n in filenames + [x for x in dirnames if os.path.islink(os.path.join(dirpath, x))]:
+            out.append(os.path.relpath(os.path.join(dirpath, n), d.parent).replace(os.sep, "/"))
+    return sorted(out)
+
+
+def _foreign(d: Path, earlier: _Earlier) -> list[str]:
+    """What under the existing case folder ``d`` ascverify did not write (the whole folder when it never listed it)."""
+    if d.is_symlink() or not d.is_dir():
+        return [d.name]
+    if d.name not in earlier.dirs:
+        return [d.name + "/"]
+    return [f for f in _files_under(d) if not earlier.owns(f)]
+
+
+def _remove_ours(d: Path, earlier: _Earlier) -> None:
+    """Delete the files of ours under ``d`` and the folders left empty; OutputError when anything else is there."""
+    foreign = _foreign(d, earlier)
+    if foreign:
+        raise OutputError(f"holds files ascverify did not write ({', '.join(shown(f) for f in foreign[:3])}); "
+                          f"move them away", where=shown(d), field="-o")
+    try:
+        for rel in _files_under(d):
+            (d.parent / rel).unlink()
+        for dirpath, _dirs, _files in sorted(os.walk(d), key=lambda w: -len(w[0])):
+            os.rmdir(dirpath)
+    except OSError as exc:
+        raise os_error(exc, d, field="-o", action="cannot remove an earlier case folder") from None
+
+
+def _place(tmp: Path, final: Path, earlier: _Earlier | None = None) -> None:
+    """Rename ``tmp`` to ``final``, replacing an earlier case directory of the same name (only when every file in
+    it is one ascverify wrote)."""
+    if final.exists() or final.is_symlink():
+        _remove_ours(final, earlier or _Earlier(set()))
+    release_temp_dir(tmp)
+    os.chmod(tmp, 0o777 & ~umask())  # mkdtemp makes 0700; a case folder is for sharing, like any folder
+    os.rename(tmp, final)
+
+
+def legacy_gen_files(doc: dict) -> set[str] | None:
+    """The files a manifest without ``"files"`` (an earlier version) describes."""
+    if not isinstance(doc.get("cases"), list):
+        return None
+    files = {"manifest.json"}
+    for c in doc["cases"]:
+        if not isinstance(c, dict):
+            continue
+        if isinstance(c.get("case_file"), str):
+            files.add(c["case_file"])
+        for d in (c.get("input_desc") or []) + (c.get("output_desc") or []):
+            if isinstance(d, dict):
+                files |= {d[k] for k in ("data_file", "golden_file", "unspecified_file") if isinstance(d.get(k), str)}
+    files |= {f"{n}/" for n in doc.get("stale_cases") or [] if isinstance(n, str)}
+    return files
+
+
+def _json_default(x: Any) -> Any:
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(type(x).__name__)
+
+
+def manifest(gen: Generation, entries: list[dict[str, Any]], complete: bool) -> dict[str, Any]:
+    report = dict(gen.report)
+    report.pop("construction_seconds", None)
+    targets = report.pop("targets", None)
+    doc: dict[str, Any] = {
+        "tool": "ascverify", "version": __version__, "format": "ascverify-gen/1",
+        "op": gen.model.name, "product": gen.ctx.product.id, "dtype": gen.ctx.dtype.name,
+        "mode": gen.mode, "seed": gen.seed, "requested": gen.requested, "complete": complete,
+        "golden": "raw little-endian numpy tofile; compare with numpy.isclose(rtol, atol, equal_nan=True), "
+                  "skipping the elements that NAME.unspecified.bin marks with 1",
+        "counts": summary_counts(gen), **report,
+    }
+    if targets is not None:
+        doc["coverage"] = coverage(targets, gen.mode, [e["case_name"] for e in entries],
+                                   {e["case_name"]: e["breaks"] for e in entries})
+    doc["cases"] = entries
+    return doc
+
+
+def coverage(targets: list, mode: str, names: list[str], breaks: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Targets by status, with the reason of each one not covered (cases named as written)."""
+    from collections import Counter
+
+    for t in targets:
+        t.cases = [c if isinstance(c, str) else names[c] for c in t.cases if isinstance(c, str) or c < len(names)]
+        if t.status in ("covered", "clipped") and not t.cases:
+            t.status, t.reason = "not_written", "its case is beyond -n"
+        if t.expect == "failed" and t.rule is not None and t.cases and breaks is not None:
+            # what the written case breaks (with its data): a data rule may come along, e.g. when a tensor is too
+            # small for any valid contents
+            actual = sorted({b for c in t.cases for b in breaks.get(c, ())} - {t.rule})
+            t.released = actual
+    counts = Counter(t.status for t in targets)
+    out: dict[str, Any] = {"targets": len(targets), **{k: counts[k] for k in sorted(counts)}}
+    out["not_covered"] = [t.to_json() for t in targets if t.status not in ("covered", "clipped")]
+    out["clipped"] = [t.to_json() for t in targets if t.status == "clipped"]
+    if mode == "negative":
+        out["not_alone"] = [{"rule": t.rule, "drags_along": t.released, "cases": t.cases}
+                            for t in targets if t.released]
+    out["all"] = [t.to_json() for t in targets]
+    return out
+
+
+def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
+                     progress: Callable[[int, int], None] | None = None, force: bool = False) -> dict[str, Any]:
+    """Give every case its data and goldens and write it; the manifest last. Returns the manifest.
+
+    ``outdir`` must be absent, empty or an earlier generation's folder (its manifest lists what it wrote);
+    ``force`` writes into another folder all the same. Only files and case folders ascverify wrote are ever
+    replaced or removed; anything else in the way is refused (OutputError, exit status 2) before a case is
+    written."""
+    started = time.time()
+    make_dir(outdir, field="-o")
+    clean_stale_temps(outdir, TMP_CASE_DIR, started)  # temporaries of a killed earlier run (marked as ascverify's)
+    folder = OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
+                          ignore=TMP_CASE_DIR.fullmatch)
+    earlier = _Earlier(folder.earlier)
+    cases = gen.cases if limit is None else gen.cases[:limit]
+    if limit is not None and len(gen.cases) > limit:
+        gen.report["not_written"] = f"{len(gen.cases) - limit} more cases were found; -n {limit} kept the first {limit}"
+    total = len(cases)
+    names = [case_name(i, total) for i in range(total)]
+    # before anything is written: every case folder in the way must be one of ours, holding only our files
+    folder.check_planned(["manifest.json"])
+    for name in names:
+        final = folder.path(name)
+        if final.exists() or final.is_symlink():
+            foreign = _foreign(final, earlier)
+            if foreign:
+                what = ("was not written by ascverify" if foreign == [name + "/"] or foreign == [name]
+                        else f"holds files ascverify did not write ({', '.join(shown(f) for f in foreign[:3])})")
+                raise OutputError(f"{what}; move it away or choose another folder (nothing was written)",
+                                  where=shown(final), field="-o")
+    kept_dirs = sorted(earlier.dirs - set(names))
+
+    def listing(written_files: list[str], pending: list[str], replaced: set[str] = set()) -> list[str]:
+        """Every file of ours in the folder: written now, earlier ones still there (in the case folders this run did
+        not replace), folders about to be written."""
+        out = set(written_files) | {"manifest.json"} | {f"{n}/" for n in pending}
+        for d in sorted(earlier.dirs - replaced):
+            if (outdir / d).is_dir() and not (outdir / d).is_symlink():
+                out |= {f for f in _files_under(outdir / d) if earlier.owns(f)}
+                out.add(f"{d}/")  # ours (an earlier run's): its case files may go
+        return sorted(out)
+
+    def write_manifest(doc: dict[str, Any]) -> None:
+        text = json.dumps(doc, indent=2, default=_json_default) + "\n"
+        atomic_write_bytes(folder.path("manifest.json"), lambda f: f.write(text.encode()))
+
+    # the folder's record first: a run killed half way leaves a manifest naming every case folder it may have written
+    write_manifest({"tool": "ascverify", "version": __version__, "format": GEN_FORMAT, "complete": False,
+                    "cases": [], "stale_cases": sorted(set(kept_dirs) | (earlier.dirs & set(names))),
+                    "files": listing([], names)})
+    entries: list[dict[str, Any]] = []
+    files: list[str] = []
+    complete = False
+    try:
+        for i, gc in enumerate(cases):
+            name = names[i]
+            materialize(gc, data_seed(gen.seed, i))
+            tmp = owned_temp_dir(outdir, f".{name}.tmp-")
+            try:
+                try:
+                    _write_case_dir(tmp, gc, name)
+                except OSError as exc:
+                    raise os_error(exc, outdir / name) from None
+                mine = [f"{name}/{f.split('/', 1)[1]}" for f in _files_under(tmp) if not f.endswith("/.ascverify-owner")]
+                _place(tmp, folder.path(name), earlier)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            files += mine
+            entries.append(manifest_entry(gc, name))
+            if progress is not None:
+                progress(i + 1, total)
+        complete = True
+    finally:
+        gen.cases = cases[: len(entries)]
+        doc = manifest(gen, entries, complete)
+        written = {e["case_name"] for e in entries}
+        if not complete:  # an earlier run's case directories not replaced yet: the next run removes them
+            doc["stale_cases"] = sorted(n for n in set(kept_dirs) | (earlier.dirs & set(names)) - written
+                                        if CASE_DIR.match(n))
+        else:  # case directories of an earlier, larger run: their files of ours go, anything else stays
+            for stale in kept_dirs:
+                d = outdir / stale
+                if CASE_DIR.match(stale) and d.is_dir() and not d.is_symlink():
+                    for rel in _files_under(d):
+                        if earlier.owns(rel):
+                            try:
+                                (outdir / rel).unlink()
+                            except OSError:
+                                pass
+                    for dirpath, _d, _f in sorted(os.walk(d), key=lambda w: -len(w[0])):
+                        try:
+                            os.rmdir(dirpath)
+                        except OSError:
+                            pass
+        doc["files"] = listing(files, [], written | (set(kept_dirs) if complete else set()))
+        try:
+            write_manifest(doc)
+        except OutputError:
+            if complete:
+                raise
+            # already failing (interrupted, a full disk): that error is the one to report
+    return doc

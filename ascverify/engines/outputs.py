@@ -1,0 +1,398 @@
+"""Output folders that ascverify writes into, safely: confined, never clobbering input files or other people's files.
+
+`OutputFolder` is what `run -o`, `gen -o` (and the program form of `run`) write through:
+
+- every path is `confined` to the folder (no ``..``, no absolute path, no symbolic link out of it);
+- the folder must be empty, absent, or an earlier output of the same command, recognised by the
+  manifest that command writes (``run.json`` with ``"format": "ascverify-run/1"``, ``manifest.json``
+  with ``"format": "ascverify-gen/1"``) whose ``"files"`` list names every file it wrote; anything else
+  is refused unless ``--force``;
+- a file that exists and the earlier manifest does not list is not overwritten unless ``--force``; a
+  file the earlier manifest does not list is never deleted, not even with ``--force``;
+- an input of the case being run (its case file, its data files) is never overwritten, whatever the
+  folder and the options: compared by resolved path and by device and inode (hard links).
+
+The manifest lists, before anything is written, the files the earlier output listed plus the files
+this run is about to write (and, when done, exactly what is there), so a run killed half way leaves a
+folder the next run still recognises.
+
+Environment errors (read-only folder, disk full, name too long, a folder where a file should be) become
+`OutputError`: one line naming the path and the OS error, exit status 2.
+
+Temporary folders (`owned_temp_dir`) carry an owner marker (tool, host, process id, time); a later run
+removes those whose name matches the writer's pattern, whose marker is ascverify's, that were made
+before it started and whose process is gone (or, made on another host, more than `STALE_SECONDS` ago).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import shutil
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ..cases.safe_names import EscapeError, confined
+from ..spec.errors import InputError, one_line
+
+#: The marker file inside a temporary folder of ascverify's.
+OWNER_FILE = ".ascverify-owner"
+#: A temporary folder made on another host is stale after this long (its process cannot be asked).
+STALE_SECONDS = 3600.0
+
+
+class OutputError(InputError):
+    """An output that cannot be written (exit status 2)."""
+
+
+def shown(path: Any) -> str:
+    return one_line(str(path))
+
+
+def os_error(exc: OSError, path: Any = None, *, field: str = "", action: str = "cannot write") -> OutputError:
+    """One line for an OSError: the path (the one given, else the error's) and the OS's words."""
+    where = path if path is not None else (exc.filename if exc.filename is not None else "")
+    reason = exc.strerror or (errno.errorcode.get(exc.errno or 0) if exc.errno else None) or str(exc) or type(exc).__name__
+    return OutputError(f"{action}: {reason}", where=shown(where) if where != "" else "", field=field)
+
+
+#: errno values that are the machine's, not ascverify's: mapped to exit status 2 wherever they surface.
+ENVIRONMENT_ERRNOS = frozenset(e for e in (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG,
+                                           errno.EISDIR, errno.ENOTDIR, errno.EDQUOT, errno.EEXIST,
+                                           errno.EMFILE, errno.ENFILE, errno.EFBIG, errno.ELOOP, errno.EIO,
+                                           getattr(errno, "ENOTEMPTY", None)) if e is not None)
+
+
+def is_environment_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS
+
+
+def umask() -> int:
+    """The process's file creation mask (read without changing it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
+    """Write ``path`` through a temporary file in the same folder, then rename: never half a file.
+
+    An OSError (a read-only folder, a full disk, a name too long, a folder in the way) becomes an
+    `OutputError` naming ``path``: exit status 2, one line."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise os_error(exc, path) from None
+    try:
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; give the file the permissions open() would
+        with os.fdopen(fd, "wb") as f:
+            writer(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise os_error(exc, path) from None
+        raise
+
+
+def atomic_write_bytes(path: Path, writer: Callable[[Any], None], *, mode: int | None = None) -> None:
+    """Write ``path`` through a temporary file in its folder and a rename: never half a file; OSError -> OutputError."""
+    atomic_write(path, writer)
+    if mode is not None:
+        try:
+            os.chmod(path, mode)
+        except OSError as exc:
+            raise os_error(exc, path) from None
+
+
+def make_dir(path: Path, *, field: str = "", mode: int = 0o777) -> Path:
+    """``mkdir -p`` with one-line errors (an existing file in the way, a read-only parent, a name too long)."""
+    if path.exists() and not path.is_dir():
+        raise OutputError("exists and is not a directory", where=shown(path), field=field)
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=mode)
+    except OSError as exc:
+        raise os_error(exc, path, field=field, action="cannot create the folder") from None
+    return path
+
+
+# -- inputs ----------------------------------------------------------------------------------------------------------
+
+def _identity(path: Path) -> tuple[str, tuple[int, int] | None]:
+    try:
+        resolved = str(path.resolve())
+    except (OSError, RuntimeError):
+        resolved = os.path.abspath(path)
+    try:
+        st = os.stat(path)
+        ino = (st.st_dev, st.st_ino)
+    except OSError:
+        ino = None
+    return resolved, ino
+
+
+class Inputs:
+    """Files a run reads (a case file and its data): never to be overwritten or deleted by that run."""
+
+    def __init__(self, paths: Iterable[tuple[Path, str]] = ()) -> None:
+        self.paths: dict[str, str] = {}
+        self.inodes: dict[tuple[int, int], str] = {}
+        for p, what in paths:
+            self.add(p, what)
+
+    def add(self, path: Path | str, what: str) -> None:
+        resolved, ino = _identity(Path(path))
+        self.paths.setdefault(resolved, what)
+        if ino is not None:
+            self.inodes.setdefault(ino, what)
+
+    def which(self, path: Path) -> str | None:
+        """What ``path`` is an input as (None when it is none of them)."""
+        resolved, ino = _identity(path)
+        if resolved in self.paths:
+            return self.paths[resolved]
+        if ino is not None and ino in self.inodes:
+            return self.inodes[ino]
+        return None
+
+
+def case_inputs(case_file: str, cases: Iterable[Any], raws: Iterable[Any] = ()) -> Inputs:
+    """The case file and every data file the cases (or the calls of a program) name: each tensor's ``data`` and
+    any other ``"data": "PATH"`` of the raw documents (register values), relative to the case file's folder."""
+    inputs = Inputs()
+    if case_file != "-":
+        inputs.add(Path(case_file), "the case file")
+    base_default = Path(case_file).resolve().parent if case_file != "-" else Path.cwd()
+    for case in cases:
+        base = getattr(case, "base_dir", None)
+        for name, src in getattr(case, "data_sources", {}).items():
+            if isinstance(src, str):
+                p = Path(src)
+                if not p.is_absolute() and base is not None:
+                    p = Path(base) / p
+                inputs.add(p, f"the data of tensor {name}")
+
+    def walk(x: Any, depth: int = 0) -> None:
+        if depth > 50:
+            return
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k == "data" and isinstance(v, str) and v and "\x00" not in v:
+                    p = Path(v)
+                    inputs.add(p if p.is_absolute() else base_default / p, f"a data file of the case ({v!r})")
+                else:
+                    walk(v, depth + 1)
+        elif isinstance(x, list):
+            for v in x[:100_000]:
+                if isinstance(v, (dict, list)):
+                    walk(v, depth + 1)
+
+    for raw in raws:
+        walk(raw)
+    return inputs
+
+
+# -- earlier outputs -------------------------------------------------------------------------------------------------
+
+def _listed(files: Any) -> set[str] | None:
+    if not isinstance(files, list):
+        return None
+    out = set()
+    for f in files:
+        if isinstance(f, str) and f and not f.startswith("/") and ".." not in Path(f).parts:
+            out.add(f)
+    return out
+
+
+def read_manifest(path: Path, fmt: str, legacy: Callable[[dict], set[str] | None] | None = None) -> set[str] | None:
+    """The files an earlier output's manifest lists (None when ``path`` is not such a manifest)."""
+    try:
+        if not path.is_file() or path.stat().st_size > (256 << 20):
+            return None
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    if doc.get("format") == fmt:
+        listed = _listed(doc.get("files"))
+        if listed is not None:
+            return listed
+    if legacy is not None and doc.get("format") in (None, fmt):
+        try:
+            return legacy(doc)
+        except (AttributeError, TypeError, KeyError, ValueError):
+            return None
+    return None
+
+
+class OutputFolder:
+    """A folder a command writes into (see the module's description)."""
+
+    def __init__(self, root: Path, *, manifest: str, fmt: str, force: bool = False, inputs: Inputs | None = None,
+                 legacy: Callable[[dict], set[str] | None] | None = None, field: str = "-o",
+                 ignore: Callable[[str], bool] | None = None) -> None:
+        self.root = root
+        self.manifest = manifest
+        self.fmt = fmt
+        self.force = force
+        self.inputs = inputs or Inputs()
+        self.field = field
+        make_dir(root, field=field)
+        self.earlier: set[str] = read_manifest(root / manifest, fmt, legacy) or set()
+        self.recognised = (root / manifest).exists() and read_manifest(root / manifest, fmt, legacy) is not None
+        try:
+            entries = [p.name for p in root.iterdir()]
+        except OSError as exc:
+            raise os_error(exc, root, field=field, action="cannot list") from None
+        foreign = [n for n in entries if not (ignore and ignore(n))]
+        if foreign and not self.recognised and not force:
+            some = ", ".join(shown(n) for n in sorted(foreign)[:3]) + (", ..." if len(foreign) > 3 else "")
+            raise OutputError(f"is not empty ({some}) and holds no earlier output of this command; choose an empty or "
+                              f"new folder, or give --force (files ascverify did not write are still never deleted)",
+                              where=shown(root), field=field)
+        self.written: list[str] = []
+
+    # -- paths -------------------------------------------------------------------------------------------------------
+
+    def path(self, rel: str) -> Path:
+        """The confined path of ``rel``; refuses an input file of the run."""
+        p = confined(self.root, rel)
+        what = self.inputs.which(p)
+        if what is not None:
+            raise OutputError(f"refused: would overwrite {what}; choose another output folder",
+                              where=shown(p), field=self.field)
+        return p
+
+    def check_planned(self, rels: Iterable[str]) -> None:
+        """Before writing anything: each planned file is confined, not an input, and (unless --force) either absent
+        or listed by the earlier output."""
+        for rel in rels:
+            p = self.path(rel)
+            if p.is_dir() and not p.is_symlink():
+                raise OutputError("exists and is a folder, not a file ascverify wrote", where=shown(p), field=self.field)
+            if not self.force and (p.exists() or p.is_symlink()) and rel not in self.earlier and rel != self.manifest:
+                raise OutputError("exists and was not written by ascverify (the folder's manifest does not list it); "
+                                  "move it or give --force to overwrite it", where=shown(p), field=self.field)
+
+    def record(self, rel: str) -> None:
+        if rel not in self.written:
+            self.written.append(rel)
+
+    def write_bytes(self, rel: str, writer: Callable[[Any], None]) -> Path:
+        p = self.path(rel)
+        atomic_write_bytes(p, writer)
+        self.record(rel)
+        return p
+
+    def remove_stale(self, rels: Iterable[str]) -> list[str]:
+        """Delete those of ``rels`` that the earlier output listed and this run did not write (never an input)."""
+        removed = []
+        for rel in rels:
+            if rel not in self.earlier or rel in self.written:
+                continue
+            try:
+                p = confined(self.root, rel)
+            except EscapeError:
+                continue
+            if self.inputs.which(p) is not None or p.is_dir() and not p.is_symlink():
+                continue
+            try:
+                p.unlink()
+                removed.append(rel)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise os_error(exc, p, field=self.field, action="cannot remove") from None
+        return removed
+
+    def kept_from_earlier(self) -> list[str]:
+        """Files the earlier output listed that are still there and this run did not write (listed again, so that a
+        later run may still remove them)."""
+        out = []
+        for rel in sorted(self.earlier - set(self.written)):
+            try:
+                p = confined(self.root, rel)
+            except EscapeError:
+                continue
+            if p.is_file() or p.is_symlink():
+                out.append(rel)
+        return out
+
+
+# -- owned temporary folders -----------------------------------------------------------------------------------------
+
+def owned_temp_dir(parent: Path, prefix: str) -> Path:
+    """A new private (0700) folder ``parent/PREFIXrandom`` with an owner marker inside."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    try:
+        (tmp / OWNER_FILE).write_text(json.dumps({"tool": "ascverify", "host": socket.gethostname(),
+                                                  "pid": os.getpid(), "created": time.time()}) + "\n")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
+
+
+def release_temp_dir(tmp: Path) -> None:
+    """Remove the owner marker before the folder is renamed into place."""
+    try:
+        (tmp / OWNER_FILE).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OSError, OverflowError, ValueError):
+        return False
+    return True
+
+
+def is_stale_temp(path: Path, pattern: re.Pattern[str], started: float) -> bool:
+    """``path`` is a temporary folder of ascverify's whose writer is gone (see the module's description)."""
+    if pattern.fullmatch(path.name) is None or path.is_symlink() or not path.is_dir():
+        return False
+    try:
+        doc = json.loads((path / OWNER_FILE).read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    if not isinstance(doc, dict) or doc.get("tool") != "ascverify":
+        return False
+    created, pid, host = doc.get("created"), doc.get("pid"), doc.get("host")
+    if not isinstance(created, (int, float)) or created >= started:
+        return False
+    if host == socket.gethostname() and isinstance(pid, int) and pid > 0:
+        return pid != os.getpid() and not _alive(pid)
+    return time.time() - created > STALE_SECONDS
+
+
+def clean_stale_temps(parent: Path, pattern: re.Pattern[str], started: float) -> list[str]:
+    """Remove the stale temporary folders of ascverify's in ``parent`` (quietly skipping what cannot be removed)."""
+    removed = []
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return removed
+    for p in entries:
+        if is_stale_temp(p, pattern, started):
+            shutil.rmtree(p, ignore_errors=True)
+            if not p.exists():
+                removed.append(p.name)
+    return removed

@@ -1,0 +1,384 @@
+"""``check --format sarif``: the verdicts as a SARIF 2.1.0 log for code-scanning displays.
+
+Each broken rule is one result. Its location is the JSON pointer of the offending value in the case
+file (``/args/hRepeat``, ``/tensors/dst/addr``; in a file holding a list of cases, the case index
+comes first: ``/3/args/hRepeat``), given three ways: as ``properties.jsonPointer``, as a logical
+location (``fullyQualifiedName``: ``case 3/args/hRepeat``, so JSON Lines cases are told apart), and
+as a physical region (line and column of the value in the file, found by scanning the file's JSON
+text; JSON Lines: the case's line). The other parameters the rule reads are related locations.
+Every rule of the APIs checked is in ``tool.driver.rules``, its help text carrying the rule's
+source in the documentation and its spec notes. A case that could not be read is a tool
+execution notification (level error) at its location, as are files that could not be read.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+from urllib.parse import quote
+
+from ..cases.sources import _LIMITS, read_bytes
+from ..checking.checker import Result
+from ..spec.errors import InputError
+from ..spec.model import ApiModel
+from ..spec.rules import Rule
+from ..spec.version import __version__
+from .explain import json_pointer
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/ascverify/ascverify"
+#: Depth of the pointers recorded by the position scanner: /i/tensors/NAME/key is 4 deep.
+MAX_DEPTH = 5
+
+
+# -- JSON positions ---------------------------------------------------------------------------------------------------
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def json_positions(text: str, max_depth: int = MAX_DEPTH) -> dict[str, int]:
+    """JSON pointer -> character offset of the value, for every value up to ``max_depth`` deep."""
+    from json.decoder import scanstring
+
+    decoder = json.JSONDecoder()
+    out: dict[str, int] = {}
+    ws = " \t\n\r"
+    n = len(text)
+
+    def skip(i: int) -> int:
+        while i < n and text[i] in ws:
+            i += 1
+        return i
+
+    def value(i: int, ptr: str, depth: int) -> int:
+        i = skip(i)
+        out[ptr] = i
+        if i >= n:
+            raise ValueError("unexpected end")
+        c = text[i]
+        if depth >= max_depth and c in "{[":
+            _, end = decoder.raw_decode(text, i)
+            return end
+        if c == "{":
+            i = skip(i + 1)
+            if i < n and text[i] == "}":
+                return i + 1
+            while True:
+                i = skip(i)
+                key, i = scanstring(text, i + 1)
+                i = skip(i)
+                i = value(i + 1, f"{ptr}/{_escape(key)}", depth + 1)
+                i = skip(i)
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return i + 1
+        if c == "[":
+            i = skip(i + 1)
+            if i < n and text[i] == "]":
+                return i + 1
+            k = 0
+            while True:
+                i = value(i, f"{ptr}/{k}", depth + 1)
+                k += 1
+                i = skip(i)
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return i + 1
+        if c == '"':
+            _, end = scanstring(text, i + 1)
+            return end
+        _, end = decoder.raw_decode(text, i)
+        return end
+
+    value(0, "", 0)
+    return out
+
+
+class _FileText:
+    """A case file's text, how it holds its cases, and where each value is."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.text: str | None = None
+        self.kind = "unknown"  # "object", "list", "lines" or "unknown" (unreadable, stdin)
+        self.line_starts: list[int] = [0]
+        self._positions: dict[int, dict[str, int]] = {}
+        self._case_lines: list[int] = []
+        self.raw: dict[int, Any] = {}
+        self.lines: list[str] = []
+        if path == "-":
+            return
+
+        try:  # bounded, regular files only: the file may be a device or a FIFO someone named (docs/security.md)
+            self.text = read_bytes(path, _LIMITS.get().max_bytes).decode("utf-8")
+        except (InputError, OSError, UnicodeDecodeError):
+            return
+        text = self.text
+        self.line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        stripped = text.strip()
+        try:
+            doc = json.loads(stripped)
+            self.kind = "list" if isinstance(doc, list) else "object"
+            if isinstance(doc, list):
+                self.raw = dict(enumerate(doc))
+            else:
+                self.raw = {0: doc}
+        except ValueError:
+            if stripped[:1] == "{":
+                self.kind = "lines"
+                self.lines = text.split("\n")
+                for lineno, line in enumerate(self.lines):
+                    if line.strip():
+                        self._case_lines.append(lineno)
+
+    def raw_case(self, index: int) -> Any:
+        if index in self.raw:
+            return self.raw[index]
+        if self.kind == "lines" and self.text is not None and 0 <= index < len(self._case_lines):
+            line = self.lines[self._case_lines[index]]
+            try:
+                self.raw[index] = json.loads(line)
+            except ValueError:
+                self.raw[index] = None
+            return self.raw[index]
+        return None
+
+    def file_pointer(self, index: int, ptr: str) -> str:
+        """The pointer into the file (list files: prefixed with the case index)."""
+        return f"/{index}{ptr}" if self.kind == "list" else ptr
+
+    def region(self, index: int, ptr: str) -> dict[str, int] | None:
+        """Line and column (1-based) of the value at ``ptr`` of case ``index`` (its nearest present ancestor)."""
+        if self.text is None or self.kind == "unknown":
+            return None
+        if self.kind == "lines":
+            if not (0 <= index < len(self._case_lines)):
+                return None
+            lineno = self._case_lines[index]
+            key = index
+            if key not in self._positions:
+                line = self.lines[lineno]
+                try:
+                    self._positions[key] = json_positions(line)
+                except (ValueError, IndexError):
+                    self._positions[key] = {"": 0}
+            pos = self._positions[key]
+            off = _nearest(pos, ptr)
+            return {"startLine": lineno + 1, "startColumn": off + 1}
+        if 0 not in self._positions:
+            try:
+                self._positions[0] = json_positions(self.text)
+            except (ValueError, IndexError):
+                self._positions[0] = {"": 0}
+        pos = self._positions[0]
+        off = _nearest(pos, self.file_pointer(index, ptr))
+        line = bisect.bisect_right(self.line_starts, off) - 1
+        return {"startLine": line + 1, "startColumn": off - self.line_starts[line] + 1}
+
+
+def _field_pointer(field: str) -> str:
+    """An input error's field (``tensors.dst.addr``, ``args.mask[1]``) as a JSON pointer; '' for options."""
+    import re
+
+    if not field or field.startswith("-"):
+        return ""
+    return "/" + re.sub(r"\[(\d+)\]", r".\1", field).replace(".", "/")
+
+
+def _nearest(pos: dict[str, int], ptr: str) -> int:
+    while ptr and ptr not in pos:
+        ptr = ptr.rsplit("/", 1)[0]
+    return pos.get(ptr, 0)
+
+
+# -- pointers of rules --------------------------------------------------------------------------------------------------
+
+def rule_pointers(model: ApiModel, rule: Rule, raw: Any) -> list[str]:
+    """The JSON pointers (within one case) of the values a rule reads, the most specific first."""
+    args = list(raw.get("args", {}) or {}) if isinstance(raw, dict) else []
+    dom = rule.domain
+    out: list[str] = []
+    kind = dom.get("kind")
+    if "field" in dom:
+        out.append(json_pointer(model, dom["field"], args))
+    elif kind == "align" and "tensor" in dom:
+        out.append(f"/tensors/{dom['tensor']}/addr")
+    elif kind in ("fits", "min_size") and "tensor" in dom:
+        out.append(f"/tensors/{dom['tensor']}/size")
+    elif kind == "disjoint":
+        out.extend(f"/tensors/{t}" for t in dom["tensors"])
+    elif kind == "data":
+        out.extend(f"/tensors/{t}/data" for t in rule.requires_data)
+    for p in rule.params:
+        ptr = json_pointer(model, p, args)
+        if ptr not in out:
+            out.append(ptr)
+    return out or ["/api"]
+
+
+def program_pointer(ptr: str, call: int, shared: dict[str, str]) -> str:
+    """A call's pointer within a program file: its arguments under /calls/N, its tensors at the program's shared
+    tensor they name (/tensors/x/addr), the product and element type at the top."""
+    if ptr.startswith("/tensors/"):
+        parts = ptr.split("/")
+        name = parts[2]
+        if name in shared:
+            return "/".join(["", "tensors", _escape(shared[name]), *parts[3:]])
+    if ptr in ("/product", "/dtype"):
+        return ptr
+    return f"/calls/{call}{ptr}"
+
+
+# -- the document -------------------------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1024)
+def uri_of(path: str) -> str:
+    if path == "-":
+        return "stdin"
+    p = Path(path)
+    if p.is_absolute():
+        return p.as_uri()
+    return quote(p.as_posix())
+
+
+def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
+    notes = [n for n in model.notes if r.id in n.rules or n.id in r.notes]
+    help_text = f"{r.help or r.message}\nSource: {r.citation}"
+    md = f"**{r.help or r.message}**\n\nSource: {r.citation}"
+    for n in notes:
+        help_text += f"\nSpec note {n.id} ({n.title}): {n.reading}"
+        md += f"\n\nSpec note `{n.id}` ({n.title}): {n.reading}"
+    return {
+        "id": r.id,
+        "name": r.id,
+        "shortDescription": {"text": r.help or r.message},
+        "fullDescription": {"text": f"{model.name}: {r.help or r.message} ({r.citation})"},
+        "help": {"text": help_text, "markdown": md},
+        "defaultConfiguration": {"level": "warning" if r.severity == "warning" else "error"},
+        "properties": {"api": model.name, "source": r.citation, "seed": r.source, "kind": r.domain.get("kind", "custom"),
+                       "products": sorted(r.products) if r.products is not None else "all",
+                       "notes": [n.id for n in notes], "tags": [model.name, r.domain.get("kind", "custom")]},
+    }
+
+
+def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | None = None,
+                   exit_code: int | None = None) -> dict[str, Any]:
+    """The SARIF log of ``check`` results (in order; unreadable cases become notifications).
+
+    ``product_of``: for ``--product all``, the product each result was checked on (by position).
+    """
+    models: list[ApiModel] = []
+    for r in results:
+        for c in ([call.case for call in r.program.calls] if r.program is not None else [r.case] if r.case else []):
+            if c.model not in models:
+                models.append(c.model)
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    for m in models:
+        for rule in m.rules:
+            if rule.id not in index:
+                index[rule.id] = len(rules)
+                rules.append(_rule_descriptor(m, rule))
+    artifacts: list[dict[str, Any]] = []
+    art_index: dict[str, int] = {}
+    texts: dict[str, _FileText] = {}
+
+    def artifact(path: str) -> int:
+        if path not in art_index:
+            art_index[path] = len(artifacts)
+            artifacts.append({"location": {"uri": uri_of(path)}})
+            texts[path] = _FileText(path)
+        return art_index[path]
+
+    def location(path: str, idx: int | None, ptr: str, name: str) -> dict[str, Any]:
+        ai = artifact(path)
+        ft = texts[path]
+        phys: dict[str, Any] = {"artifactLocation": {"uri": uri_of(path), "index": ai}}
+        if idx is not None:
+            region = ft.region(idx, ptr)
+            if region is not None:
+                phys["region"] = region
+        loc: dict[str, Any] = {"physicalLocation": phys}
+        if idx is not None:
+            loc["logicalLocations"] = [{"name": name, "fullyQualifiedName": f"case {idx}{ptr}", "kind": "member"}]
+        return loc
+
+    out_results: list[dict[str, Any]] = []
+    notifications: list[dict[str, Any]] = []
+    for pos, r in enumerate(results):
+        if r.error is not None:
+            note: dict[str, Any] = {"level": "error", "message": {"text": r.error.line()},
+                                    "descriptor": {"id": "input-error"}}
+            if r.file:
+                ptr = _field_pointer(r.error.field)
+                note["locations"] = [location(r.file, r.index, ptr, r.error.field or "case")]
+            notifications.append(note)
+            continue
+        if r.case is None and r.program is None:
+            continue
+        product = (product_of or {}).get(pos)
+        artifact(r.file)
+        raw = texts[r.file].raw_case(r.index)
+        for v, level in [(v, "error") for v in r.violations] + [(v, "warning") for v in r.warnings]:
+            if r.program is not None and v.call is not None:
+                call = r.program.calls[v.call]
+                model = call.case.model
+                raw_call = raw.get("calls", [None] * (v.call + 1))[v.call] if isinstance(raw, dict) else None
+                ptrs = [program_pointer(p, v.call, call.shared) for p in rule_pointers(model, v.rule, raw_call)]
+            else:
+                model = r.case.model if r.case is not None else r.program.calls[0].case.model
+                ptrs = rule_pointers(model, v.rule, raw)
+            ft = texts[r.file]
+            main_ptr = ptrs[0]
+            text = v.message if product is None else f"on {product}: {v.message}"
+            res: dict[str, Any] = {
+                "ruleId": v.rule.id,
+                "ruleIndex": index[v.rule.id],
+                "level": level,
+                "kind": "fail",
+                "message": {"text": text},
+                "locations": [location(r.file, r.index, main_ptr, main_ptr.rsplit("/", 1)[-1])],
+                "partialFingerprints": {"ascverifyCaseRule/v1": f"{r.file}:{r.index}:{v.call}:{v.rule.id}:"
+                                                                f"{product or r.product}"},
+                "properties": {"jsonPointer": ft.file_pointer(r.index, main_ptr), "caseIndex": r.index,
+                               "api": model.name, "product": product or r.product, "source": v.rule.citation},
+            }
+            related = []
+            for k, ptr in enumerate(ptrs[1:], start=1):
+                loc = location(r.file, r.index, ptr, ptr.rsplit("/", 1)[-1])
+                loc["id"] = k
+                loc["message"] = {"text": f"{ptr} is read by {v.rule.id}"}
+                related.append(loc)
+            if related:
+                res["relatedLocations"] = related
+            if v.call is not None:
+                res["properties"]["call"] = v.call
+            out_results.append(res)
+    invocation: dict[str, Any] = {"executionSuccessful": not notifications,
+                                  "toolExecutionNotifications": notifications}
+    if exit_code is not None:
+        invocation["exitCode"] = exit_code
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "ascverify", "version": __version__, "semanticVersion": __version__,
+                                "informationUri": INFO_URI, "rules": rules}},
+            "artifacts": artifacts,
+            "invocations": [invocation],
+            "columnKind": "unicodeCodePoints",
+            "results": out_results,
+        }],
+    }
+
+
+def sarif_text(results: Iterable[Result], **kw: Any) -> str:
+    import orjson
+
+    return orjson.dumps(sarif_document(list(results), **kw), option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -1,0 +1,63 @@
+"""The two kinds of error: bad input from a user, and a malformed model (a bug of ours); messages on one line."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Iterable
+
+
+class AscverifyError(Exception):
+    """Base of ascverify's own errors."""
+
+
+class InputError(AscverifyError):
+    """A case file or argument that cannot be read; one line naming where and what (exit status 2)."""
+
+    def __init__(self, message: str, *, where: str = "", field: str = "") -> None:
+        self.message = message
+        self.where = where
+        self.field = field
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        parts = [p for p in (self.where, self.field) if p]
+        prefix = ": ".join(parts)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+    def at(self, where: str) -> "InputError":
+        """The same error located in ``where`` (a file and case index)."""
+        return InputError(self.message, where=where if not self.where else f"{where}: {self.where}", field=self.field)
+
+
+class ModelDefinitionError(AscverifyError):
+    """An API model that is malformed; raised when the model is built, naming the model."""
+
+
+def did_you_mean(name: object, choices: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' for the closest choice, or ''."""
+    if not isinstance(name, str):
+        return ""
+    choices = list(choices)
+    lowered = {c.lower(): c for c in choices}
+    if name.lower() in lowered:
+        return f" (did you mean {lowered[name.lower()]!r}?)"
+    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    if not close:
+        close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+        close = [lowered[c] for c in close]
+    if not close and len(name) >= 3:  # a prefix or a part of a longer name: 'Bilinear' -> 'BilinearInterpolation'
+        close = [c for c in choices if c.lower().startswith(name.lower())] or \
+                [c for c in choices if name.lower() in c.lower()]
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+#: Characters that break a line (for `str.splitlines` or a terminal): control characters and separators.
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` on a single line (a message never spans lines, whatever a user's file holds)."""
+    if _BREAKS.search(text) is None:
+        return text
+    return _BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
