@@ -244,6 +244,68 @@ def golden_block_min(doc: dict[str, Any], spec: dict[str, Any]):
     return check
 
 
+# -- BlockReduceMax: the maximum of the active lanes of every 32-byte datablock --------------------------------------
+
+def golden_block_max(doc: dict[str, Any], spec: dict[str, Any]):
+    a = _canon(doc["args"])
+    t = doc["tensors"]
+    dt = NUMPY[doc["dtype"]]
+    per_block, lanes = 32 // np.dtype(dt).itemsize, 256 // np.dtype(dt).itemsize
+    rng = np.random.default_rng(spec["seed"])
+    src = rng.uniform(spec["low"], spec["high"], t["src"]["size"]).astype(dt)
+    src[src == 0] = dt(1)  # no zeros: max(-0, +0) is not at stake; NaN never drawn
+    dst0 = np.full(t["dst"]["size"], spec["dst_init"], dtype=dt)
+    t["src"]["data"], t["dst"]["data"] = _to_list(src), _to_list(dst0)
+
+    on = _lanes(a["mask"], lanes)
+    want = dst0.copy()
+    for r in range(a["repeatTime"]):
+        for b in range(8):
+            start = (r * a["srcRepStride"] + b * a["srcBlkStride"]) * per_block
+            vals = src[start:start + per_block][on[b * per_block:(b + 1) * per_block]]
+            assert vals.size, "the golden covers only datablocks with an active lane"
+            want[r * a["dstRepStride"] * 8 + b] = vals.max()
+
+    def check(out):
+        _same_bits(out.tensors["dst"], want, "dst")
+    return check
+
+
+# -- BlockReduceSum: per datablock, the binary tree of adjacent pairs, each add rounded in T --------------------------
+
+def golden_block_sum(doc: dict[str, Any], spec: dict[str, Any]):
+    """The vendor's golden is np.sum per block (float32: numpy's pairwise sum of 8 values, which is the tree). Here:
+    lanes (0,1), (2,3), ... then the pair sums likewise, masked-off lanes as +0 in their place, every add done in
+    Python's float and rounded to T (float32 exactly as one IEEE add: 53 >= 2*24 + 2)."""
+    a = _canon(doc["args"])
+    t = doc["tensors"]
+    dt = NUMPY[doc["dtype"]]
+    per_block, lanes = 32 // np.dtype(dt).itemsize, 256 // np.dtype(dt).itemsize
+    rng = np.random.default_rng(spec["seed"])
+    src = rng.uniform(spec["low"], spec["high"], t["src"]["size"]).astype(dt)
+    dst0 = np.full(t["dst"]["size"], spec["dst_init"], dtype=dt)
+    t["src"]["data"], t["dst"]["data"] = _to_list(src), _to_list(dst0)
+
+    def tree(level: list[float]) -> float:
+        while len(level) > 1:
+            level = [float(dt(level[i] + level[i + 1])) for i in range(0, len(level), 2)]
+        return level[0]
+
+    on = _lanes(a["mask"], lanes)
+    want = dst0.copy()
+    for r in range(a["repeatTime"]):
+        for b in range(8):
+            start = (r * a["srcRepStride"] + b * a["srcBlkStride"]) * per_block
+            act = on[b * per_block:(b + 1) * per_block]
+            assert act.any(), "the golden covers only datablocks with an active lane"
+            block = src[start:start + per_block]
+            want[r * a["dstRepStride"] * 8 + b] = tree([float(x) if o else 0.0 for x, o in zip(block, act)])
+
+    def check(out):
+        _same_bits(out.tensors["dst"], want, "dst")
+    return check
+
+
 # -- LoadAlign into a MaskReg, DIST_NORM: the 32 bytes at the load address become the 256 mask bits ------------------
 
 def golden_mask_norm(doc: dict[str, Any], spec: dict[str, Any]):
@@ -377,5 +439,6 @@ def golden_img2col_nz(doc: dict[str, Any], spec: dict[str, Any]):
     return check
 
 
-GOLDENS = {"bilinear": golden_bilinear, "block_min": golden_block_min, "mask_norm": golden_mask_norm,
+GOLDENS = {"bilinear": golden_bilinear, "block_min": golden_block_min, "block_max": golden_block_max,
+           "block_sum": golden_block_sum, "mask_norm": golden_mask_norm,
            "cube_operand": golden_cube_operand, "img2col_nz": golden_img2col_nz}
