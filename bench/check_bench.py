@@ -7,8 +7,13 @@ up to 4 times), so that about half break a rule. Building the file is not timed.
 
 Figures (each measurement timed in alternation with its baseline, medians of ``repeats`` runs):
 - CLI: ``ascverify check --format json FILE > /dev/null`` as a subprocess (startup included), with
-  the default workers and with ``--jobs 1`` when the option exists, and the startup alone (a 1-case
-  file);
+  the default workers and with ``--jobs 1`` when the option exists, against a subprocess that only
+  parses every line of the same file with orjson (``python -c``: its startup included too);
+- startup: ``ascverify check`` of a 1-case file against ``python -c "import numpy"``, both with
+  bytecode caches (PYTHONPYCACHEPREFIX in a temporary folder, as an installed package has them), wall
+  and CPU time (os.wait4);
+- memory: the peak resident size of ``check --jobs 1`` on the whole file against a tenth of it (constant
+  memory: the ratio stays near 1);
 - in-process: `read_cases` + `check_cases` (the public API; the cyclic GC paused as the CLI does), and
   `check_cases` alone on the parsed cases;
 - Z3 calls made while reading and checking every case (counted by wrapping z3's entry points): none.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from .common import Config, Figure, at_least, collect, interleaved, load_models, note, safe_ratio, skip
+from .common import Config, Figure, at_least, at_most, collect, interleaved, load_models, note, safe_ratio, skip
 
 NAME = "check"
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,9 +226,42 @@ def count_solver_calls(fn: Any) -> int:
 
 # -- the benchmark --------------------------------------------------------------------------------------------------
 
+def _samples_of(fn: Any, arg: Any, k: int) -> list[Any]:
+    return [fn(arg) for _ in range(k)]
+
+
 
 def _cli(path: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "ascverify", "check", "--format", "json", *extra, path]
+
+
+def _env(pycache: str) -> dict[str, str]:
+    """The subprocesses' environment: bytecode caches allowed (PYTHONDONTWRITEBYTECODE dropped), kept in
+    ``pycache`` instead of the source tree (an installed package has its .pyc files, and numpy's are there)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = pycache
+    return env
+
+
+_ENV: dict[str, str] | None = None
+
+
+def _spawn(cmd: list[str]) -> tuple[float, float, int, int]:
+    """Run ``cmd`` (stdout discarded): wall seconds, CPU seconds (user + system), peak resident KiB, exit status."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(ROOT), env=_ENV)
+    _, status, usage = os.wait4(p.pid, 0)
+    return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
+
+
+def _orjson_cmd(path: str) -> list[str]:
+    """A process that reads the file and parses every line with orjson (the baseline of `check`)."""
+    code = ("import orjson, sys\n"
+            "with open(sys.argv[1], 'rb') as f:\n"
+            "    for line in f:\n"
+            "        orjson.loads(line)\n")
+    return [sys.executable, "-c", code, path]
 
 
 def _has_jobs_option() -> bool:
@@ -235,7 +274,7 @@ def _has_jobs_option() -> bool:
 
 
 def _run_cli(path: str, *extra: str) -> None:
-    r = subprocess.run(_cli(path, *extra), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(ROOT))
+    r = subprocess.run(_cli(path, *extra), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(ROOT), env=_ENV)
     if r.returncode not in (0, 1):
         raise RuntimeError(f"ascverify check exited {r.returncode}: {r.stderr.decode()[-500:]}")
 
@@ -247,7 +286,9 @@ def run(cfg: Config) -> list[Figure]:
     z3_sample = cfg.size(300, 40, minimum=5)
     reps = cfg.repeats
     figures: list[Figure] = []
+    global _ENV
     with tempfile.TemporaryDirectory(prefix="ascverify-bench-") as tmp:
+        _ENV = _env(str(Path(tmp) / "pycache"))
         path = Path(tmp) / "cases.jsonl"
         t0 = time.perf_counter()
         info = build_file(path, n, per_api=cfg.size(150, 20, minimum=5), mutants_max=2000 if not cfg.quick else 500)
@@ -257,17 +298,35 @@ def run(cfg: Config) -> list[Figure]:
         one = Path(tmp) / "one.jsonl"
         one.write_bytes(path.read_bytes().split(b"\n", 1)[0] + b"\n")
 
-        # (a) the command line, startup included; startup alone on a 1-case file
+        tenth = Path(tmp) / "tenth.jsonl"
+        tenth.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[: max(1, n // 10)]))
+
+        # (a) the command line, startup included, against orjson parsing the same file in its own process
         jobs1 = _has_jobs_option()
-        cli_tasks = {"startup": (lambda: _run_cli(str(one)), None), "cli": (lambda: _run_cli(str(path)), None)}
+        single = ("--jobs", "1") if jobs1 else ()
+        cli_tasks = {"cli": (lambda: _run_cli(str(path)), None),
+                     "orjson": (lambda: _spawn(_orjson_cmd(str(path))), None)}
         if jobs1:  # the default uses every core; one worker gives the per-core speed
             cli_tasks["cli1"] = (lambda: _run_cli(str(path), "--jobs", "1"), None)
-        _run_cli(str(one))  # warm: the first startup reads the .pyc files from disk
+        _run_cli(str(one))  # warm: the first run writes the .pyc files
         got = interleaved(cli_tasks, reps)
-        t_start, s_start, _ = got["startup"]
         t_cli, s_cli, _ = got["cli"]
-        if jobs1:
-            t_cli1, s_cli1, _ = got["cli1"]
+        t_orjson, s_orjson, _ = got["orjson"]
+        t_cli1, s_cli1 = got["cli1"][:2] if jobs1 else (t_cli, s_cli)
+
+        # (b) startup on a 1-case file against importing numpy, wall and CPU time, in alternation
+        starts = interleaved({"check": (lambda: _spawn(_cli(str(one))), None),
+                              "numpy": (lambda: _spawn([sys.executable, "-c", "import numpy"]), None)},
+                             max(reps, 5) * 2)
+        t_start, s_start, _ = starts["check"]
+        t_numpy, s_numpy, _ = starts["numpy"]
+        cpu_start = statistics.median(x[1] for x in _samples_of(_spawn, _cli(str(one)), max(reps, 5)))
+        cpu_numpy = statistics.median(x[1] for x in _samples_of(_spawn, [sys.executable, "-c", "import numpy"],
+                                                                  max(reps, 5)))
+
+        # (c) memory: the whole file against a tenth of it, one process each
+        rss_all = max(_spawn(_cli(str(path), *single))[2] for _ in range(2))
+        rss_tenth = max(_spawn(_cli(str(tenth), *single))[2] for _ in range(2))
 
         # (b) in process: read + check, GC paused as in the CLI; the Z3 baseline in alternation
         def in_process() -> list[Any]:
@@ -308,6 +367,24 @@ def run(cfg: Config) -> list[Figure]:
     per_case_proc = t_proc / n_read
     per_case_chk = t_chk / n_read
     cli_rate = n / t_cli
+    figures.append(at_most(Figure(
+        NAME, f"CLI{' --jobs 1' if jobs1 else ''} time vs orjson parsing the file ({n:,} cases)", t_cli1, "s",
+        "orjson.loads of every line, own process", t_orjson, "s", safe_ratio(t_cli1, t_orjson),
+        detail=f"ratio = check / orjson (lower is better); both subprocesses, startup included; "
+               f"{n / t_cli1:,.0f} cases/s; orjson alone {n / t_orjson:,.0f} lines/s",
+        samples=s_cli1, baseline_samples=s_orjson), 6))
+    figures.append(at_most(Figure(
+        NAME, "CLI startup (1-case file) vs python -c 'import numpy'", t_start, "s",
+        "python -c 'import numpy'", t_numpy, "s", safe_ratio(t_start, t_numpy),
+        detail=f"wall, medians in alternation; CPU time {cpu_start:.3f} s vs {cpu_numpy:.3f} s "
+               f"({safe_ratio(cpu_start, cpu_numpy) or 0:.2f}x); bytecode caches on for both; "
+               f"Z3 is not imported by check",
+        samples=s_start, baseline_samples=s_numpy), 1.5))
+    figures.append(at_most(Figure(
+        NAME, f"check peak memory, {n:,} cases vs {max(1, n // 10):,}", rss_all / 1024, "MiB",
+        f"the first {max(1, n // 10):,} cases", rss_tenth / 1024, "MiB", safe_ratio(rss_all, rss_tenth),
+        detail="peak resident size (os.wait4) of check --jobs 1 --format json; ratio near 1 = constant memory",
+        samples=[rss_all / 1024], baseline_samples=[rss_tenth / 1024]), 1.5))
     figures.append(at_least(Figure(
         NAME, f"CLI cases/s ({n:,}-case JSONL, startup incl., default jobs)", cli_rate, "cases/s",
         "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(cli_rate, 1 / per_case_z3),
@@ -320,9 +397,6 @@ def run(cfg: Config) -> list[Figure]:
             "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(n / t_cli1, 1 / per_case_z3),
             detail=f"median {t_cli1:.3f} s; one process (the default runs one worker per core: {os.cpu_count()})",
             samples=s_cli1, baseline_samples=s_z3), 50_000, on="value"))
-    figures.append(Figure(NAME, "CLI startup (1-case file)", t_start, "s",
-                          detail="python -m ascverify check --format json",
-                          samples=s_start))
     figures.append(at_least(Figure(
         NAME, "in-process read+check cases/s", n_read / t_proc, "cases/s",
         "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(per_case_z3, per_case_proc),

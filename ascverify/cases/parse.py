@@ -14,7 +14,8 @@ from ..spec.model import ApiModel
 from ..spec.params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, MAX_LEVELS_LIST, Arg, BoolType, EnumType, \
     LevelsArg, MaskArg, StructArg
 from ..spec.products import POSITIONS, lookup_product, product_names
-from ..spec.registry import get_api
+from ..spec.dtypes import lookup_dtype
+from ..spec.registry import get_api, lookup_api
 from ..spec.rules import POSITION_NAMES
 from .bounded_read import file_kind
 from .case import Case
@@ -47,6 +48,14 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "", data
 
     Data file paths are relative to ``base_dir`` and must lie under ``data_root`` (default: the one `read_limits`
     sets, else ``base_dir``; with neither, they are not confined: the caller built the object itself)."""
+    fast = _parse_common(obj, base_dir, origin)
+    if fast is not None:
+        return fast
+    return _parse_general(obj, base_dir, origin, data_root)
+
+
+def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path | None) -> Case:
+    """`parse_case` for any input: every check, every error worded."""
     if not isinstance(obj, dict):
         raise InputError(f"a case must be a JSON object, got {type_name(obj)}")
     for k in obj:
@@ -160,6 +169,119 @@ def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "", data
 
 
 POSITION_CODES = {p: i for i, p in enumerate(POSITION_NAMES)}
+
+_COMMON_KEYS = frozenset(("api", "product", "dtype", "args", "tensors", "name", "comment"))
+_PLAIN_TENSOR_KEYS = frozenset(("position", "addr", "size", "dtype"))
+
+
+def _parse_common(obj: Any, base_dir: Path | None, origin: str) -> Case | None:
+    """`parse_case` for the common shape of a readable case, in one pass with few checks: known API and product
+    by exact name, arguments as plain integers, Booleans, enum names and masks, tensors as position, addr and
+    size. None for anything else (any doubt at all): `parse_case` then reads the case its general way, which
+    also words every error, so both ways give the same case or the same error."""
+    if type(obj) is not dict or not obj.keys() <= _COMMON_KEYS:
+        return None
+    api, pname, args, tensors = obj.get("api"), obj.get("product"), obj.get("args", {}), obj.get("tensors")
+    if type(api) is not str or type(pname) is not str or type(args) is not dict or type(tensors) is not dict:
+        return None
+    for k in ("name", "comment"):
+        if k in obj and type(obj[k]) is not str:
+            return None
+    model = lookup_api(api)
+    product = lookup_product(pname)
+    if model is None or product is None:
+        return None
+    dtype = obj.get("dtype", model.default_dtype)
+    if lookup_dtype(dtype) is None:
+        return None
+    plan = _plan(model)
+    if plan.normalizes:
+        try:
+            args = model.normalize_args(args)
+            normalize_tensors = getattr(model, "normalize_tensors", None)
+            if normalize_tensors is not None:
+                tensors = normalize_tensors(tensors)
+        except InputError:
+            return None
+        if type(args) is not dict or type(tensors) is not dict:
+            return None
+    env = dict(plan.default_env)
+    readers = plan.readers
+    seen: set[str] = set()
+    allowed = plan.all_spellings
+    spellings = plan.spellings
+    single = len(allowed) == 1
+    for k, value in args.items():
+        reader = readers.get(k)
+        if reader is None:
+            return None
+        how, arg, name, extra = reader
+        if arg in seen:
+            return None
+        seen.add(arg)
+        if not single:
+            labels = spellings[k]
+            if not allowed <= labels:
+                allowed = allowed & labels
+                if not allowed:
+                    return None
+        t = type(value)
+        if how == _INT:
+            if t is not int or not ABS_MIN <= value <= ABS_MAX:
+                return None
+            env[name] = value
+        elif how == _BOOL:
+            if t is not bool:
+                return None
+            env[name] = value
+        elif how == _ENUM:
+            code = extra.get(value) if t is str else None
+            if code is None:
+                return None
+            env[name] = code
+        elif how == _MASK and t is int and ABS_MIN <= value <= ABS_MAX:
+            env.update(extra)
+            env[name] = value
+        else:
+            decl = plan.args[k]
+            try:
+                _set_arg(env, decl, value, f"args.{k}")
+            except InputError:
+                return None
+    for name in plan.required_args:
+        if name not in seen:
+            return None
+    for name in tensors:
+        if name not in plan.tensors:
+            return None
+    codes = POSITION_CODES
+    tensor_dtypes: dict[str, str] | None = None
+    for name, f_pos, f_addr, f_size, f_present in plan.tensor_keys:
+        t = tensors.get(name)
+        if t is None:
+            if not f_present:
+                return None
+            env[f_present] = False
+            continue
+        if type(t) is not dict or not t.keys() <= _PLAIN_TENSOR_KEYS:
+            return None
+        pos, addr, size = t.get("position", plan.tensors[name].positions[0]), t.get("addr"), t.get("size")
+        code = codes.get(pos) if type(pos) is str else None
+        if code is None or type(addr) is not int or type(size) is not int or not 0 <= addr <= ABS_MAX \
+                or not 0 <= size <= ABS_MAX:
+            return None
+        env[f_pos], env[f_addr], env[f_size] = code, addr, size
+        if f_present:
+            env[f_present] = True
+        if "dtype" in t:
+            tdt = lookup_dtype(t["dtype"])
+            if tdt is None:
+                return None
+            if tensor_dtypes is None:
+                tensor_dtypes = {}
+            tensor_dtypes[name] = tdt.name
+    ctx = model.context(product, lookup_dtype(dtype).name, tensor_dtypes)
+    return Case(model, ctx, env, None, origin, base_dir, None)
 
 
 def _data_source(d: Any, field: str, base_dir: Path | None, data_root: Path | None = None) -> Any:
@@ -335,6 +457,39 @@ class _Plan:
     all_spellings: frozenset[str]
     default_env: Mapping[str, Any] = None  # type: ignore[assignment]
     tensor_fields: Mapping[str, tuple[str, str, str, str]] = None  # type: ignore[assignment]
+    #: every accepted spelling -> how `_parse_common` reads it: (how, argument, field, extra) (see `_readers`)
+    readers: Mapping[str, tuple[int, str, str, Any]] = None  # type: ignore[assignment]
+    #: the tensors: (name, env key of position, addr, size, of "present" or "" when not optional)
+    tensor_keys: tuple[tuple[str, str, str, str, str], ...] = ()
+    #: the model rewrites args or tensors before reading them
+    normalizes: bool = False
+
+
+# how `_parse_common` reads an argument
+_INT, _BOOL, _ENUM, _MASK, _OTHER = range(5)
+
+
+def _readers(model: ApiModel, names: Mapping[str, tuple[str, frozenset[str]]]) -> dict[str, tuple[int, str, str, Any]]:
+    """Per accepted spelling: (how, argument, the field it sets, extra) for the common shapes; _OTHER goes through
+    `_set_arg`."""
+    out: dict[str, tuple[int, str, str, Any]] = {}
+    for spelled, (canonical, _) in names.items():
+        decl = model.arg(canonical)
+        if isinstance(decl, MaskArg):
+            n = decl.name
+            count = {f"{n}.bitwise": False, f"{n}.nwords": 0, **{f"{n}.w{i}": 0 for i in range(MASK_WORDS_SLOTS)}}
+            if decl.placeholder:
+                count[f"{n}.placeholder"] = False
+            out[spelled] = (_MASK, n, f"{n}.count", count)
+        elif decl.__class__ is Arg and not decl.optional and isinstance(decl.type, BoolType):
+            out[spelled] = (_BOOL, decl.name, decl.name, None)
+        elif decl.__class__ is Arg and not decl.optional and isinstance(decl.type, EnumType):
+            out[spelled] = (_ENUM, decl.name, decl.name, {c: i for i, c in enumerate(decl.type.choices)})
+        elif decl.__class__ is Arg and not decl.optional and decl.type.kind == "int":
+            out[spelled] = (_INT, decl.name, decl.name, None)
+        else:
+            out[spelled] = (_OTHER, decl.name, decl.name, decl)
+    return out
 
 
 _PLANS: dict[str, _Plan] = {}
@@ -347,9 +502,15 @@ def _plan(model: ApiModel) -> _Plan:
                          if getattr(a, "default", None) is None and not getattr(a, "optional", False))
         names = getattr(model, "arg_names", None) or {a.name: (a.name, frozenset(("",))) for a in model.args}
         labels = frozenset().union(*(l for _, l in names.values()))
+        normalizes = type(model).normalize_args is not ApiModel.normalize_args or \
+            getattr(model, "normalize_tensors", None) is not None
         plan = _Plan({k: model.arg(c) for k, (c, _) in names.items()}, {t.name: t for t in model.tensors}, required,
                      {k: l for k, (_, l) in names.items()}, labels, model.default_env(),
                      {t.name: (f"tensors.{t.name}", f"{t.name}.position", f"{t.name}.addr", f"{t.name}.size")
-                      for t in model.tensors})
+                      for t in model.tensors},
+                     _readers(model, names),
+                     tuple((t.name, f"{t.name}.position", f"{t.name}.addr", f"{t.name}.size",
+                            f"{t.name}.present" if t.optional else "") for t in model.tensors),
+                     normalizes)
         _PLANS[model.name] = plan
     return plan

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -44,12 +45,23 @@ class Violation:
 
     def to_json(self) -> dict[str, Any]:
         out = {"rule": self.rule.id, "params": list(self.rule.params), "message": self.message,
-               "source": self.rule.citation, "severity": self.severity}
+               "source": _citation(self.rule), "severity": self.severity}
         if self.call is not None:
             out["call"] = self.call
         if self.promoted:
             out["promoted"] = "warning made an error by --strict"
         return out
+
+
+_CITATIONS: dict[int, tuple[Rule, str]] = {}
+
+
+def _citation(rule: Rule) -> str:
+    """``rule.citation``, worded once per rule."""
+    got = _CITATIONS.get(id(rule))
+    if got is None or got[0] is not rule:
+        got = _CITATIONS[id(rule)] = (rule, rule.citation)
+    return got[1]
 
 
 @dataclass
@@ -166,11 +178,15 @@ def check_case(case: Case, *, file: str = "", index: int = 0) -> Result:
 def columns(cases: Sequence[Case]) -> dict[str, np.ndarray]:
     """The cases' fields as numpy columns (one array per field)."""
     model = cases[0].model
-    envs = [c.env for c in cases]
+    fields = model.fields
+    if not fields:
+        return {}
+    getter = itemgetter(*[f.name for f in fields])
+    rows = [getter(c.env) for c in cases]
+    table = list(zip(*rows)) if len(fields) > 1 else [tuple(rows)]
     cols: dict[str, np.ndarray] = {}
-    for f in model.fields:
+    for f, values in zip(fields, table):
         name = f.name
-        values = [e[name] for e in envs]
         if f.type.kind == "bool":
             cols[name] = np.array(values, dtype=bool)
             continue
@@ -194,15 +210,22 @@ def check_batch(cases: Sequence[Case]) -> list[Result]:
     v = Values(columns(cases), ctx, model)
     results = [Result("", 0, c) for c in cases]
     rules = model.rules_for(ctx.product.id)
+    views: dict[int, Values] = {}
     for r in rules:
         if r.predicate is None:
             continue
-        ok = np.broadcast_to(np.asarray(r.holds(v, ctx), dtype=bool), (n,))
-        if ok.all():
+        ok = np.asarray(r.holds(v, ctx), dtype=bool)
+        if ok.ndim == 0:
+            if ok:
+                continue
+            ok = np.broadcast_to(ok, (n,))
+        elif ok.all():
             continue
-        for i in np.flatnonzero(~ok):
-            c = cases[i]
-            _add(results[i], r, r.explain(c.values(), ctx))
+        for i in np.flatnonzero(~ok).tolist():
+            view = views.get(i)
+            if view is None:
+                view = views[i] = cases[i].values()
+            _add(results[i], r, r.explain(view, ctx))
     concrete_only = [r for r in rules if r.predicate is None]
     has_hook = getattr(model, "unchecked", None) is not None
     if not concrete_only and not has_hook:
@@ -221,8 +244,8 @@ def check_cases(cases: Iterable[Case]) -> list[Result]:
     """Every rule each case breaks, in the order given (batched by API and context)."""
     cases = list(cases)
     groups: dict[tuple, list[int]] = defaultdict(list)
-    for i, c in enumerate(cases):
-        groups[(c.model.name, c.ctx.key)].append(i)
+    for i, c in enumerate(cases):  # contexts are made once per model and key (ApiModel.context): by identity
+        groups[(id(c.model), id(c.ctx))].append(i)
     out: list[Result | None] = [None] * len(cases)
     for idx in groups.values():
         for i, res in zip(idx, check_batch([cases[i] for i in idx])):

@@ -3,7 +3,9 @@
 ``Memory`` holds one uint8 array per physical buffer plus a shadow state per byte
 (uninitialized / initialized / poison).  ``Trace`` records the reads and writes one API call
 makes, checks each access (alignment, bounds, initialization, poison, write-after-read hazards
-across iterations, overlapping exclusive writes) and applies the writes to the memory.
+across iterations, overlapping exclusive writes) and applies the writes to the memory. It keeps each access
+call's rows as intervals (`core.intervals`): bytes move through strided views or granule indices, and a write is
+compared byte by byte only with the earlier accesses whose intervals meet it.
 
 A trace may also know the call's *declared tensors* (``Trace(memory, declared={name: (buffer,
 start, stop)})`` or `Trace.declare`): an access tagged ``tensor=NAME`` then faults as
@@ -22,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .faults import FAULT_KINDS, Fault, address_text
+from .intervals import ITER_MAX, ITER_MIN, Rows, all_equal, cover, gather, scatter, window_reduce
 from .registers import Registers, access
 
 __all__ = [
@@ -31,10 +34,6 @@ __all__ = [
 
 #: Shadow state of a byte.
 UNINITIALIZED, INITIALIZED, POISON = 0, 1, 2
-
-_ITER_MIN = np.iinfo(np.int64).min
-_ITER_MAX = np.iinfo(np.int64).max
-
 
 def _little_endian(arr: np.ndarray) -> np.ndarray:
     """``arr`` with a little-endian (or byte-order-free) dtype."""
@@ -162,30 +161,49 @@ class AccessRecord:
     tensor: str = ""
 
 
-@dataclass
 class _Access:
-    """A normalized access: intervals expanded to per-byte addresses."""
+    """A normalized access: its rows, and (computed only when asked) the per-byte addresses of the slow paths."""
 
-    buffer: str
-    size: int
-    starts: np.ndarray        # (n,) int64
-    its: np.ndarray           # (n,) int64
-    length: int
-    idx: np.ndarray           # (n, length) int64 byte addresses
-    idxc: np.ndarray          # idx clipped into the buffer (usable as an index)
-    valid: np.ndarray         # (n, length) bool: byte inside the buffer
-    any_oob: bool
+    __slots__ = ("buffer", "size", "rows", "starts", "its", "length", "n", "any_oob", "window", "_idx", "_valid")
 
-    def its_bytes(self) -> np.ndarray:
-        return np.broadcast_to(self.its[:, None], self.idx.shape)
+    def __init__(self, buffer: str, size: int, rows: Rows) -> None:
+        self.buffer, self.size, self.rows = buffer, size, rows
+        self.starts, self.its, self.length, self.n = rows.starts, rows.its, rows.length, rows.n
+        lo, hi = rows.lo, rows.hi
+        self.any_oob = bool(rows.n) and (size == 0 or lo < 0 or hi > size)
+        #: the bytes ``[a, b)`` of the buffer the rows may touch
+        self.window = (lo if lo > 0 else 0, hi if hi < size else size)
+        self._idx: np.ndarray | None = None
+        self._valid: np.ndarray | None = None
 
-    def in_buffer(self, arr: np.ndarray) -> np.ndarray:
-        """The elements of an (n, length) array at in-buffer bytes, flattened."""
-        return arr[self.valid] if self.any_oob else arr.reshape(-1)
+    @property
+    def idx(self) -> np.ndarray:
+        """(n, length) int64 byte addresses."""
+        if self._idx is None:
+            self._idx = self.rows.byte_index()
+        return self._idx
+
+    @property
+    def valid(self) -> np.ndarray:
+        """(n, length) bool: byte inside the buffer."""
+        if self._valid is None:
+            self._valid = ((self.idx >= 0) & (self.idx < self.size) if self.any_oob
+                           else np.ones((self.n, self.length), dtype=bool))
+        return self._valid
+
+    @property
+    def idxc(self) -> np.ndarray:
+        """``idx`` clipped into the buffer (usable as an index)."""
+        return np.clip(self.idx, 0, max(self.size - 1, 0)) if self.any_oob else self.idx
 
 
 class Trace:
-    """Records one call's accesses; checks them; applies writes."""
+    """Records one call's accesses; checks them; applies writes.
+
+    The bookkeeping is by intervals: each access call's rows are kept (`core.intervals.Rows`), and a write is
+    compared per byte only with the earlier accesses whose rows meet it (hazards, exclusive footprints, writes
+    of two iterations to one byte). Footprints and stored bytes are computed from the records when asked.
+    """
 
     def __init__(self, memory: Memory, strict: bool = True, *, max_faults: int | None = 16,
                  declared: Mapping[str, tuple[str, int, int]] | None = None) -> None:
@@ -198,13 +216,10 @@ class Trace:
         self.records: list[AccessRecord] = []
         #: Faults found but not kept because of ``max_faults``.
         self.suppressed = 0
-        self._last_read: dict[str, np.ndarray] = {}
-        self._foot: dict[tuple[str, str], np.ndarray] = {}
-        self._stored: dict[str, np.ndarray] = {}
-        self._wlo: dict[str, np.ndarray] = {}
-        self._whi: dict[str, np.ndarray] = {}
-        self._xlo: dict[str, np.ndarray] = {}
-        self._xhi: dict[str, np.ndarray] = {}
+        # per buffer: the rows of the recorded reads, writes and exclusive writes (in-buffer buffers only)
+        self._reads: dict[str, list[Rows]] = {}
+        self._writes: dict[str, list[Rows]] = {}
+        self._excl: dict[str, list[Rows]] = {}
         self._overlap: dict[str, bool] = {}
         #: Register accesses, in order: (kind "read"/"write", file, index, what) (see `read_register`).
         self.register_records: list[tuple[str, str, int, str]] = []
@@ -265,22 +280,26 @@ class Trace:
         """Names ("mask0", "vreg3") of the registers read or written (``kind``), in first-access order."""
         return list(dict.fromkeys(f"{f}{i}" for k, f, i, _ in self.register_records if k == kind))
 
-    # ----------------------------------------------------------------- per-byte bookkeeping
-    def _per_byte(self, table: dict, key: Any, buffer: str, fill: Any, dtype: Any) -> np.ndarray:
-        arr = table.get(key)
-        if arr is None:
-            arr = table[key] = np.full(self.memory.size(buffer), fill, dtype=dtype)
-        return arr
-
+    # ----------------------------------------------------------------- footprints (from the records)
     def footprint(self, kind: str, buffer: str) -> np.ndarray:
         """Per byte of ``buffer``: touched by a recorded access of ``kind`` ("read"/"write"), whole intervals."""
         if kind not in ("read", "write"):
             raise ValueError(f"kind must be 'read' or 'write', not {kind!r}")
-        return self._per_byte(self._foot, (kind, buffer), buffer, False, bool).copy()
+        size = self.memory.size(buffer)
+        return cover(size, ((r.starts, r.length) for r in self.records if r.kind == kind and r.buffer == buffer))
 
     def stored(self, buffer: str) -> np.ndarray:
         """Per byte of ``buffer``: actually stored by a recorded write (byte mask applied)."""
-        return self._per_byte(self._stored, buffer, buffer, False, bool).copy()
+        size = self.memory.size(buffer)
+        writes = [r for r in self.records if r.kind == "write" and r.buffer == buffer]
+        out = cover(size, ((r.starts, r.length) for r in writes if r.byte_mask is None))
+        for r in writes:
+            if r.byte_mask is None or not r.starts.size or not r.length:
+                continue
+            rows, cols = np.nonzero(r.byte_mask)
+            addrs = r.starts[rows] + cols
+            out[addrs[(addrs >= 0) & (addrs < size)]] = True
+        return out
 
     def write_overlap(self, buffer: str) -> bool:
         """Whether write footprints of two different iterations shared a byte of ``buffer``."""
@@ -313,31 +332,34 @@ class Trace:
 
     def _prepare(self, buffer: str, starts: ArrayLike, length: int, iteration: ArrayLike,
                  align: int) -> _Access:
-        size = self.memory.size(buffer)
-        raw = np.asarray(starts)
-        if raw.size and raw.dtype.kind not in "iu":
-            raise TypeError(f"starts must be integers, not {raw.dtype}")
-        flat = raw.astype(np.int64, copy=False).reshape(-1)
-        try:
-            its = np.broadcast_to(np.asarray(iteration, dtype=np.int64), raw.shape).reshape(-1)
-        except ValueError:
-            raise ValueError(f"iteration of shape {np.shape(iteration)} does not broadcast to "
-                             f"starts of shape {raw.shape}") from None
+        size = self.memory.sizes.get(buffer)
+        if size is None:
+            size = self.memory.size(buffer)  # KeyError naming the known buffers
+        raw = starts if type(starts) is np.ndarray else np.asarray(starts)
+        if raw.dtype != np.int64:
+            if raw.size and raw.dtype.kind not in "iu":
+                raise TypeError(f"starts must be integers, not {raw.dtype}")
+            raw = raw.astype(np.int64)
+        flat = raw if raw.ndim == 1 else raw.reshape(-1)
+        its = iteration if type(iteration) is np.ndarray and iteration.dtype == np.int64 else \
+            np.asarray(iteration, dtype=np.int64)
+        if its.shape != raw.shape:
+            if its.ndim == 0:
+                its = np.full(raw.shape, its, dtype=np.int64)
+            else:
+                try:
+                    its = np.broadcast_to(its, raw.shape)
+                except ValueError:
+                    raise ValueError(f"iteration of shape {np.shape(iteration)} does not broadcast to "
+                                     f"starts of shape {raw.shape}") from None
+        if its.ndim != 1:
+            its = its.reshape(-1)
         length, align = int(length), int(align)
         if length < 0:
             raise ValueError(f"negative access length {length}")
         if align < 1:
             raise ValueError(f"alignment must be >= 1, not {align}")
-        idx = flat[:, None] + np.arange(length, dtype=np.int64)
-        any_oob = bool(flat.size) and (size == 0 or bool(flat.min() < 0)
-                                       or bool(flat.max() + length > size))
-        if any_oob:
-            valid = (idx >= 0) & (idx < size)
-            idxc = np.clip(idx, 0, max(size - 1, 0))
-        else:
-            valid = np.ones(idx.shape, dtype=bool)
-            idxc = idx
-        return _Access(buffer, size, flat, its, length, idx, idxc, valid, any_oob)
+        return _Access(buffer, size, Rows(flat, length, its))
 
     def _check_placement(self, acc: _Access, align: int, access: str, what: str,
                          found: list[Fault]) -> None:
@@ -351,7 +373,7 @@ class Trace:
                                      access=access, detail=f"{buffer} does not exist on this product")
                                for r in rows], starts.size)
             return
-        if align > 1:
+        if align > 1 and not self._aligned(acc.rows, align):
             bad = np.flatnonzero(starts % align)
             self._emit(found, [Fault("misaligned", buffer, starts[r], starts[r] + length, its[r], what,
                                      access=access, detail=f"needs {align}-byte alignment")
@@ -367,6 +389,15 @@ class Trace:
                                     detail=f"[0x{lo[r]:x}, 0x{hi[r]:x}) leaves the {size}-byte buffer"))
             self._emit(found, faults, bad.size)
 
+    @staticmethod
+    def _aligned(rows: Rows, align: int) -> bool:
+        """Every start is a multiple of ``align`` (False: some may not be; the caller looks row by row)."""
+        if rows.step is not None:
+            return int(rows.starts[0]) % align == 0 and rows.step % align == 0
+        if align & (align - 1) == 0:
+            return int(np.bitwise_or.reduce(rows.starts)) & (align - 1) == 0
+        return False
+
     def _check_tensor(self, acc: _Access, tensor: str | None, access: str, what: str, found: list[Fault]) -> None:
         """out_of_bounds when an access tagged with a declared tensor leaves its bytes (rows already out of the
         buffer are left to the buffer check): one fault per access call, counting the distinct bytes outside."""
@@ -375,12 +406,14 @@ class Trace:
         buffer, lo_t, hi_t = self.declared[tensor]
         if buffer != acc.buffer:
             raise ValueError(f"an access tagged {tensor!r} is in {acc.buffer}, but {tensor} is declared in {buffer}")
+        if acc.rows.lo >= lo_t and acc.rows.hi <= hi_t:
+            return
         lo, hi = acc.starts, acc.starts + acc.length
         bad = (lo >= 0) & (hi <= acc.size) & ((lo < lo_t) | (hi > hi_t))
         if not bad.any():
             return
         rows = np.flatnonzero(bad)
-        idx = acc.idx[rows]
+        idx = lo[rows][:, None] + np.arange(acc.length, dtype=np.int64)
         past, before = np.unique(idx[idx >= hi_t]), np.unique(idx[idx < lo_t])
         verb = "writes" if access == "write" else "reads"
         parts = [f"{n} byte{'' if n == 1 else 's'} {where}" for n, where in
@@ -400,9 +433,90 @@ class Trace:
         faults = []
         for r in self._limit(rows):
             cols = np.flatnonzero(bad[r])
-            faults.append(Fault(kind, acc.buffer, acc.idx[r, cols[0]], acc.idx[r, cols[-1]] + 1,
+            start = int(acc.starts[r])
+            faults.append(Fault(kind, acc.buffer, start + int(cols[0]), start + int(cols[-1]) + 1,
                                 acc.its[r], what, access=access, detail=detail(r, cols)))
         self._emit(found, faults, rows.size)
+
+    def _check_state(self, acc: _Access, state: np.ndarray, what: str, found: list[Fault]) -> None:
+        """uninitialized and poison bytes read (``state``: the per-byte states of the rows, (n, length))."""
+        valid = acc.valid
+        self._check_bytes(acc, valid & (state == UNINITIALIZED), "uninitialized", "read", what,
+                          found, lambda r, cols: f"reads {cols.size} uninitialized byte(s)")
+        self._check_bytes(acc, valid & (state == POISON), "poison", "read", what, found,
+                          lambda r, cols: f"reads {cols.size} poisoned byte(s)")
+
+    def _window_index(self, acc: _Access, a: int, b: int) -> np.ndarray:
+        """The rows' byte addresses relative to ``a``, clipped into ``[0, b - a)`` (out-of-buffer bytes are masked
+        by ``acc.valid`` wherever this is used)."""
+        idx = acc.rows.byte_index(a)
+        return np.clip(idx, 0, b - a - 1) if acc.any_oob else idx
+
+    def _check_hazard(self, acc: _Access, mask: np.ndarray | None, what: str, found: list[Fault]) -> None:
+        """hazard: a byte the write stores (in the buffer, under ``mask``) was read at a later iteration (by an
+        earlier access call)."""
+        reads = self._reads.get(acc.buffer)
+        if not reads or not acc.n or not acc.length:
+            return
+        a, b = acc.window
+        if a >= b:
+            return
+        near = [r for r in reads if r.meets(a, b)]
+        if not near:
+            return
+        wmin = acc.rows.it_min
+        near = [r for r in near if r.it_max > wmin]
+        if not near:
+            return
+        last = window_reduce(near, a, b, np.maximum, ITER_MIN, select=lambda r: r.its > wmin)
+        if last is None:
+            return
+        read_at = last[self._window_index(acc, a, b)]
+        bad = read_at > acc.its[:, None]
+        bad &= acc.valid if mask is None else acc.valid & mask
+        self._check_bytes(acc, bad, "hazard", "write", what, found,
+                          lambda r, cols: f"overwrites {cols.size} byte(s) read at iteration "
+                                          f"{int(read_at[r, cols].max())}")
+
+    def _bounds(self, table: dict[str, list[Rows]], acc: _Access) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per byte of the access (n, length): lowest and highest iteration of the rows of ``table`` and of the
+        access itself covering it; None when no two rows share a byte (then both are the row's own iteration)."""
+        a, b = acc.window
+        if a >= b:
+            return None
+        prior = [r for r in table.get(acc.buffer, ()) if r.meets(a, b)]
+        if not prior and acc.rows.disjoint():
+            return None
+        groups = prior + [acc.rows]
+        lo = window_reduce(groups, a, b, np.minimum, ITER_MAX)
+        hi = window_reduce(groups, a, b, np.maximum, ITER_MIN)
+        idx = self._window_index(acc, a, b)
+        return lo[idx], hi[idx]
+
+    def _check_exclusive(self, acc: _Access, what: str, found: list[Fault]) -> None:
+        """overlap: a byte of the write is in the exclusive footprint of another iteration."""
+        bounds = self._bounds(self._excl, acc)
+        if bounds is None:
+            return
+        lo_at, hi_at = bounds
+        its_col = acc.its[:, None]
+
+        def other(r: int, cols: np.ndarray) -> str:
+            c = cols[0]
+            j = lo_at[r, c] if lo_at[r, c] != acc.its[r] else hi_at[r, c]
+            return f"shares {cols.size} byte(s) with the exclusive footprint of iteration {int(j)}"
+
+        self._check_bytes(acc, acc.valid & ((lo_at != its_col) | (hi_at != its_col)), "overlap",
+                          "write", what, found, other)
+
+    def _note_overlap(self, acc: _Access) -> None:
+        """Remember when a write shares a byte with a write (earlier or in the same call) of another iteration."""
+        if self._overlap.get(acc.buffer, False):
+            return
+        bounds = self._bounds(self._writes, acc)
+        if bounds is not None:
+            lo_at, hi_at = bounds
+            self._overlap[acc.buffer] = bool(np.any((lo_at != hi_at) & acc.valid))
 
     # ---------------------------------------------------------------------------- accesses
     def read(self, buffer: str, starts: ArrayLike, length: int, iteration: ArrayLike = 0, *,
@@ -413,22 +527,23 @@ class Trace:
         found: list[Fault] = []
         self._check_placement(acc, align, "read", what, found)
         self._check_tensor(acc, tensor, "read", what, found)
-        n, length = acc.idx.shape
+        n, length = acc.n, acc.length
         if acc.size == 0:
             out = np.zeros((n, length), dtype=np.uint8)
+        elif not acc.any_oob:
+            state = self.memory.state[buffer]
+            lo, hi = acc.rows.lo, acc.rows.hi
+            if not (n and length and hi - lo <= 4 * n * length + 64 and all_equal(state[lo:hi], INITIALIZED)):
+                states = gather(state, acc.rows)
+                if not all_equal(states, INITIALIZED):
+                    self._check_state(acc, states, what, found)
+            out = gather(self.memory.buffers[buffer], acc.rows)
         else:
-            state = self.memory.state[buffer][acc.idxc]
-            self._check_bytes(acc, acc.valid & (state == UNINITIALIZED), "uninitialized", "read", what,
-                              found, lambda r, cols: f"reads {cols.size} uninitialized byte(s)")
-            self._check_bytes(acc, acc.valid & (state == POISON), "poison", "read", what, found,
-                              lambda r, cols: f"reads {cols.size} poisoned byte(s)")
+            self._check_state(acc, self.memory.state[buffer][acc.idxc], what, found)
             out = self.memory.buffers[buffer][acc.idxc]
-            if acc.any_oob:
-                out[~acc.valid] = 0
-            addrs = acc.in_buffer(acc.idx)
-            last = self._per_byte(self._last_read, buffer, buffer, _ITER_MIN, np.int64)
-            np.maximum.at(last, addrs, acc.in_buffer(acc.its_bytes()))
-            self._per_byte(self._foot, ("read", buffer), buffer, False, bool)[addrs] = True
+            out[~acc.valid] = 0
+        if acc.size and n and length:
+            self._reads.setdefault(buffer, []).append(acc.rows)
         self.faults.extend(found)
         self.records.append(AccessRecord("read", buffer, acc.starts, length, acc.its, what, align, tensor=tensor or ""))
         return out
@@ -440,9 +555,9 @@ class Trace:
         ``tensor``: the declared tensor the bytes belong to (optional, see `declare`); whole intervals are
         checked against it, like the buffer bounds, whatever ``byte_mask`` stores."""
         acc = self._prepare(buffer, starts, length, iteration, align)
-        n, length = acc.idx.shape
+        n, length = acc.n, acc.length
         rows = _data_rows(data, n, length)
-        mask = None if byte_mask is None else np.broadcast_to(np.asarray(byte_mask, dtype=bool), (n, length))
+        mask = None if byte_mask is None else _bool_rows(byte_mask, n, length)
         pz = _poison_rows(poison, n, length)
         found: list[Fault] = []
         self._check_placement(acc, align, "write", what, found)
@@ -453,44 +568,37 @@ class Trace:
             self.faults.extend(found)
             self.records.append(record)
             return
-        sel = acc.valid if mask is None else acc.valid & mask
-        its_col = acc.its[:, None]
-        last = self._per_byte(self._last_read, buffer, buffer, _ITER_MIN, np.int64)
-        read_at = last[acc.idxc]
-        self._check_bytes(acc, sel & (read_at > its_col), "hazard", "write", what, found,
-                          lambda r, cols: f"overwrites {cols.size} byte(s) read at iteration "
-                                          f"{int(read_at[r, cols].max())}")
-        addrs = acc.in_buffer(acc.idx)
-        addr_its = acc.in_buffer(acc.its_bytes())
+        if mask is not None and bool(mask.all()):
+            mask = None
+        if pz is not None and not pz.any():
+            pz = None
+        self._check_hazard(acc, mask, what, found)
         if exclusive:
-            xlo = self._per_byte(self._xlo, buffer, buffer, _ITER_MAX, np.int64).copy()
-            xhi = self._per_byte(self._xhi, buffer, buffer, _ITER_MIN, np.int64).copy()
-            np.minimum.at(xlo, addrs, addr_its)
-            np.maximum.at(xhi, addrs, addr_its)
-            lo_at, hi_at = xlo[acc.idxc], xhi[acc.idxc]
-
-            def other(r: int, cols: np.ndarray) -> str:
-                c = cols[0]
-                j = lo_at[r, c] if lo_at[r, c] != acc.its[r] else hi_at[r, c]
-                return f"shares {cols.size} byte(s) with the exclusive footprint of iteration {int(j)}"
-
-            self._check_bytes(acc, acc.valid & ((lo_at != its_col) | (hi_at != its_col)), "overlap",
-                              "write", what, found, other)
-            self._xlo[buffer], self._xhi[buffer] = xlo, xhi
+            self._check_exclusive(acc, what, found)
         # Commit: bookkeeping, then the bytes themselves.
-        wlo = self._per_byte(self._wlo, buffer, buffer, _ITER_MAX, np.int64)
-        whi = self._per_byte(self._whi, buffer, buffer, _ITER_MIN, np.int64)
-        np.minimum.at(wlo, addrs, addr_its)
-        np.maximum.at(whi, addrs, addr_its)
-        if addrs.size and not self._overlap.get(buffer, False):
-            self._overlap[buffer] = bool(np.any(wlo[addrs] != whi[addrs]))
-        self._per_byte(self._foot, ("write", buffer), buffer, False, bool)[addrs] = True
-        self._store(acc, sel, rows, pz)
+        if n and length:
+            self._note_overlap(acc)
+            self._writes.setdefault(buffer, []).append(acc.rows)
+            if exclusive:
+                self._excl.setdefault(buffer, []).append(acc.rows)
+        self._store(acc, mask, rows, pz)
         self.faults.extend(found)
         self.records.append(record)
 
-    def _store(self, acc: _Access, sel: np.ndarray, rows: np.ndarray, pz: np.ndarray | None) -> None:
+    def _store(self, acc: _Access, mask: np.ndarray | None, rows: np.ndarray, pz: np.ndarray | None) -> None:
         """Store the selected bytes; higher iteration, then later access, wins a shared byte."""
+        if not acc.n or not acc.length:
+            return
+        if not acc.any_oob and acc.rows.disjoint():  # every byte of the rows at most once: store row by row
+            buf, state = self.memory.buffers[acc.buffer], self.memory.state[acc.buffer]
+            states = INITIALIZED if pz is None else np.where(pz, POISON, INITIALIZED).astype(np.uint8)
+            if mask is not None:
+                rows = np.where(mask, rows, gather(buf, acc.rows))
+                states = np.where(mask, states, gather(state, acc.rows))
+            scatter(buf, acc.rows, rows)
+            scatter(state, acc.rows, states)
+            return
+        sel = acc.valid if mask is None else acc.valid & mask
         its = acc.its
         if its.size > 1 and np.any(its[1:] < its[:-1]):
             order = np.argsort(its, kind="stable")
@@ -514,7 +622,6 @@ class Trace:
             addrs, values, states = addrs[keep], values[keep], states[keep]
         self.memory.buffers[acc.buffer][addrs] = values
         self.memory.state[acc.buffer][addrs] = states
-        self._per_byte(self._stored, acc.buffer, acc.buffer, False, bool)[addrs] = True
 
 
 def _data_rows(data: Any, n: int, length: int) -> np.ndarray:
@@ -535,6 +642,12 @@ def _data_rows(data: Any, n: int, length: int) -> np.ndarray:
         raise ValueError(f"data of shape {np.shape(data)} does not give {n} rows of {length} bytes") from None
 
 
+def _bool_rows(flags: ArrayLike, n: int, length: int) -> np.ndarray:
+    """``flags`` as bool (n, length) (broadcast when it is not that shape already)."""
+    arr = np.asarray(flags, dtype=bool)
+    return arr if arr.shape == (n, length) else np.broadcast_to(arr, (n, length))
+
+
 def _poison_rows(poison: ArrayLike | None, n: int, length: int) -> np.ndarray | None:
     """``poison`` as bool (n, length); a 1-D array is per access."""
     if poison is None:
@@ -544,4 +657,4 @@ def _poison_rows(poison: ArrayLike | None, n: int, length: int) -> np.ndarray | 
         if arr.shape[0] != n:
             raise ValueError(f"1-D poison must have one flag per access ({n}), not {arr.shape[0]}")
         arr = arr[:, None]
-    return np.broadcast_to(arr, (n, length))
+    return _bool_rows(arr, n, length)

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..cases.case import Case, fresh
 from ..checking.checker import check_case
+from ..core import half
 from ..core.memory import Fault
 from ..core.run import declare_tensors, run_case
 from ..spec.errors import InputError
@@ -112,6 +113,21 @@ def vertical_overlap(v: Values, ctx: Context) -> Any:
     # without the division by vROffset.
     apart = Or(v.vRepeat <= 1, And(s >= 0, r >= ((BLOCKS_PER_REPEAT - 1) * s + 1) * b))
     return And(Not(apart), Or(*hits))
+
+
+def _overlap_example(v: Values, ctx: Context) -> dict[str, str]:
+    """The first two vertical iterations whose dst blocks overlap, for the message (concrete values): block e of
+    iteration 0 starts at element e*dstBlkStride*B, block 0 of iteration d at d*vROffset; they overlap when the
+    starts are less than a block B apart."""
+    b = _block_elems(ctx)
+    r, s, n = int(v.vROffset), int(v.dstBlkStride), int(v.vRepeat)
+    for d in range(1, min(n, 1 << 16)):
+        for e in range(BLOCKS_PER_REPEAT):
+            if abs(d * r - e * s * b) < b:
+                return {"pair": f"0 and {d}",
+                        "blocks": f"block {e} of iteration 0 at element {e * s * b}, block 0 of iteration {d} at "
+                                  f"element {d * r}"}
+    return {"pair": "", "blocks": "no two blocks found"}
 
 
 def _tmp_bytes_needed(v: Values, ctx: Context) -> Any:
@@ -431,6 +447,7 @@ class BilinearInterpolation(ApiModel):
     aliases = ("bilinear_interpolation", "asc.language.basic.bilinear_interpolation")
     prefix = "bilinear"
     seed = SEED
+    iteration_label = "vertical iteration"
     summary = "dst = sum over hRepeat of src0 blocks (picked by src0Offset) times src1 scalars, per vertical iteration"
     support = {
         "atlas-350": ("half",),
@@ -605,10 +622,11 @@ class BilinearInterpolation(ApiModel):
                           message="dstBlkStride=0 is undefined behaviour (all 8 blocks of a repeat on one datablock)")
         yield rule(f"{p}.dst.vertical_overlap", ("dstBlkStride", "vROffset", "vRepeat"),
                    lambda v, ctx: Not(vertical_overlap(v, ctx)),
-                   "vertical iterations write overlapping dst blocks (dstBlkStride={dstBlkStride}, "
+                   "vertical iterations {pair} write overlapping dst blocks ({blocks}; dstBlkStride={dstBlkStride}, "
                    "vROffset={vROffset}, vRepeat={vRepeat})",
                    f"{SEED} Restrictions (destinations of two vertical iterations); {NOTES}",
-                   notes=("bilinear.vertical-overlap-exact",), help="vertical dst regions pairwise disjoint")
+                   notes=("bilinear.vertical-overlap-exact",), help="vertical dst regions pairwise disjoint",
+                   facts=_overlap_example)
         yield tensor_min_size(f"{p}.dst.size", "dst", dst_elems_needed, f"{SEED} Function Usage; {NOTES}",
                               what="the blocks written ((vRepeat-1)*vROffset + 7*dstBlkStride*16 + 16)",
                               params=("vRepeat", "vROffset", "dstBlkStride"))
@@ -769,11 +787,15 @@ class BilinearInterpolation(ApiModel):
                                 tensor="src0")
         blocks = raw_blocks.reshape(-1).view(np_t).reshape(V, H, BLOCKS_PER_REPEAT, b)
         scalars = self._read_src1(case, trace)
-        products = (blocks.astype(np.float32) * scalars.astype(np.float32)).astype(np_t)
         # Duplicate(dstReg, 0), then Add(dstReg, product, dstReg) per horizontal iteration: the sum starts from +0
-        # (spec note bilinear.negative-zero); accumulate adds in order, one rounded half addition per step
-        start = np.zeros((V, 1, BLOCKS_PER_REPEAT, b), dtype=np_t)
-        acc = np.add.accumulate(np.concatenate((start, products), axis=1), axis=1, dtype=np_t)[:, -1]
+        # (spec note bilinear.negative-zero); one rounded half multiplication per product and one rounded half
+        # addition per step, in order (core.half: float32 operations rounded to half, numpy's results bit for bit)
+        if np_t == np.float16:
+            acc = half.narrow(half.sum_of_products(blocks, scalars, axis=1))
+        else:
+            products = (blocks.astype(np.float32) * scalars.astype(np.float32)).astype(np_t)
+            start = np.zeros((V, 1, BLOCKS_PER_REPEAT, b), dtype=np_t)
+            acc = np.add.accumulate(np.concatenate((start, products), axis=1), axis=1, dtype=np_t)[:, -1]
         self._store_dst(case, trace, acc)
 
     def _read_src1(self, case: Case, trace) -> np.ndarray:
@@ -896,7 +918,7 @@ class BilinearInterpolation(ApiModel):
                                  align=BLOCK_BYTES, what="Brcb result (Mul)", tensor=tag)
                 scal = np.tile(bro.reshape(-1).view(np_t).reshape(P, -1), (1, BLOCKS_PER_REPEAT))
             x = gathered.reshape(-1).view(np_t).reshape(P, lanes_n)
-            prod = (scal.astype(np.float32) * x.astype(np.float32)).astype(np_t)
+            prod = half.narrow(half.multiply(scal, x))   # one rounding per product (core.half)
             trace.write(tmp.buffer, tmp.addr + REPEAT_BYTES * reps, REPEAT_BYTES,
                         np.ascontiguousarray(prod).view(np.uint8).reshape(P, REPEAT_BYTES), l_mul + reps,
                         align=BLOCK_BYTES, what="Mul product", tensor=tag)
@@ -907,7 +929,8 @@ class BilinearInterpolation(ApiModel):
             raw = trace.read(tmp.buffer, tmp.addr + REPEAT_BYTES * rows, REPEAT_BYTES, np.repeat(l_add + verts, H),
                              align=BLOCK_BYTES, what="Mul product (Add)", tensor=tag)
             p = raw.reshape(-1).view(np_t).reshape(V, H, lanes_n)
-            sums = np.add.accumulate(p, axis=1, dtype=np_t)[:, -1]   # p0, then p_h + sum: rounded after every add
+            # p0, then p_h + sum: rounded after every add (core.half)
+            sums = half.narrow(half.running_sum(half.widen(p), axis=1, start_zero=False))
             acc = np.where(lanes, sums, p[:, 0])                      # masked-off lanes keep the first product
             trace.write(tmp.buffer, tmp.addr + REPEAT_BYTES * H * verts, REPEAT_BYTES,
                         np.ascontiguousarray(acc).view(np.uint8).reshape(V, REPEAT_BYTES), l_add + verts,

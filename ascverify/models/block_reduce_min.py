@@ -13,6 +13,7 @@ import numpy as np
 
 from ..cases.case import Case, fresh
 from ..checking.checker import check_case
+from ..core.extremes import masked_extreme
 from ..core.memory import POISON, Trace
 from ..core.run import prepare, run_case
 from ..spec.logic import And, Between, Exists, Implies, Not, Or
@@ -107,6 +108,21 @@ def in_place_clobber(v: Values, ctx: Context) -> Any:
                   consts=(d.addr, s.addr, v.dstRepStride * width, width, v.srcRepStride, v.srcBlkStride))
 
 
+def first_clobber(v: Values, ctx: Context) -> Mapping[str, Any]:
+    """For the in-place message (concrete values): the first repeat r whose results land on source block b of a
+    later repeat r2, as ``{"clobber": "..."}``."""
+    n = int(v.repeatTime)
+    width = BLOCKS_PER_REPEAT * ctx.sizeof("dst")
+    r, r2, b = np.meshgrid(np.arange(n), np.arange(n), np.arange(BLOCKS_PER_REPEAT), indexing="ij")
+    dlo = int(v.dst.addr) + r * int(v.dstRepStride) * width
+    slo = int(v.src.addr) + (r2 * int(v.srcRepStride) + b * int(v.srcBlkStride)) * BLOCK_BYTES
+    hit = np.argwhere((r < r2) & (dlo < slo + BLOCK_BYTES) & (slo < dlo + width))
+    if not len(hit):
+        return {"clobber": "some result"}
+    i, j, k = (int(x) for x in hit[0])
+    return {"clobber": f"the results of repeat {i} land on src block {k} of repeat {j}, which reads it later"}
+
+
 def _mask_all_zero(v: Values, ctx: Context) -> Any:
     m = v.mask
     words_zero = And(*(w == 0 for w in m.words[: mask_word_count(ctx)]))
@@ -119,6 +135,7 @@ class BlockReduceMin(ApiModel):
     aliases = ("block_reduce_min", "asc.language.basic.block_reduce_min")
     prefix = "block_reduce_min"
     seed = SEED
+    iteration_label = "repeat"
     summary = "dst[r*dstRepStride*8 + b] = min over the active elements of datablock b of repeat r of src"
     support = {
         "atlas-350": ("half", "float"),
@@ -310,10 +327,10 @@ class BlockReduceMin(ApiModel):
         yield rule(f"{p}.dst.src.in_place", ("dst", "src", "repeatTime", "dstRepStride", "srcRepStride",
                                               "srcBlkStride"),
                    lambda v, ctx: Not(in_place_clobber(v, ctx)),
-                   "a result of one repeat lands on src bytes a later repeat still reads (dst at {dst.addr}, "
-                   "src at {src.addr}, repeatTime={repeatTime}, dstRepStride={dstRepStride}, "
-                   "srcRepStride={srcRepStride}, srcBlkStride={srcBlkStride})",
+                   "{clobber} (dst at {dst.addr}, src at {src.addr}, repeatTime={repeatTime}, "
+                   "dstRepStride={dstRepStride}, srcRepStride={srcRepStride}, srcBlkStride={srcBlkStride})",
                    f"{SEED} {IN_PLACE_SENTENCE}; {NOTES}", notes=("block_reduce_min.in-place",),
+                   facts=first_clobber,
                    help="no result overwrites source bytes a later repeat reads")
         yield rule(f"{p}.noop", ("repeatTime", "mask", "product"),
                    lambda v, ctx: Not(Or(v.repeatTime == 0, _mask_all_zero(v, ctx))),
@@ -368,51 +385,46 @@ class BlockReduceMin(ApiModel):
         np_t, esize = t.numpy, t.size
         per_block = BLOCK_BYTES // esize
         reps = np.arange(n, dtype=np.int64)
-        blocks = np.arange(BLOCKS_PER_REPEAT, dtype=np.int64)
 
         # every read first (repeat r is iteration r), so that the trace sees stores onto bytes read later
-        starts = src.addr + (reps[:, None] * src_rep + blocks[None, :] * blk) * BLOCK_BYTES
+        starts = src.addr + BLOCK_BYTES * (src_rep * reps[:, None] + blk * np.arange(BLOCKS_PER_REPEAT))
         raw = trace.read(src.buffer, starts.reshape(-1), BLOCK_BYTES, np.repeat(reps, BLOCKS_PER_REPEAT),
                          align=BLOCK_BYTES, what="src datablock")
-        x = np.ascontiguousarray(raw).reshape(-1).view(np_t).reshape(n, BLOCKS_PER_REPEAT, per_block)
+        x = raw.view(np_t).reshape(n, BLOCKS_PER_REPEAT, per_block)
 
         lanes = self.active_lanes(case)
         unknown_mask = lanes is None
-        if unknown_mask:
-            lanes = np.ones(BLOCKS_PER_REPEAT * per_block, dtype=bool)
-        active = np.broadcast_to(lanes.reshape(1, BLOCKS_PER_REPEAT, per_block), x.shape)
+        block_lanes = (np.ones((BLOCKS_PER_REPEAT, per_block), dtype=bool) if unknown_mask
+                       else lanes.reshape(BLOCKS_PER_REPEAT, per_block))
         is_float = t.kind == "float"
-        top = np.array(np.inf if is_float else np.iinfo(np_t).max, dtype=np_t)
-        result = np.where(active, x, top).min(axis=-1)  # a NaN among the active lanes propagates
-        any_active = active.any(axis=-1)
-        poison = np.zeros(result.shape, dtype=bool)
-        if is_float:
-            neg_zero = (active & (x == 0) & np.signbit(x)).any(axis=-1)
-            result = np.where((result == 0) & neg_zero, np.array(-0.0, dtype=np_t), result)
-            has_nan = (active & np.isnan(x)).any(axis=-1)
+        # per (repeat, block): the minimum of the active lanes, -0 below +0, the type's top where none is active
+        result, has_nan = masked_extreme(x, block_lanes, "min")
+        block_active = block_lanes.any(axis=1)             # (8,): the block has an active lane
+        poison = None
+        if is_float and has_nan.any():   # a NaN among the active lanes propagates (atlas-350) or is unspecified
+            rows = np.nonzero(has_nan)
+            result[rows] = np.where(block_lanes[rows[1]], x[rows], np.array(np.inf, dtype=np_t)).min(axis=-1)
             if case.product == "atlas-350":
-                result = np.where(has_nan, np.array(np.nan, dtype=np_t), result)
+                result[rows] = np.nan
             else:
-                poison |= has_nan
+                poison = has_nan
 
-        stored = np.ones(result.shape, dtype=bool)
+        stored = None                                       # every result stored
         if case.product in KEEP_PRODUCTS:
-            stored = any_active
+            stored = None if block_active.all() else block_active
         elif case.product == "atlas-200i-500-a2":
             fill = 65504.0 if (is_float and esize == 2) else (np.inf if is_float else np.iinfo(np_t).max)
-            result = np.where(any_active, result, np.array(fill, dtype=np_t))
-        elif case.product == "atlas-350":
-            result = np.where(any_active, result, top)
-        else:
-            poison |= ~any_active
+            result = np.where(block_active, result, np.array(fill, dtype=np_t))
+        elif case.product != "atlas-350" and not block_active.all():   # atlas-350: the top, as masked_extreme gives
+            poison = ~block_active if poison is None else poison | ~block_active
         if unknown_mask:  # the mask is a prior SetVectorMask's: which results are stored, and what, is unknown
-            stored[:] = True
-            poison[:] = True
+            stored, poison = None, np.ones((n, BLOCKS_PER_REPEAT), dtype=bool)
 
         width = BLOCKS_PER_REPEAT * esize
-        data = np.ascontiguousarray(result.astype(np_t)).view(np.uint8).reshape(n, width)
+        data = np.ascontiguousarray(result, dtype=np_t).view(np.uint8).reshape(n, width)
         trace.write(dst.buffer, dst.addr + reps * dst_rep * width, width, data, reps, align=width,
-                    byte_mask=np.repeat(stored, esize, axis=1), poison=np.repeat(poison, esize, axis=1),
+                    byte_mask=None if stored is None else np.repeat(stored, esize),
+                    poison=None if poison is None else np.repeat(np.atleast_2d(poison), esize, axis=-1),
                     what="dst results")
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:

@@ -4,23 +4,41 @@ A rule is written once with these helpers and evaluates in three ways: on one co
 (plain Python ints and bools), on a batch of cases (numpy columns, the fast path of `check`)
 and symbolically (Z3 terms, for synthesis and explanations). Python's ``and``/``or``/``not``,
 chained comparisons and ``if`` on values never appear inside a rule: they cannot see Z3 terms.
+
+This module does not import Z3: a Z3 term exists only once something (the solver's engines) has imported
+``z3``, so the helpers look for terms only then (`_z3`), and ``check`` starts without loading the solver.
 """
 
 from __future__ import annotations
 
+import sys
 from functools import reduce
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
-import z3
+
+if TYPE_CHECKING:
+    import z3
 
 PY, NP, SYM = 0, 1, 2
 
 
+def _z3() -> Any:
+    """The ``z3`` module when some code has imported it (only then can a Z3 term exist), else None."""
+    return sys.modules.get("z3")
+
+
 def _mode(args: Iterable[Any]) -> int:
     mode = PY
+    z = _z3()
+    if z is None:
+        for a in args:
+            if isinstance(a, np.ndarray):
+                return NP
+        return PY
+    expr = z.ExprRef
     for a in args:
-        if isinstance(a, z3.ExprRef):
+        if isinstance(a, expr):
             return SYM
         if isinstance(a, np.ndarray):
             mode = NP
@@ -29,10 +47,12 @@ def _mode(args: Iterable[Any]) -> int:
 
 def is_symbolic(x: Any) -> bool:
     """True for a Z3 term."""
-    return isinstance(x, z3.ExprRef)
+    z = _z3()
+    return z is not None and isinstance(x, z.ExprRef)
 
 
 def _zbool(x: Any) -> z3.BoolRef:
+    z3 = _z3()
     if isinstance(x, z3.BoolRef):
         return x
     if isinstance(x, z3.ExprRef):
@@ -41,6 +61,7 @@ def _zbool(x: Any) -> z3.BoolRef:
 
 
 def _zint(x: Any) -> z3.ArithRef:
+    z3 = _z3()
     if isinstance(x, z3.ExprRef):
         return x
     return z3.IntVal(int(x))
@@ -50,9 +71,10 @@ def And(*xs: Any) -> Any:
     """Conjunction."""
     mode = _mode(xs)
     if mode == SYM:
+        z3 = _z3()
         return z3.And([_zbool(x) for x in xs])
     if mode == NP:
-        return reduce(np.logical_and, xs, True)
+        return _fold(np.logical_and, xs)
     return all(bool(x) for x in xs)
 
 
@@ -60,16 +82,26 @@ def Or(*xs: Any) -> Any:
     """Disjunction."""
     mode = _mode(xs)
     if mode == SYM:
+        z3 = _z3()
         return z3.Or([_zbool(x) for x in xs])
     if mode == NP:
-        return reduce(np.logical_or, xs, False)
+        return _fold(np.logical_or, xs)
     return any(bool(x) for x in xs)
+
+
+def _fold(op: np.ufunc, xs: Sequence[Any]) -> np.ndarray:
+    """``op`` over the columns and values ``xs`` (at least one a numpy array), as a bool array."""
+    acc = xs[0]
+    for x in xs[1:]:
+        acc = op(acc, x)
+    return np.asarray(acc, dtype=bool) if len(xs) > 1 else op(acc, acc)
 
 
 def Not(x: Any) -> Any:
     """Negation."""
     mode = _mode((x,))
     if mode == SYM:
+        z3 = _z3()
         return z3.Not(_zbool(x))
     if mode == NP:
         return np.logical_not(x)
@@ -85,6 +117,7 @@ def If(c: Any, a: Any, b: Any) -> Any:
     """a where c holds, else b (both branches are evaluated)."""
     mode = _mode((c, a, b))
     if mode == SYM:
+        z3 = _z3()
         ca, cb = a, b
         if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)) or isinstance(a, z3.BoolRef) or isinstance(b, z3.BoolRef):
             return z3.If(_zbool(c), _zbool(a), _zbool(b))
@@ -104,8 +137,13 @@ def InSet(x: Any, values: Iterable[Any]) -> Any:
     values = tuple(values)
     mode = _mode((x,))
     if mode == SYM:
+        z3 = _z3()
         return z3.Or([x == v for v in values]) if values else z3.BoolVal(False)
     if mode == NP:
+        if not values:
+            return np.zeros(np.shape(x), dtype=bool)
+        if len(values) <= 16:   # a few equalities are much faster than np.isin's sort
+            return _fold(np.logical_or, [x == v for v in values])
         return np.isin(x, np.asarray(values, dtype=x.dtype if x.dtype != object else object))
     return x in values
 
@@ -114,6 +152,7 @@ def Mod(a: Any, b: Any) -> Any:
     """a mod b for b > 0; a when b == 0 (never raises)."""
     mode = _mode((a, b))
     if mode == SYM:
+        z3 = _z3()
         return z3.If(_zint(b) == 0, _zint(a), _zint(a) % _zint(b))
     if mode == NP:
         b_arr = np.asarray(b)
@@ -126,6 +165,7 @@ def Div(a: Any, b: Any) -> Any:
     """Floor division for b > 0; 0 when b == 0 (never raises)."""
     mode = _mode((a, b))
     if mode == SYM:
+        z3 = _z3()
         return z3.If(_zint(b) == 0, z3.IntVal(0), _zint(a) / _zint(b))
     if mode == NP:
         b_arr = np.asarray(b)
@@ -138,6 +178,7 @@ def Min(*xs: Any) -> Any:
     """Smallest of xs."""
     mode = _mode(xs)
     if mode == SYM:
+        z3 = _z3()
         return reduce(lambda p, q: z3.If(_zint(p) <= _zint(q), _zint(p), _zint(q)), xs)
     if mode == NP:
         return reduce(np.minimum, xs)
@@ -148,6 +189,7 @@ def Max(*xs: Any) -> Any:
     """Largest of xs."""
     mode = _mode(xs)
     if mode == SYM:
+        z3 = _z3()
         return reduce(lambda p, q: z3.If(_zint(p) >= _zint(q), _zint(p), _zint(q)), xs)
     if mode == NP:
         return reduce(np.maximum, xs)
@@ -185,6 +227,7 @@ def Exists(bounds: "list[tuple[Any, Any]]", body: "Any", *, where: Any = True, c
     consts = tuple(consts)
     mode = _mode([x for b in bounds for x in b] + list(consts) + [where])
     if mode == SYM:
+        z3 = _z3()
         _fresh[0] += 1
         xs = [z3.Int(f"__exists{_fresh[0]}_{i}") for i in range(len(bounds))]
         rng = [And(_zint(lo) <= x, x <= _zint(hi)) for x, (lo, hi) in zip(xs, bounds)]
