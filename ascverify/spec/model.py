@@ -72,6 +72,10 @@ class ApiModel:
     forms: ClassVar[tuple[tuple[str, ...], ...]] = ()
     #: where the prototypes are documented (the form rule's source; default: the seed page's Prototype)
     forms_source: ClassVar[str] = ""
+    #: what one iteration number of the core's `Trace` is for this API ("repeat", "fractal"...): the memory maps of
+    #: ``ascverify show`` label their per-iteration rows with it (negative numbers are steps the core orders before
+    #: the first iteration). Default: "iteration".
+    iteration_label: ClassVar[str] = "iteration"
 
     def __init__(self) -> None:
         self._check_definition()

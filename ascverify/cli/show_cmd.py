@@ -1,0 +1,238 @@
+"""`ascverify show`: a case's memory map on its product (text by default; SVG or PNG for documents and reviews)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Iterator
+
+import click
+
+from ..cases.caseio import read_cases
+from ..engines.outputs import case_inputs
+from ..engines.report import Counts, bare_error, error_line, location, result_lines
+from ..spec.errors import InputError
+from .common import DataCache, checked_stream, emit, emit_error, emit_note, joined_lines, main, max_bytes_option, write_text
+from .options import verbosity_options
+
+
+@main.command()
+@click.argument("case_file", metavar="CASE")
+@click.option("--index", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Which case of the file to draw (default: the first; see --all).")
+@click.option("--all", "every", is_flag=True, help="Draw every case of the file.")
+@click.option("--svg", "svg", metavar="FILE", help="Also draw the map as an SVG picture into FILE.")
+@click.option("--png", "png", metavar="FILE", help="Also draw the map as a PNG picture into FILE.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True,
+              help="Standard output: the map as text, or its content as JSON (marks, rows, intervals).")
+@click.option("--rows", "max_rows", type=click.IntRange(min=1, max=10_000), default=12, show_default=True,
+              metavar="N", help="Iteration rows drawn per region in the text (faulting ones first).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
+              help="Seed for the inputs the case gives no data for (the run that records the accesses).")
+@click.option("--no-run", "no_run", is_flag=True,
+              help="Do not run the case on the core: the model's footprint predicts the writes.")
+@max_bytes_option
+@verbosity_options()
+def show(case_file: str, index: int | None, every: bool, svg: str | None, png: str | None, fmt: str, max_rows: int,
+         seed: int, no_run: bool, max_bytes: int) -> None:
+    """Draw the memory map of a case on its product.
+
+    Each on-chip buffer the case uses (UB, L1, L0A, L0B, L0C) is a bar to scale with every tensor
+    placed on it by name; then each group of tensors whose bytes overlap (most often one tensor)
+    at its own scale, one row per iteration of the core with what that iteration reads (r) and
+    writes (w); bytes two tensors share (X), bytes past the buffer's end (>), bytes a call needs
+    past a tensor's end (+), a misaligned start (^) and the core's faults (!) are marked, and each
+    problem is named with the rule it breaks (a fault no broken rule names says so: a gap in the
+    rules or in the core).
+
+    The accesses are those the core records when it runs the case (inputs without data drawn from
+    --seed); a case the core cannot run (values beyond their C type, tensors far outside every
+    buffer) shows the writes the model's footprint predicts. A program (a file with "calls") is
+    drawn call by call. The text fits 80 columns and reads without colour (colour on a terminal
+    unless NO_COLOR is set). CASE is a case file or `-` for standard input.
+
+    \b
+    Examples:
+      ascverify show examples/bilinear_interpolation.json
+      ascverify show bad.json --svg bad.svg --png bad.png
+      ascverify show cases.jsonl --all --format json
+
+    Exit status: 0 every case drawn is valid and ran without fault, 1 some case breaks a rule or
+    the core faulted, 2 the case could not be read or a picture could not be written.
+    """
+    from ..engines.pictures.output import check_path, write_file
+
+    if every and index is not None:
+        raise InputError("give --index or --all, not both", field="--index")
+    maps: list[Any] = []
+    entries = list(_entries(case_file, max_bytes, None if every else (index or 0)))
+    inputs = case_inputs(case_file, [c for e in entries for c in _cases(e)], [e.raw for e in entries])
+    for path, opt in ((svg, "--svg"), (png, "--png")):
+        if path:
+            check_path(path, opt, inputs)
+    for entry in entries:
+        maps.extend(maps_of(entry, case_file, seed=seed, execute=not no_run))
+    if fmt == "json":
+        emit(json.dumps({"maps": [m.to_json() for m in maps]}, indent=2) + "\n")
+    else:
+        print_maps(maps, max_rows=max_rows)
+    if svg or png:
+        from ..engines.pictures.figure import render_bytes
+
+        for path, kind, opt in ((svg, "svg", "--svg"), (png, "png", "--png")):
+            if path:
+                write_file(path, render_bytes(maps, kind), opt, inputs)
+                emit_note(f"show: wrote {path}")
+    sys.exit(0 if all(m.valid and not m.faults for m in maps) else 1)
+
+
+def _entries(path: str, max_bytes: int, index: int | None) -> Iterator[Any]:
+    """The entries of the file to draw (``index`` None: every one), their data loaded; InputError when one
+    cannot be read."""
+    count = 0
+    for entry in read_cases(path, max_bytes):
+        count += 1
+        if index is not None and entry.index != index:
+            continue
+        origin = location(path, entry.index)
+        if entry.error is not None:
+            raise bare_error(entry.error, path, origin).at(origin)
+        try:
+            for case in _cases(entry):
+                if case.data_sources:
+                    DataCache().load(case)
+        except InputError as exc:
+            raise bare_error(exc, path, origin).at(origin) from None
+        yield entry
+        if index is not None:
+            return
+    if index is not None:
+        raise InputError(f"no case {index}: the file holds {count} case{'s' if count != 1 else ''}", where=path,
+                         field="--index")
+
+
+def _cases(entry: Any) -> list[Any]:
+    if getattr(entry, "program", None) is not None:
+        return [c.case for c in entry.program.calls]
+    return [entry.case] if entry.case is not None else []
+
+
+def maps_of(entry: Any, path: str, *, seed: int = 0, execute: bool = True, result: Any = None) -> list[Any]:
+    """The memory maps of one entry of a file: one for a case, one per call for a program."""
+    from ..engines.pictures.memory_map import build_map, program_maps
+
+    origin = location(path, entry.index)
+    if getattr(entry, "program", None) is not None:
+        return program_maps(entry.program, result=result, seed=seed, origin=origin, execute=execute)
+    return [build_map(entry.case, result=result, seed=seed, origin=origin, execute=execute)]
+
+
+def print_maps(maps: list[Any], *, max_rows: int = 12) -> None:
+    """The maps as text on standard output (colour on a terminal unless NO_COLOR; plain text otherwise)."""
+    from rich.console import Console
+
+    from ..engines.pictures.text import render
+
+    console = Console(highlight=False, soft_wrap=True)
+    for k, m in enumerate(maps):
+        if k:
+            console.print("")
+        for line in render(m, max_rows=max_rows):
+            console.print(line)
+
+
+# -- HTML pages of other commands (`fuzz --html`, `gen --html`) ------------------------------------------------------
+
+def html_option(what: str) -> Any:
+    """``--html FILE``: the command's HTML page (one self-contained file)."""
+    return click.option("--html", "html", metavar="FILE", default=None,
+                        help=f"Write {what} as one self-contained HTML page (charts and memory maps inline; "
+                             "opens offline).")
+
+
+def fuzz_html_start(path: str | None, display: Any) -> Any:
+    """With ``--html``: the path checked, and the campaign's display wrapped to record its timeline (else None)."""
+    if not path:
+        return None
+    from ..engines.pictures.output import check_path
+    from ..engines.pictures.timeline import Timeline
+
+    try:
+        check_path(path, "--html")
+    except BaseException:
+        display.close()
+        raise
+    return Timeline(display)
+
+
+def fuzz_html_finish(path: str | None, result: Any, timeline: Any, status: int) -> int:
+    """Write the campaign's page; the exit status (2 when the page cannot be written and nothing worse happened)."""
+    if not path:
+        return status
+    from ..engines.outputs import OutputError
+    from ..engines.pictures.html_report import fuzz_page
+    from ..engines.pictures.output import write_file
+
+    try:
+        write_file(path, fuzz_page(result.report, timeline).encode("utf-8"), "--html")
+    except OutputError as exc:
+        emit_error(f"fuzz: error: cannot write the HTML report: {exc.line()}")
+        return status if status in (2, 130) else 2
+    emit_error(f"fuzz: HTML report: {path}")
+    return status
+
+
+def gen_html(path: str | None, manifest: Any, cases: list[Any]) -> None:
+    """Write the generation's page (`gen_html_check` made sure it lies outside the output folder)."""
+    if not path:
+        return
+    from ..engines.pictures.html_report import gen_page
+    from ..engines.pictures.output import write_file
+
+    write_file(path, gen_page(manifest, cases).encode("utf-8"), "--html")
+    emit_error(f"gen: HTML report: {path}")
+
+
+def gen_html_check(path: str | None, outdir: Any) -> None:
+    """Refuse a ``--html`` path inside the output folder (gen's record of that folder would not list it)."""
+    if not path:
+        return
+    from pathlib import Path
+
+    from ..engines.pictures.output import check_path
+
+    check_path(path, "--html")
+    p, d = Path(path).resolve(), Path(outdir).resolve()
+    if d == p.parent or d in p.parents:
+        raise InputError("lies inside the output folder -o; write the page beside it", where=path, field="--html")
+
+
+# -- `check --show` ---------------------------------------------------------------------------------------------------
+
+def check_and_show(files: tuple[str, ...], fmt: str, verbose: bool, max_bytes: int, strict: bool,
+                   product: str | None) -> int:
+    """`check --show`: the findings of each case as `check` prints them, and the memory map of each invalid case
+    under them; the exit status of `check`."""
+    if fmt != "text" or product:
+        raise InputError("draws maps with --format text and without --product", field="--show")
+    counts = Counts()
+    cache = DataCache()
+    for path in files:
+        for r in checked_stream(path, max_bytes, cache):
+            if strict:
+                r.promote_warnings()
+            counts.add(r)
+            if r.error is not None:
+                write_text(sys.stderr, error_line(r.file, r.index, r.error) + "\n")
+                continue
+            emit(joined_lines(result_lines(r, verbose=verbose)))
+            if not r.valid:
+                from ..engines.pictures.memory_map import build_map, program_maps
+
+                origin = location(path, r.index)
+                maps = (program_maps(r.program, result=r, origin=origin) if r.program is not None
+                        else [build_map(r.case, result=r, origin=origin)])
+                print_maps(maps)
+                emit("\n")
+    emit_error(counts.summary())
+    return counts.exit_code
