@@ -104,7 +104,10 @@ def test_json_format(tmp_path):
     r = invoke("check", "--format", "json", path)
     assert r.exit_code == 1
     doc = json.loads(r.stdout)  # exactly one document
-    assert list(doc) == ["results"] and len(doc["results"]) == 1
+    assert list(doc) == ["format", "results", "summary"] and len(doc["results"]) == 1
+    assert doc["format"] == "ascverify-check/2"
+    assert doc["summary"] == {"cases": 1, "valid": 0, "invalid": 1, "unreadable": 0, "unreadable_files": 0,
+                              "exit_status": 1}
     res = doc["results"][0]
     assert {k: res[k] for k in ("file", "index", "api", "product", "valid")} == \
         {"file": path, "index": 0, "api": "BilinearInterpolation", "product": "atlas-a2", "valid": False}
@@ -186,11 +189,11 @@ def test_multiple_files_and_exit_status_precedence(tmp_path):
         assert r.exit_code == 2 and summary(r) == (2, 0, 1, 1)
 
 
-def test_summary_counts_an_unreadable_file_once(tmp_path):
+def test_summary_counts_an_unreadable_file_as_a_file_not_a_case(tmp_path):
     r = invoke("check", str(EXAMPLE), str(tmp_path / "missing.json"))
     assert r.exit_code == 2
     assert r.stderr.splitlines() == [f"{tmp_path / 'missing.json'}: no such file",
-                                     "2 cases: 1 valid, 0 invalid, 1 unreadable"]
+                                     "1 file cannot be read; 1 case: 1 valid, 0 invalid, 0 unreadable"]
 
 
 def test_internal_error_is_one_line(monkeypatch):
@@ -259,7 +262,7 @@ def test_products_json():
 
 
 def test_support_matrix():
-    r = invoke("support")
+    r = CliRunner(env={"COLUMNS": "500"}).invoke(main, ["support"])  # wide enough for the matrix
     assert r.exit_code == 0
     header, rows = _table(r.stdout)
     row = dict(zip(header, next(row for row in rows if row[0] == "BilinearInterpolation")))
@@ -270,6 +273,16 @@ def test_support_matrix():
     bil = next(a for a in doc["apis"] if a["api"] == "BilinearInterpolation")
     assert bil["support"]["atlas-training"] == [] and bil["support"]["atlas-inference-aicore"] == ["half"]
 
+
+@pytest.mark.parametrize("columns", [60, 80, 100])
+def test_support_fits_the_terminal(columns):
+    r = CliRunner(env={"COLUMNS": str(columns)}).invoke(main, ["support"])
+    assert r.exit_code == 0
+    assert max(len(line) for line in r.stdout.splitlines()) <= columns
+    # page 000: Atlas 350, A3, A2 and the inference AI Core support BilinearInterpolation for half, the others not
+    text = " ".join(r.stdout.split())
+    assert ("BilinearInterpolation atlas-350, atlas-a3, atlas-a2, atlas-inference-aicore: half not supported: "
+            "atlas-200i-500-a2, atlas-inference-vectorcore, atlas-training") in text
 
 def test_notes():
     r = invoke("notes", "BilinearInterpolation")
@@ -286,7 +299,7 @@ def test_notes():
 def test_notes_unknown_api():
     r = invoke("notes", "BilinearInterpolaton")
     assert r.exit_code == 2
-    assert r.stderr.strip() == ("ascverify: api: unknown API 'BilinearInterpolaton' "
+    assert r.stderr.strip() == ("ascverify: API: unknown API 'BilinearInterpolaton' "
                                 "(did you mean 'BilinearInterpolation'?)")
 
 

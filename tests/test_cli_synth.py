@@ -42,9 +42,14 @@ def test_synth_names_the_conflicting_rules():
     assert "fix dstBlkStride=8" in r.stdout
 
 
-def test_synth_on_an_unsupported_product_says_so():
+def test_synth_on_an_unsupported_product_or_type_is_bad_input_as_in_gen():
     r = invoke("synth", "BilinearInterpolation", "--product", "atlas-training")
-    assert r.exit_code == 1 and "[bilinear.product.support]" in r.stdout
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.startswith("ascverify: --product: BilinearInterpolation is not supported on atlas-training")
+    r = invoke("synth", "BlockReduceMin", "-p", "atlas-training", "--dtype", "float")  # half only there
+    assert r.exit_code == 2 and "does not support T=float on atlas-training" in r.stderr
+    g = invoke("gen", "BlockReduceMin", "-p", "atlas-training", "--dtype", "float", "-o", "unused")
+    assert g.exit_code == 2 and g.stderr == r.stderr
 
 
 def test_synth_input_errors_exit_2():

@@ -168,7 +168,7 @@ def test_fix_cli(tmp_path):
     out = tmp_path / "sub" / "fixed.json"
     out.parent.mkdir()
     r = invoke("fix", path, "-o", str(out))
-    assert r.exit_code == 1, r.output
+    assert r.exit_code == 0, r.output  # a valid case was written
     assert r.stdout.splitlines()[1:] == ["  hRepeat: 0 -> 1", "  vRepeat: 2 -> 1"]
     assert "2 fields changed (total change 2)" in r.stdout
     fixed = json.loads(out.read_text())

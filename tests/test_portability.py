@@ -51,7 +51,8 @@ def test_product_all_lists_every_product_and_the_rules_that_differ(tmp_path):
                                 "and type), 1 not portable, 0 unreadable")
     js = json.loads(invoke("check", "--product", "all", "--format", "json", str(path)).stdout)
     (row,) = js["results"]
-    assert row["portable"] is False and row["given_product"] == "atlas-350"
+    assert row["portable"] is False and row["product"] == "atlas-350"  # the keys of a plain check entry, and more
+    assert js["format"] == "ascverify-check/2" and js["summary"]["not_portable"] == 1
     a2 = next(p for p in row["products"] if p["product"] == "atlas-a2")
     assert a2["differs"]["broken_only_here"] == ["bilinear.sharedTmpBuffer.required"] and a2["supported"] is True
 

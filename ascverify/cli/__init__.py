@@ -16,5 +16,6 @@ from . import check_cmd, reference, run_cmd, synth_cmd  # noqa: F401,E402  (regi
 from . import explain_cmd, gen_cmd, lint_cmd  # noqa: F401,E402  (explain, fix; gen; lint, diff-products)
 from . import fuzz_cmd  # noqa: F401,E402  (fuzz, replay, selftest)
 from . import codec_cmd  # noqa: F401,E402  (decode, encode)
+from . import show_cmd  # noqa: F401,E402  (show: memory maps)
 
 __all__ = ["main"]

@@ -14,7 +14,8 @@ from ..cases.caseio import Entry, cases_from_lines, read_cases
 from ..cases.schema import validate
 from ..cases.sources import _LIMITS, read_limits
 from ..checking.checker import Result, check_cases
-from ..engines.report import CHECK_FORMATS, Counts, bare_error, error_line, json_document, result_lines
+from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_error, error_line, json_document,
+                              result_lines)
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import PRODUCT_IDS, lookup_product, product_names
 from .common import (
@@ -23,15 +24,16 @@ from .common import (
     DataCache,
     checked_stream,
     emit,
-    emit_error,
+    emit_note,
     gc_paused,
-    jobs_option,
     joined_lines,
     main,
     max_bytes_option,
     read_file,
     write_text,
 )
+from .show_cmd import check_and_show
+from .options import product_option, verbosity_options, workers_option
 
 
 # -- check ---------------------------------------------------------------------------------------------------------
@@ -40,18 +42,23 @@ from .common import (
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--format", "fmt", type=click.Choice(CHECK_FORMATS), default="text", show_default=True,
               help="Output format (sarif: a SARIF 2.1.0 log for code-scanning displays).")
-@click.option("-v", "--verbose", is_flag=True, help="Also print valid cases (`ok`) and the rules not checked.")
+@verbosity_options(verbose_help="Also print valid cases (`ok`) and the rules not checked.",
+                   quiet_help="Print only the findings: no summary line on standard error (unreadable input still "
+                              "prints).")
 @click.option("--strict", is_flag=True,
               help="Count warnings as errors (exit 1 on a warning too); see docs/severity.md.")
+@click.option("--show", is_flag=True,
+              help="Draw the memory map of each invalid case under its findings (see `ascverify show`).")
 @max_bytes_option
-@jobs_option
+@workers_option(1, "More than 1 splits JSON Lines files of 4 MiB and more among processes; measured slower than one "
+                  "process on 2 shared cores (bench/RESULTS.md): opt in.")
 @click.option("--schema", "strict_schema", is_flag=True,
               help="Also validate every case against the published JSON Schema with jsonschema (slower).")
-@click.option("--product", "product", metavar="P|all",
+@product_option(
               help="Check the cases on product P instead of their own, or on every product (all: per product, "
                    "valid or not and the rules that differ from the case's own product).")
-def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_bytes: int, jobs: int,
-          strict_schema: bool, product: str | None = None) -> None:
+def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_bytes: int, workers: int,
+          strict_schema: bool, product: str | None = None, show: bool = False) -> None:
     """Check case files against the rules of their APIs.
 
     Every case of every FILE is checked concretely (no solver: fast). A FILE holds one case, a list of cases, or one case per line (JSON Lines); `-` reads
@@ -96,8 +103,10 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     Exit status: 0 no case breaks a rule of severity error, 1 some case does (or, with --strict,
     has a warning), 2 some input could not be read.
     """
+    if show:
+        sys.exit(check_and_show(files, fmt, verbose, max_bytes, strict, product))
     with gc_paused():
-        code = _check_files(files, fmt, verbose, max_bytes, jobs or (os.cpu_count() or 1), strict_schema, product,
+        code = _check_files(files, fmt, verbose, max_bytes, workers or (os.cpu_count() or 1), strict_schema, product,
                             strict)
     sys.exit(code)
 
@@ -259,14 +268,15 @@ def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, 
             if rep.errs:
                 write_text(sys.stderr, joined_lines(rep.errs))
             out.write(rep)
-    out.close()
-    emit_error(counts.summary())
+    out.close(counts)
+    emit_note(counts.summary())
     return counts.exit_code
 
 
 class _Output:
     """Standard output of `check`, written as results come: text lines, one JSON document written in pieces
-    (``{"results": [...]}``, the same text as `json_document`), or JSON Lines (one object per case)."""
+    (``{"format", "results": [...], "summary"}``, the same text as `json_document`), or JSON Lines (one object per
+    case)."""
 
     def __init__(self, fmt: str) -> None:
         self.fmt = fmt
@@ -286,12 +296,16 @@ class _Output:
                 parts.append(("    " if not self.started else ",\n    ") + text)
                 self.started = True
             if parts and not parts[0].startswith(","):
-                parts[0] = '{\n  "results": [\n' + parts[0]
+                parts[0] = f'{{\n  "format": "{CHECK_JSON_FORMAT}",\n  "results": [\n' + parts[0]
             emit("".join(parts))
 
-    def close(self) -> None:
+    def close(self, counts: Counts) -> None:
+        import orjson
+
         if self.fmt == "json":
-            emit("\n  ]\n}\n" if self.started else '{\n  "results": []\n}\n')
+            summary = orjson.dumps(counts.to_json(), option=orjson.OPT_INDENT_2).decode().replace("\n", "\n  ")
+            head = "\n  ],\n" if self.started else f'{{\n  "format": "{CHECK_JSON_FORMAT}",\n  "results": [],\n'
+            emit(f'{head}  "summary": {summary}\n}}\n')
 
 
 # -- --format sarif, --product P|all ---------------------------------------------------------------------------------
@@ -321,14 +335,20 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
                     if v.result is not None:
                         v.result.promote_warnings()
         unreadable = sum(1 for r in results if r.error is not None)
-        if fmt == "json":
+        code = 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
+        if fmt in ("json", "jsonl"):
             import orjson
 
-            emit(orjson.dumps({"results": [r.to_json() for r in rows]}, option=orjson.OPT_INDENT_2).decode() + "\n")
-        elif fmt == "jsonl":
-            import orjson
-
-            emit("".join(orjson.dumps(r.to_json()).decode() + "\n" for r in rows))
+            docs = _portability_docs(results, rows)
+            if fmt == "jsonl":
+                emit("".join(orjson.dumps(d).decode() + "\n" for d in docs))
+            else:
+                for r in results:
+                    counts.add(r)
+                summary = {**counts.to_json(), "portable": sum(r.portable for r in rows),
+                           "not_portable": sum(not r.portable for r in rows), "exit_status": code}
+                emit(orjson.dumps({"format": CHECK_JSON_FORMAT, "products": list(PRODUCT_IDS), "results": docs,
+                                   "summary": summary}, option=orjson.OPT_INDENT_2).decode() + "\n")
         elif fmt == "sarif":
             flat, product_of = [], {}
             for r in results:
@@ -339,12 +359,11 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
                     if v.supported or v.given:
                         product_of[len(flat)] = v.product
                         flat.append(v.result)
-            code = 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
             emit(sarif_text(flat, product_of=product_of, exit_code=code))
         else:
             emit(joined_lines(portability_lines(rows)))
-        emit_error(portability_summary(rows, unreadable, PRODUCT_IDS))
-        return 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
+        emit_note(portability_summary(rows, unreadable, PRODUCT_IDS))
+        return code
     if product:
         from ..engines.portability import retarget_result
 
@@ -364,12 +383,27 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
     if fmt == "sarif":
         emit(sarif_text(results, exit_code=counts.exit_code))
     elif fmt == "json":
-        emit(json_document(results))
+        emit(json_document(results, counts))
     elif fmt == "jsonl":
         import orjson
 
         emit("".join(orjson.dumps(r.to_json()).decode() + "\n" for r in results))
     else:
         emit(joined_lines([line for r in results if r.error is None for line in result_lines(r, verbose=verbose)]))
-    emit_error(counts.summary())
+    emit_note(counts.summary())
     return counts.exit_code
+
+
+def _portability_docs(results: Sequence[Result], rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """``check --product all`` as JSON: each case's entry has the keys of a plain ``check`` entry (its verdict on its
+    own product), plus ``portable`` and ``products`` (the verdict on each product); in file order."""
+    by_case = {(r.file, r.index): r for r in rows}
+    docs = []
+    for r in results:
+        doc = r.to_json()
+        row = by_case.get((r.file, r.index)) if r.error is None else None
+        if row is not None:
+            doc["portable"] = row.portable
+            doc["products"] = [v.to_json() for v in row.verdicts]
+        docs.append(doc)
+    return docs

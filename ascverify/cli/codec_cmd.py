@@ -14,6 +14,7 @@ from ..models.codec import (BITFIELDS, BY_NAME, BY_V2, CodecError, decode as dec
 from ..models.load3d import PAGE_ONLY, V2_ONLY
 from ..spec.errors import InputError, did_you_mean
 from .common import FORMAT_OPTION, emit, joined_lines, main, print_json
+from .options import verbosity_options
 
 #: codec name (lower case) -> the canonical name; all name Load3DBitModeParam's two words.
 CODECS = {"load3d": "load3d", "load3dbitmode": "load3d", "load3dbitmodeparam": "load3d", "loaddata3dbitmode": "load3d"}
@@ -51,6 +52,7 @@ def _words_text(c0: int, c1: int) -> list[str]:
 @click.argument("config0", metavar="CONFIG0")
 @click.argument("config1", metavar="CONFIG1")
 @FORMAT_OPTION
+@verbosity_options()
 def decode(codec: str, config0: str, config1: str, fmt: str) -> None:
     """Print the fields packed in CONFIG0 and CONFIG1.
 
@@ -99,6 +101,7 @@ def _value(text: str, name: str, flag: bool) -> Any:
 @click.argument("codec", metavar="CODEC")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
 @FORMAT_OPTION
+@verbosity_options()
 def encode(codec: str, assignments: tuple[str, ...], fmt: str) -> None:
     """Pack fields into CONFIG0 and CONFIG1 and print both words.
 

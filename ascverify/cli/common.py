@@ -14,21 +14,26 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import click
 
 from ..cases.case import Case
-from ..cases.caseio import read_cases
+from ..cases.caseio import cases_from_bytes, read_cases
 from ..cases.safe_names import confined
-from ..cases.sources import MAX_FILE_BYTES, load_tensor_data, read_limits
+from ..cases.sources import MAX_FILE_BYTES, load_tensor_data, read_bytes, read_limits
 from ..checking.checker import Result, check_cases
 from ..checking.program import check_program
 from ..engines.interrupts import EXIT_INTERRUPTED, command_signals
 from ..engines.outputs import atomic_write, is_environment_error, make_dir, os_error
 from ..engines.report import FORMATS, bare_error, location
+from ..spec.dtypes import dtype_names, lookup_dtype
 from ..spec.errors import InputError, did_you_mean, one_line
 from ..spec.products import lookup_product, product_names
-from ..spec.registry import get_api
+from ..spec.registry import api_names, apis, lookup_api
 from ..spec.version import __version__
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+#: Exit statuses of every command (docs/cli.md): 0 clean, 1 a finding (a rule broken, a fault, a failing case),
+#: 2 bad input or usage (or a solver question left undecided), 3 an internal error, 130 interrupted.
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
                              help="Output format.")
 
@@ -42,11 +47,25 @@ class AscverifyGroup(click.Group):
             ctx.fail(f"no such command {name!r}{did_you_mean(name, self.list_commands(ctx))}.")
         return super().resolve_command(ctx, args)
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        """click's, with Ctrl-C while the options are read exit status 130 (click's own answer is "Aborted!", 1)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            emit_error("ascverify: interrupted (SIGINT)")
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+
     def invoke(self, ctx: click.Context) -> Any:
+        _STDIN.clear()  # standard input is read once per command (a test runner invokes many in one process)
+        set_verbosity(0)
         try:
             with command_signals():  # SIGTERM stops a command like Ctrl-C: what was written stays, exit 130
                 return super().invoke(ctx)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except click.exceptions.Abort:  # click's answer to Ctrl-C at a prompt: interrupted, like any other
+            emit_error("ascverify: interrupted (SIGINT)")
+            ctx.exit(EXIT_INTERRUPTED)
+        except (click.exceptions.Exit, click.ClickException):
             raise
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (`ascverify.engines.interrupts.Interrupted`)
             import signal
@@ -91,8 +110,9 @@ def main(debug: bool) -> None:
       ascverify rules BilinearInterpolation --product atlas-a2
       ascverify products
 
-    Exit status: 0 clean, 1 a rule is broken (or the call faulted), 2 the input could not be
-    read, 3 internal error.
+    Exit status (every command): 0 clean, 1 a finding (a rule broken, a fault, a failing case),
+    2 bad input or usage, 3 internal error, 130 interrupted (Ctrl-C or SIGTERM). docs/cli.md
+    has the table of options and exit statuses.
     """
 
 
@@ -116,6 +136,34 @@ def emit(text: str) -> None:
 
 def emit_error(line: str) -> None:
     write_text(sys.stderr, line.rstrip("\n") + "\n")
+
+
+#: -1 quiet (``-q``), 0 normal, 1 verbose (``-v``): set by `ascverify.cli.options.verbosity_options`.
+_VERBOSITY = {"level": 0}
+
+
+def set_verbosity(level: int) -> None:
+    _VERBOSITY["level"] = level
+
+
+def quiet() -> bool:
+    """``-q`` was given: no summaries or progress on standard error."""
+    return _VERBOSITY["level"] < 0
+
+
+def verbose() -> bool:
+    return _VERBOSITY["level"] > 0
+
+
+def emit_note(line: str) -> None:
+    """A summary or progress line on standard error (nothing with ``-q``); errors use `emit_error`."""
+    if not quiet():
+        emit_error(line)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 case``, ``2 cases``; ``many`` for irregular plurals (``query``, ``queries``)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def silence_stdout() -> None:
@@ -327,16 +375,73 @@ def jobs_option(f: Callable) -> Callable:
 
 
 
-def model_for(name: str) -> Any:
-    return get_api(name)
+def model_for(name: str, field: str = "API") -> Any:
+    """The model an API name (any accepted spelling) names; InputError naming ``field`` and the known APIs."""
+    m = lookup_api(name)
+    if m is None:
+        hint = did_you_mean(name, api_names())
+        known = "" if hint else f" (known: {', '.join(a.name for a in apis())})"
+        raise InputError(f"unknown API {name!r}{hint}{known}", field=field)
+    return m
 
 
-
-def product_for(name: str) -> Any:
+def product_for(name: str, field: str = "--product") -> Any:
+    """The product an id or alias names; InputError naming ``field`` (the option or argument it came from)."""
     p = lookup_product(name)
     if p is None:
-        raise InputError(f"unknown product {name!r}{did_you_mean(name, product_names())}", field="--product")
+        raise InputError(f"unknown product {name!r}{did_you_mean(name, product_names())}", field=field)
     return p
+
+
+def supported_type(model: Any, product: Any, dtype: str | None) -> str:
+    """The element type a command runs ``model`` with on ``product``: ``dtype`` (any accepted name) or the first
+    type the product supports; InputError (bad input, exit 2) for an unsupported product or type."""
+    supported = model.support.get(product.id, ())
+    if not supported:
+        ok = ", ".join(model.supported_products())
+        raise InputError(f"{model.name} is not supported on {product.id} (supported: {ok})", field="--product")
+    if dtype is None:
+        return supported[0]
+    t = lookup_dtype(dtype)
+    if t is None:
+        raise InputError(f"unknown element type {dtype!r}{did_you_mean(dtype, dtype_names())}", field="--dtype")
+    if t.name not in supported:
+        raise InputError(f"{model.name} does not support T={t.name} on {product.id} (supported: "
+                         f"{', '.join(supported)})", field="--dtype")
+    return t.name
+
+
+# -- `-` is standard input and standard output -------------------------------------------------------------------
+
+_STDIN: dict[str, bytes] = {}
+
+
+def source_bytes(path: str, max_bytes: int) -> bytes:
+    """The bytes of a case file; ``-`` is standard input, read once however often a command asks."""
+    if path != "-":
+        return read_bytes(path, max_bytes)
+    if "-" not in _STDIN:
+        _STDIN["-"] = read_bytes("-", max_bytes)
+    return _STDIN["-"]
+
+
+def entries_of(path: str, max_bytes: int) -> Iterable[Any]:
+    """The entries of a case file (`read_cases`), standard input read once for a command that reads it twice."""
+    if path == "-":
+        return cases_from_bytes(source_bytes(path, max_bytes), path)
+    return read_cases(path, max_bytes)
+
+
+def is_stdout(out: str | None) -> bool:
+    """``-o -``: write to standard output."""
+    return out == "-"
+
+
+def folder_option_value(out: str, field: str = "-o") -> str:
+    """An output folder: ``-`` (standard output) is not one."""
+    if out == "-":
+        raise InputError("needs a folder; - (standard output) cannot hold the files this command writes", field=field)
+    return out
 
 
 
@@ -401,7 +506,7 @@ def one_case_entry(path: str, index: int, max_bytes: int) -> Any:
     """Entry ``index`` of a file (``.case`` parsed with its data loaded, ``.raw`` the JSON document); InputError
     (located in the file) when it cannot be read."""
     count = 0
-    for entry in read_cases(path, max_bytes):
+    for entry in entries_of(path, max_bytes):
         count += 1
         if entry.index != index:
             continue
@@ -413,5 +518,4 @@ def one_case_entry(path: str, index: int, max_bytes: int) -> Any:
         except InputError as exc:
             raise bare_error(exc, path, origin).at(origin) from None
         return entry
-    raise InputError(f"no case {index}: the file holds {count} case{'s' if count != 1 else ''}", where=path,
-                     field="--index")
+    raise InputError(f"no case {index}: the file holds {plural(count, 'case')}", where=path, field="--index")

@@ -12,12 +12,14 @@ import click
 
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line
-from .common import emit, emit_error, main
+from .common import emit, emit_error, emit_note, main, plural
+from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
+from .options import api_argument, product_option, timeout_option, verbosity_options, workers_option
 
 #: Keys a campaign file may set: each is an option of `ascverify fuzz` (``apis`` is the API argument).
 CONFIG_KEYS = ("apis", "product", "target", "target_cmd", "kind", "examples", "time", "seed", "rtol", "atol",
                "error_ratio", "timeout", "junit", "report", "findings", "database", "workers", "shard", "shrink",
-               "coverage", "quiet")
+               "coverage", "quiet", "exact", "keep_unspecified")
 
 
 #: Campaign-file keys whose option stores under another name.
@@ -81,10 +83,10 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
 
 
 @main.command()
-@click.argument("apis", nargs=-1, metavar="[API]...")
+@api_argument("apis", nargs=-1, required=False)
 @click.option("--config", "config_file", metavar="FILE", is_eager=True, expose_value=False, callback=_config_callback,
               help="A campaign file (TOML, or JSON): options by name; command-line options override it.")
-@click.option("-p", "--product", multiple=True, metavar="P", help="Product to fuzz (repeatable; default: every supported one).")
+@product_option("Product to fuzz (repeatable; default: every supported one).", multiple=True)
 @click.option("--target", metavar="MODULE:FUNCTION", help="Python implementation under test (also path/file.py:function).")
 @click.option("--target-cmd", metavar="'PROG {dir}'", help="External implementation under test: a command reading {dir}.")
 @click.option("--kind", multiple=True, type=click.Choice(("invariants", "negative", "differential")),
@@ -92,7 +94,7 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
 @click.option("--examples", type=click.IntRange(min=1), default=100, show_default=True, metavar="N",
               help="Cases per API and product (negative campaigns run a quarter).")
 @click.option("--time", "seconds", type=click.FloatRange(min=1), metavar="SECONDS",
-              help="Run for this long instead of a number of cases.")
+              help="Run for this long (wall clock) instead of a number of cases.")
 @click.option("--seed", type=click.IntRange(min=0), metavar="S", help="Campaign seed (default: random, printed).")
 @click.option("--rtol", type=click.FloatRange(min=0), metavar="RTOL",
               help="Relative tolerance for float outputs (default per type).")
@@ -100,37 +102,56 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
               help="Absolute tolerance for float outputs (default per type).")
 @click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R",
               help="Largest share of float elements outside rtol/atol that still passes (default per type).")
-@click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True, metavar="SECONDS",
-              help="Time a target may take for one case.")
+@click.option("--exact", is_flag=True,
+              help="Compare every output bit for bit (the core is bit-exact), floats too: no tolerance.")
+@click.option("--keep-unspecified", is_flag=True,
+              help="Also run cases whose outputs the core leaves wholly unspecified (by default they are skipped: "
+                   "they compare nothing).")
+@timeout_option("Time a target may take for one case.", default=10.0)
 @click.option("--junit", metavar="FILE", help="Write a JUnit XML report.")
 @click.option("--report", metavar="FILE", help="Write the JSON summary.")
+@html_option("the campaign's report (summary, findings with their memory maps, coverage over time)")
 @click.option("--findings", default="ascverify-findings", show_default=True, metavar="DIR",
               help="Folder for the reproducers of findings.")
 @click.option("--database", metavar="DIR|redis://HOST:PORT/DB|none",
               help="Example database shared by runs and machines (default: DIR/.examples of --findings).")
-@click.option("--workers", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
-              help="Worker processes (0: one per CPU core).")
+@workers_option(1)
 @click.option("--shard", metavar="K/N", help="Run shard K of N (N machines share a campaign).")
 @click.option("--shrink/--no-shrink", default=True, show_default=True, help="Shrink each failure before saving it.")
-@click.option("--coverage/--no-coverage", default=True, show_default=True, help="Print the rule coverage table.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress display (findings and the summary still print).")
+@click.option("--coverage/--no-coverage", default=False, show_default=True,
+              help="Print the rule coverage table on standard error (so does -v); the --report file always holds it.")
+@verbosity_options(verbose_help="Also print the rule coverage table on standard error.",
+                   quiet_help="No progress display (findings and the summary still print).")
 def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, target_cmd: str | None,
          kind: tuple[str, ...], examples: int, seconds: float | None, seed: int | None, rtol: float | None,
          atol: float | None, error_ratio: float | None, timeout: float, junit: str | None, report: str | None,
          findings: str, database: str | None, workers: int, shard: str | None, shrink: bool, coverage: bool,
-         quiet: bool) -> None:
+         quiet: bool, verbose: bool = False, html: str | None = None, exact: bool = False,
+         keep_unspecified: bool = False) -> None:
     """Fuzz the core, or an implementation against the core, with generated valid cases.
 
     Without a target, every API's valid cases are run against the models' invariants, and cases
     breaking exactly one rule check the model against the core. With --target (a Python function
     `f(case: dict, inputs: dict[str, ndarray]) -> dict[str, ndarray]`) or --target-cmd (a command
     reading DIR/case.json and DIR/inputs/*.bin, writing DIR/outputs/*.bin), every case's inputs go
-    to both and the outputs are compared: integers bit for bit, floats with np.isclose(rtol, atol,
-    equal_nan) and a largest share of mismatches (half: 1e-3, 1e-5, 1e-3; float: 1e-4, 1e-5, 1e-4).
+    to both and the outputs are compared over the elements the call writes (the rest must keep their
+    old contents bit for bit): integers and registers bit for bit, floats with np.isclose(rtol, atol,
+    equal_nan) and a largest share of mismatches among the written elements (half: 1e-3, 1e-5, 1e-3;
+    float: 1e-4, 1e-5, 1e-4), a written NaN or infinity exactly; --exact compares floats bit for bit
+    too. Reports give the largest ULP distance. Tensor contents mix ordinary values with ±0, ±inf,
+    NaN, subnormals, the largest values and sums that need rounding; fields' extremes and rules'
+    boundaries come early and often; cases whose outputs the core leaves unspecified are skipped.
+    A register-writing call (LoadAlign, MaskGenWithRegTensor) is a target too: the function returns
+    {"MaskReg": bytes} (or {"registers": {"mask": {"0": bytes}}}; a command writes
+    DIR/outputs/registers.json), and the registers the call reads come in case["registers"].
 
     Each finding is shrunk, then saved at once as a folder under --findings (case.json, inputs,
     expected, actual, diff.txt, coverage.json) that `ascverify replay` runs again; findings print
-    one per line on standard output. Ctrl-C or SIGTERM stops the campaign cleanly: findings are
+    one per line on standard output, and nothing else does: progress (with the live count of
+    findings), the summary and, with -v or --coverage, the rule coverage table go to standard
+    error (the --report file holds the coverage too). A --target-cmd whose program cannot be
+    found is bad input (exit 2) before anything runs. An item stopped by Ctrl-C or by --time is
+    a skipped testcase in the JUnit report. Ctrl-C or SIGTERM stops the campaign cleanly: findings are
     kept, reports written for what ran. Rerunning with the same --database replays stored failures
     first (so does every machine sharing it).
 
@@ -154,11 +175,15 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         if ctx.get_parameter_source("seconds") == source.COMMANDLINE:
             raise InputError("give --examples or --time, not both", field="--time")
         seconds = None  # --examples on the command line overrides a campaign file's time
+    target_spec = _target(target, target_cmd)
+    if target_cmd:
+        _check_command(target_cmd)
     config = CampaignConfig(
-        apis=tuple(apis), products=tuple(product), kinds=tuple(kind) or None, target=_target(target, target_cmd),
+        apis=tuple(apis), products=tuple(product), kinds=tuple(kind) or None, target=target_spec,
         examples=None if seconds is not None else examples, time_budget=seconds, seed=seed, rtol=rtol, atol=atol, error_ratio=error_ratio,
         timeout=timeout, findings=findings, database=database, workers=workers or (os.cpu_count() or 1),
-        shard=parse_shard(shard), shrink=shrink, junit=junit, report=report)
+        shard=parse_shard(shard), shrink=shrink, junit=junit, report=report, exact=exact,
+        keep_unspecified=keep_unspecified)
     from ..engines.fuzz.campaign import plan
 
     items = plan(config)
@@ -168,11 +193,49 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
                          field="--product")
     display = Display(items=len(items), quiet=quiet, seconds=seconds,
                       total_cases=None if seconds is not None else _total(items, config))
+    timeline = fuzz_html_start(html, display)  # --html: the display, recording cases and coverage over time
     try:
-        result = run_campaign(config, display=display, print_coverage=coverage)
+        result = run_campaign(config, display=timeline or display, print_coverage=False)
     finally:
         display.close()
-    sys.exit(result.exit_status)
+    if (coverage or verbose) and not quiet:
+        from ..engines.fuzz.reports import coverage_lines
+
+        lines = coverage_lines(result.coverage, apis=list(dict.fromkeys(u.api for u in items)))
+        if lines:
+            emit_error("\n".join(lines).rstrip("\n"))
+    sys.exit(fuzz_html_finish(html, result, timeline, result.exit_status))
+
+
+#: Shell words that run no program of their own: a command starting with one is not checked for its program.
+_SHELL_WORDS = {"exec", "env", "cd", "(", "{", "if", "for", "while", "case", "!", "time", "command", "builtin", "eval",
+                ".", "source", "nice", "timeout", "nohup", "sh", "bash"}
+
+
+def _check_command(template: str) -> None:
+    """The program a --target-cmd runs exists (on PATH, or as a path from the current folder) and can be run;
+    InputError (exit 2) before the campaign starts otherwise. Commands starting with shell syntax are left to the
+    shell."""
+    import shlex
+    import shutil
+
+    try:
+        words = shlex.split(template.replace("{dir}", "DIR"))
+    except ValueError:
+        return  # unbalanced quotes: the shell words it (each case then fails alike)
+    while words and "=" in words[0] and not words[0].startswith("="):  # VAR=value prog ...
+        words = words[1:]
+    if not words or words[0] in _SHELL_WORDS or any(c in words[0] for c in "$`;|&<>*?"):
+        return
+    prog = words[0]
+    if "/" in prog:
+        if not os.path.isfile(prog):
+            raise InputError(f"{prog!r}: no such program", field="--target-cmd")
+        if not os.access(prog, os.X_OK):
+            raise InputError(f"{prog!r} is not executable (chmod +x, or run it through its interpreter)",
+                             field="--target-cmd")
+    elif shutil.which(prog) is None:
+        raise InputError(f"{prog!r}: command not found (not on PATH)", field="--target-cmd")
 
 
 def _total(items: Any, config: Any) -> int:
@@ -189,10 +252,11 @@ def _total(items: Any, config: Any) -> int:
 @click.option("--recorded-target", is_flag=True,
               help="Run the target each finding records (its finding.json names a shell command or a Python file "
                    "to import): printed on standard error before it runs. Only for findings you trust.")
-@click.option("--timeout", type=click.FloatRange(min=0.01), metavar="SECONDS", help="Time the target may take.")
+@timeout_option("Time the target may take for one finding (default: the campaign's).")
 @click.option("--rtol", type=click.FloatRange(min=0), metavar="RTOL", help="Relative tolerance (default: the campaign's).")
 @click.option("--atol", type=click.FloatRange(min=0), metavar="ATOL", help="Absolute tolerance (default: the campaign's).")
 @click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R", help="Allowed share of mismatches.")
+@verbosity_options()
 def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None, timeout: float | None,
            rtol: float | None, atol: float | None, error_ratio: float | None, recorded_target: bool = False) -> None:
     """Run saved findings again.
@@ -232,20 +296,20 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     finally:
         if tgt is not None:
             tgt.close()
-    emit_error(f"{len(folders)} finding(s) replayed: {failing} still fail, {len(folders) - failing} fixed")
+    emit_note(f"{plural(len(folders), 'finding')} replayed: {failing} still fail, {len(folders) - failing} fixed")
     sys.exit(1 if failing else 0)
 
 
 @main.command()
-@click.argument("apis", nargs=-1, metavar="[API]...")
+@api_argument("apis", nargs=-1, required=False)
 @click.option("--mutant", "mutants", multiple=True, metavar="NAME", help="Only this mutant (repeatable).")
 @click.option("--examples", type=click.IntRange(min=1), default=60, show_default=True, metavar="N",
               help="Cases per mutant and API at most (a killed mutant stops at its first failure).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S", help="Seed of the campaigns.")
-@click.option("--workers", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
-              help="Worker processes (0: one per CPU core).")
+@workers_option(1)
 @click.option("--list", "list_only", is_flag=True, help="List the mutants and exit.")
 @click.option("--report", metavar="FILE", help="Write the outcomes as JSON.")
+@verbosity_options(quiet_help="No line per mutant on standard error (the table and the kill rate still print).")
 def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, seed: int, workers: int, list_only: bool,
              report: str | None) -> None:
     """Check the checker: fuzz deliberately broken variants of the core.
@@ -277,10 +341,10 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
 
     def show(o: Any) -> None:
         if o.mutant == "(none)":
-            emit_error(f"selftest: control {o.api}: {o.status} ({o.cases} cases, {o.elapsed:.1f} s)")
+            emit_note(f"selftest: control {o.api}: {o.status} ({o.cases} cases, {o.elapsed:.1f} s)")
         else:
             by = f" by {o.killed_by}" if o.killed_by else ""
-            emit_error(f"selftest: {o.mutant} on {o.api}: {o.status}{by} ({o.cases} cases, {o.elapsed:.1f} s)")
+            emit_note(f"selftest: {o.mutant} on {o.api}: {o.status}{by} ({plural(o.cases, 'case')}, {o.elapsed:.1f} s)")
 
     outcomes = run_selftest(names, mutant_names=mutants or None, examples=examples, seed=seed,
                             workers=workers or (os.cpu_count() or 1), on_outcome=show)

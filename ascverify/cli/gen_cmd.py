@@ -8,15 +8,17 @@ import time
 import click
 
 from ..engines.outputs import OutputFolder
-from ..spec.dtypes import dtype_names, lookup_dtype
-from ..spec.errors import InputError, did_you_mean, one_line
+from ..spec.errors import one_line
 from .budget import TIME_BUDGET_OPTION
-from .common import FORCE_OPTION, emit, emit_error, joined_lines, main, model_for, product_for
+from .common import (FORCE_OPTION, emit, emit_error, emit_note, folder_option_value, joined_lines, main, model_for,
+                     plural, product_for, supported_type, verbose)
+from .show_cmd import gen_html, gen_html_check, html_option
+from .options import api_argument, product_option, verbosity_options, workers_option
 
 
 @main.command()
-@click.argument("api")
-@click.option("--product", "product_name", required=True, metavar="P", help="Product to generate for.")
+@api_argument()
+@product_option("Product to generate for.", required=True, dest="product_name")
 @click.option("-n", "count", type=click.IntRange(min=1, max=1_000_000), default=None, metavar="N",
               help="How many cases: exactly N in random mode (default 100); at most N in boundary and "
                    "negative modes (default: one per target).")
@@ -27,12 +29,13 @@ from .common import FORCE_OPTION, emit, emit_error, joined_lines, main, model_fo
               help="random: valid cases spread over the legal space; boundary: extremes and both sides of every "
                    "rule's boundary; negative: cases that break one rule each.")
 @click.option("--dtype", metavar="T", help="Element type T (default: the first type the product supports).")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
-              help="Processes for the random mode's construction (0: one per CPU core); the cases are the same.")
+@workers_option(0, "Used by the random mode's construction; the cases are the same whatever N.")
 @FORCE_OPTION
 @TIME_BUDGET_OPTION
+@html_option("a page of the generation (summary, rule coverage of the cases, memory maps)")
+@verbosity_options(verbose_help="Also list every coverage target no case reaches (default: the first 50).")
 def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mode: str, dtype: str | None,
-        jobs: int = 0, force: bool = False, time_budget: float | None = None) -> None:
+        workers: int = 0, force: bool = False, time_budget: float | None = None, html: str | None = None) -> None:
     """Generate test cases of API with inputs, golden outputs and a manifest.
 
     Writes DIR/case_NNNN/ per case (case.json, inputs/NAME.bin, golden/NAME.bin: raw
@@ -44,6 +47,11 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     why the impossible ones are; negative: the rules that cannot be broken alone and the rules
     they drag along. Case directories appear whole (written under a temporary name, then
     renamed); the manifest is written last, also after Ctrl-C (then "complete": false).
+
+    The random mode leaves out calls whose mask is set by an earlier call (isSetMask=false with
+    MASK_PLACEHOLDER): alone, their outputs are unspecified. The negative mode writes the
+    rules kernel authors get wrong first (overlaps, alignment, sizes and buffer bounds, masks),
+    the limits of the parameters' C types last; every value is one a case file can hold.
 
     DIR must be new, empty, or an earlier `gen` output (its manifest lists the files it wrote:
     case folders are replaced and those beyond N removed only when they hold nothing else).
@@ -68,20 +76,8 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
 
     model = model_for(api)
     product = product_for(product_name)
-    supported = model.support.get(product.id, ())
-    if not supported:
-        ok = ", ".join(model.supported_products())
-        raise InputError(f"{model.name} is not supported on {product.id} (supported: {ok})", field="--product")
-    if dtype is not None:
-        t = lookup_dtype(dtype)
-        if t is None:
-            raise InputError(f"unknown element type {dtype!r}{did_you_mean(dtype, dtype_names())}", field="--dtype")
-        if t.name not in supported:
-            raise InputError(f"{model.name} does not support T={t.name} on {product.id} (supported: "
-                             f"{', '.join(supported)})", field="--dtype")
-        tname = t.name
-    else:
-        tname = supported[0]
+    tname = supported_type(model, product, dtype)
+    folder_option_value(out)
     from pathlib import Path
 
     from ..engines.gen.output import GEN_FORMAT, TMP_CASE_DIR, legacy_gen_files
@@ -89,16 +85,18 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     outdir = Path(out)
     OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
                  ignore=TMP_CASE_DIR.fullmatch)  # refuse an unusable DIR before generating
+    gen_html_check(html, outdir)
     ctx = model.context(product.id, tname)
     t0 = time.perf_counter()
     import os
 
-    g = generate(model, ctx, mode, count, seed, jobs=jobs or (os.cpu_count() or 1), time_budget=time_budget,
+    g = generate(model, ctx, mode, count, seed, jobs=workers or (os.cpu_count() or 1), time_budget=time_budget,
                  on_interrupt="return")
     t_gen = time.perf_counter() - t0
     doc = write_generation(g, outdir, limit=count if mode != "random" else None, force=force)
+    gen_html(html, doc, [gc.case for gc in g.cases])
     t_all = time.perf_counter() - t0
-    lines = [f"gen: {len(doc['cases'])} {mode} cases of {model.name} on {product.id} (T={tname}) in {outdir}: "
+    lines = [f"gen: {plural(len(doc['cases']), mode + ' case')} of {model.name} on {product.id} (T={tname}) in {outdir}: "
              f"{doc['counts']['success']} expect success, {doc['counts']['failed']} expect failed"]
     if mode == "random":
         div = g.report["diversity"]
@@ -106,15 +104,18 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
         lines.append(f"gen: technique: {g.report['technique']}; {rate:,.0f} valid cases/s constructed; "
                      f"median {div['median_distinct_per_argument_field']} distinct values per argument field; "
                      f"{div['domain_ends_hit']} of {div['domain_ends']} domain ends hit")
+        if g.report.get("left_out"):
+            lines.append(f"gen: left out: {g.report['left_out']}")
     else:
         cov = doc["coverage"]
         shown = {k: v for k, v in cov.items() if isinstance(v, int)}
         lines.append("gen: targets: " + ", ".join(f"{v} {k}" for k, v in shown.items()))
         shown_t = [t for t in cov["not_covered"] if t["status"] != "context"]
-        for t in shown_t[:50]:
+        limit = len(shown_t) if verbose() else 50
+        for t in shown_t[:limit]:
             lines.append(f"gen:   {t['status']}: {t['target']}: {t.get('reason', '')}")
-        if len(shown_t) > 50:
-            lines.append(f"gen:   ... and {len(shown_t) - 50} more (manifest.json: coverage)")
+        if len(shown_t) > limit:
+            lines.append(f"gen:   ... and {len(shown_t) - limit} more (manifest.json: coverage; -v lists them)")
         context = sorted({t["rule"] for t in cov["not_covered"] if t["status"] == "context"})
         if context:
             lines.append(f"gen:   context: {len(context)} rules read no field here (they are about the product or "
@@ -128,6 +129,7 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
         lines.append(f"gen: stopped: {g.report['stopped']}; the cases found are written"
                      + (", the targets left undecided" if mode != "random" else ""))
     lines.append(f"gen: {t_gen:.2f} s generating, {t_all - t_gen:.2f} s writing inputs and goldens")
-    emit_error("".join(one_line(l) + "\n" for l in lines).rstrip("\n"))
+    text = "".join(one_line(line) + "\n" for line in lines).rstrip("\n")
+    (emit_error if problems or g.report.get("stopped") else emit_note)(text)
     emit(joined_lines([one_line(str(outdir / "manifest.json"))]))
     sys.exit(130 if g.report.get("interrupted") else 1 if problems else 2 if g.report.get("stopped") else 0)

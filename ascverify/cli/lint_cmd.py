@@ -14,26 +14,26 @@ from ..spec.errors import InputError
 from ..spec.products import BUFFERS
 from ..spec.registry import apis
 from .budget import TIME_BUDGET_OPTION
-from .common import FORMAT_OPTION, emit, emit_error, joined_lines, main, model_for, print_json, product_for
+from .common import FORMAT_OPTION, emit, emit_error, emit_note, joined_lines, main, model_for, plural, print_json, product_for
+from .options import api_argument, complete_product, product_option, timeout_option, verbosity_options, workers_option
 
 
 @main.command()
-@click.argument("api_names", nargs=-1, metavar="[API]...")
-@click.option("--product", "products", multiple=True, metavar="P", help="Only these products (repeatable).")
-@click.option("--timeout-ms", type=click.IntRange(min=10), default=10000, show_default=True, metavar="MS",
-              help="Time limit of one solver query; an undecided query is reported as unknown (and fails). Most "
-                   "queries take milliseconds; the limit only bounds the few hard ones (the whole lint: ~40 s).")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
-              help="Worker processes (0: one per CPU core).")
+@api_argument("api_names", nargs=-1, required=False)
+@product_option("Only these products (repeatable).", multiple=True, dest="products")
+@timeout_option("Time limit of one solver query; an undecided query is reported as unknown (and fails). Most "
+                "queries take milliseconds; the limit only bounds the few hard ones (the whole lint: ~40 s).",
+                default=10.0)
+@workers_option(0, "The findings are the same whatever N.")
 @click.option("--allow-unknown", is_flag=True,
               help="Exit 0 even when a query is undecided (by default an undecided query fails: a rule base "
                    "that was not fully checked is not known to be sound).")
 @click.option("--strict", is_flag=True, hidden=True, help="Kept for compatibility: undecided queries fail by default.")
-@click.option("-v", "--verbose", is_flag=True, help="Also list what is by design (rules that ban their condition on a "
-              "product or type, and the rules under such a ban) and the contexts whose rules repeat another's.")
+@verbosity_options(verbose_help="Also list what is by design (rules that ban their condition on a product or type, and "
+                                "the rules under such a ban) and the contexts whose rules repeat another's.")
 @FORMAT_OPTION
 @TIME_BUDGET_OPTION
-def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout_ms: int, jobs: int, strict: bool,
+def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, workers: int, strict: bool,
          verbose: bool, fmt: str, time_budget: float | None = None, allow_unknown: bool = False) -> None:
     """Lint the rule base of every API (or those named), per product and element type.
 
@@ -55,7 +55,7 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout_ms: int,
       ascverify lint --format json > lint.json
 
     Exit status: 0 every query decided and no unexplained finding, 1 an unexplained finding or an
-    undecided query (unknown; a longer --timeout-ms may decide it, --allow-unknown accepts it),
+    undecided query (unknown; a longer --timeout may decide it, --allow-unknown accepts it),
     2 an unknown API or product.
     """
     from ..engines.lint import definition_problems, lint as run_lint
@@ -63,7 +63,8 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout_ms: int,
     models = [model_for(n) for n in api_names] if api_names else list(apis())
     pids = [product_for(p).id for p in products] if products else None
     t0 = time.perf_counter()
-    reports = run_lint(models, pids, timeout_ms=timeout_ms, jobs=jobs or (os.cpu_count() or 1), time_budget=time_budget)
+    reports = run_lint(models, pids, timeout_ms=max(1, round(timeout * 1000)), jobs=workers or (os.cpu_count() or 1),
+                       time_budget=time_budget)
     seconds = time.perf_counter() - t0
     problems = [p for m in models for p in definition_problems(m)]
     findings = [f for r in reports for f in r.findings]
@@ -91,21 +92,22 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout_ms: int,
         lines += [f"lint: {p}" for p in problems]
         emit(joined_lines(lines))
     by_design = sum(len(r.by_design) for r in reports)
-    emit_error(f"lint: {len(reports)} contexts of {len(models)} APIs in {seconds:.1f} s: {len(findings)} findings "
-               f"({len(findings) - len(unexplained)} explained, {len(unexplained)} unexplained), {unknown} undecided "
-               f"queries, {by_design} by design")
+    emit_note(f"lint: {plural(len(reports), 'context')} of {plural(len(models), 'API')} in {seconds:.1f} s: "
+              f"{plural(len(findings), 'finding')} ({len(findings) - len(unexplained)} explained, {len(unexplained)} "
+              f"unexplained), {plural(unknown, 'undecided query', 'undecided queries')}, {by_design} by design")
     if unknown and not allow_unknown:
-        emit_error(f"lint: {unknown} undecided queries fail the lint (raise --timeout-ms, or --allow-unknown to accept "
-                   f"them)")
+        emit_error(f"lint: {plural(unknown, 'undecided query', 'undecided queries')} fail the lint (raise --timeout, "
+                   f"or --allow-unknown to accept them)")
     sys.exit(1 if unexplained or problems or (unknown and not allow_unknown) else 0)
 
 
 @main.command("diff-products")
-@click.argument("product_a", metavar="A")
-@click.argument("product_b", metavar="B")
-@click.argument("api_names", nargs=-1, metavar="[API]...")
+@click.argument("product_a", metavar="A", shell_complete=complete_product)
+@click.argument("product_b", metavar="B", shell_complete=complete_product)
+@api_argument("api_names", nargs=-1, required=False)
 @FORMAT_OPTION
 @TIME_BUDGET_OPTION
+@verbosity_options()
 def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fmt: str,
                   time_budget: float | None = None) -> None:
     """List the rules and limits that differ between products A and B.
@@ -129,7 +131,7 @@ def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fm
     """
     from ..engines.portability import diff_api, diff_lines
 
-    a, b = product_for(product_a), product_for(product_b)
+    a, b = product_for(product_a, field="A"), product_for(product_b, field="B")
     if a.id == b.id:
         raise InputError(f"{product_a!r} and {product_b!r} are the same product ({a.id})", field="B")
     models = [model_for(n) for n in api_names] if api_names else list(apis())
@@ -144,7 +146,7 @@ def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fm
         emit(joined_lines([line for d in diffs for line in diff_lines(d)]))
     differ = [d for d in diffs if d.differs]
     undecided = [d for d in diffs if d.undecided]
-    emit_error(f"diff-products: {a.id} vs {b.id}: {len(differ)} of {len(diffs)} APIs differ"
+    emit_note(f"diff-products: {a.id} vs {b.id}: {len(differ)} of {plural(len(diffs), 'API')} differ"
                + (f"; undecided: the solver gave up (timeout/resource limit) comparing "
                   f"{sum(len(d.undecided) for d in undecided)} rules of {len(undecided)} APIs" if undecided else ""))
     sys.exit(1 if differ else 2 if undecided else 0)

@@ -7,19 +7,19 @@ from typing import Any
 
 import numpy as np
 
-from ..cases.caseio import read_cases
 from ..checking.program import check_program
 from ..core.program import run_program
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
 from ..spec.errors import InputError, one_line
-from .common import DataCache, emit, emit_error, joined_lines, save_tensor, unspecified_lines, unspecified_summary
+from .common import (DataCache, emit, emit_note, entries_of, joined_lines, plural, save_tensor, unspecified_lines,
+                     unspecified_summary)
 from .run_output import any_marked, begin_run_output, finish_run_output, open_run_folder
 
 
 def one_program(path: str, index: int, max_bytes: int) -> Any:
     """Entry ``index`` of the file when it is a program (None when it is a single case or absent)."""
-    for entry in read_cases(path, max_bytes):
+    for entry in entries_of(path, max_bytes):
         if entry.index != index:
             continue
         if entry.program is None:
@@ -82,7 +82,7 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     finish_run_output(folder, doc)
     lines = result_lines(verdict) + [f"{loc}: fault: {one_line(f)}" for f in faults] + unspecified_lines(loc, written)
     emit(joined_lines([one_line(line) for line in lines]))
-    emit_error(one_line(f"{loc}: program of {len(program.calls)} calls on {program.product.id} "
-                        f"{'faulted' if faults else 'ran without fault'}; wrote {len(written)} tensors and run.json to "
+    emit_note(one_line(f"{loc}: program of {plural(len(program.calls), 'call')} on {program.product.id} "
+                        f"{'faulted' if faults else 'ran without fault'}; wrote {plural(len(written), 'tensor')} and run.json to "
                         f"{outdir}{unspecified_summary(written)}"))
     return 1 if (faults or not verdict.valid) else 0

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from typing import Any, Sequence
-
-import click
 
 from ..cases.schema import case_schema
 from ..engines.report import table_text
 from ..spec.citations import cite
 from ..spec.products import BUFFERS, BUFFER_ALIGNMENT, POSITION_BUFFER, PRODUCTS, PRODUCT_IDS
-from ..spec.registry import apis
+from ..spec.errors import InputError, did_you_mean
+from ..spec.registry import api_names, apis, lookup_api
 from .common import (
     FORMAT_OPTION,
     emit,
@@ -22,6 +23,7 @@ from .common import (
     product_for,
     rich_table,
 )
+from .options import api_argument, product_option, verbosity_options
 
 
 # -- listings ------------------------------------------------------------------------------------------------------
@@ -32,6 +34,7 @@ def _size(n: int) -> str:
 
 @main.command()
 @FORMAT_OPTION
+@verbosity_options()
 def products(fmt: str) -> None:
     """List the products: buffer sizes, vector length.
 
@@ -70,10 +73,12 @@ def products(fmt: str) -> None:
 
 @main.command()
 @FORMAT_OPTION
+@verbosity_options()
 def support(fmt: str) -> None:
     """Show the API x product support matrix.
 
-    Each cell lists the element types T the API supports on the product (`-`: unsupported).
+    Each cell lists the element types T the API supports on the product (`-`: unsupported). The
+    table fits the terminal's width (COLUMNS, or 100 columns when not a terminal): long cells wrap.
 
     \b
     Examples:
@@ -87,8 +92,31 @@ def support(fmt: str) -> None:
                          "support": {p: list(m.support.get(p, ())) for p in PRODUCT_IDS}} for m in models]})
         return
     rows = [[m.name, *(", ".join(m.support.get(p, ())) or "-" for p in PRODUCT_IDS)] for m in models]
-    emit("Supported element types per product\n" + table_text(["API", *PRODUCT_IDS], rows))
+    width = _width()
+    table = table_text(["API", *PRODUCT_IDS], rows)
+    if max(len(line) for line in table.splitlines()) <= width:
+        emit("Supported element types per product\n" + table)
+        return
+    emit("Supported element types per product\n"
+         + "".join(_support_lines(m, width) for m in models))
 
+
+def _width() -> int:
+    """The terminal's width (COLUMNS when set; 100 when standard output is not a terminal)."""
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _support_lines(model: Any, width: int) -> str:
+    """One API's support as ``PRODUCTS: TYPES`` lines, products with the same types on one line, wrapped at
+    ``width``."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for p in PRODUCT_IDS:
+        groups.setdefault(tuple(model.support.get(p, ())), []).append(p)
+    lines = [model.name]
+    for types, products in sorted(groups.items(), key=lambda g: not g[0]):  # "not supported" last
+        text = f"{', '.join(products)}: {', '.join(types)}" if types else f"not supported: {', '.join(products)}"
+        lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False)
+    return "\n".join(lines) + "\n"
 
 
 def _note_json(n: Any) -> dict[str, Any]:
@@ -109,8 +137,9 @@ def _rule_notes(model: Any, rule: Any) -> list[str]:
 
 
 @main.command()
-@click.argument("api", required=False)
+@api_argument(required=False)
 @FORMAT_OPTION
+@verbosity_options()
 def notes(api: str | None, fmt: str) -> None:
     """List the spec notes (readings of unclear pages).
 
@@ -147,20 +176,28 @@ def notes(api: str | None, fmt: str) -> None:
 
 
 @main.command()
-@click.argument("api")
-@click.option("--product", "product_name", metavar="P", help="Only the rules in force on product P.")
+@api_argument(required=False)
+@product_option("Only the rules in force on PRODUCT.", dest="product_name")
 @FORMAT_OPTION
-def rules(api: str, product_name: str | None, fmt: str) -> None:
-    """List the rules of an API.
+@verbosity_options()
+def rules(api: str | None, product_name: str | None, fmt: str) -> None:
+    """List the rules of an API (without API: the APIs and how many rules each has).
 
     Every rule: id, severity, the products it applies to, what it requires, its source in the
     documentation, and its spec notes.
 
     \b
     Examples:
+      ascverify rules
       ascverify rules BilinearInterpolation
-      ascverify rules BilinearInterpolation --product atlas-350 --format json
+      ascverify rules block_reduce_min -p atlas-350 --format json
     """
+    if api is None:
+        _api_list(fmt)
+        return
+    if lookup_api(api) is None:
+        raise InputError(f"unknown API {api!r}{did_you_mean(api, api_names())}; the APIs: "
+                         f"{', '.join(m.name for m in apis())} (ascverify rules lists them)", field="API")
     model = model_for(api)
     product = product_for(product_name) if product_name is not None else None
     selected = model.rules_for(product.id) if product is not None else model.rules
@@ -187,7 +224,19 @@ def rules(api: str, product_name: str | None, fmt: str) -> None:
     emit(joined_lines(lines))
 
 
+def _api_list(fmt: str) -> None:
+    """The APIs, their other names and their rule counts (`rules` without an API)."""
+    models = apis()
+    if fmt == "json":
+        print_json({"apis": [{"api": m.name, "aliases": list(m.aliases), "rules": len(m.rules),
+                              "products": list(m.supported_products())} for m in models]})
+        return
+    rows = [[m.name, ", ".join(m.aliases) or "-", str(len(m.rules))] for m in models]
+    emit("APIs (ascverify rules API lists an API's rules)\n" + table_text(["API", "other names", "rules"], rows))
+
+
 @main.command()
+@verbosity_options()
 def schema() -> None:
     """Print the JSON Schema of case files.
 

@@ -14,8 +14,9 @@ from ..core.run import run_case
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
 from ..spec.errors import one_line
-from .common import (FORCE_OPTION, UNSPECIFIED_SUFFIX, emit, emit_error, joined_lines, main, max_bytes_option,
-                     one_case_entry, save_tensor, unspecified_lines, unspecified_summary)
+from .common import (FORCE_OPTION, UNSPECIFIED_SUFFIX, emit, emit_note, folder_option_value, joined_lines, main,
+                     max_bytes_option, one_case_entry, plural, save_tensor, unspecified_lines, unspecified_summary)
+from .options import verbosity_options
 from .program_run import one_program, run_program_to
 from .run_output import any_marked, begin_run_output, finish_run_output, open_run_folder
 
@@ -24,6 +25,8 @@ from .run_output import any_marked, begin_run_output, finish_run_output, open_ru
 
 #: Rule kinds whose violation keeps `run` from executing a case (see `run`).
 _UNRUNNABLE = ("type", "fits")
+
+
 @main.command()
 @click.argument("case_file", metavar="CASE")
 @click.option("-o", "--output", "out", required=True, metavar="DIR", help="Folder for the outputs (created if needed).")
@@ -33,10 +36,12 @@ _UNRUNNABLE = ("type", "fits")
               help="Seed for the inputs the case gives no data for.")
 @FORCE_OPTION
 @max_bytes_option
-def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: bool = False) -> None:
+@verbosity_options(verbose_help="Also print the rules not checked.")
+def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: bool = False,
+        verbose: bool = False) -> None:
     """Run one case on the simulated core.
 
-    Executes case N of CASE and writes every tensor after the call.
+    Executes case N of CASE (`-`: standard input) and writes every tensor after the call.
 
     Inputs come from the case's `data`; tensors without data are filled from --seed. Writes
     DIR/NAME.npy and DIR/NAME.bin (raw little-endian) per tensor, and DIR/run.json (the case,
@@ -69,6 +74,7 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     """
     from pathlib import Path
 
+    folder_option_value(out)
     program = one_program(case_file, index, max_bytes)
     if program is not None:
         sys.exit(run_program_to(program, case_file, index, seed, Path(out), force=force))
@@ -140,21 +146,15 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     }
     finish_run_output(folder, doc)
 
-    lines = result_lines(verdict)
+    lines = result_lines(verdict, verbose=verbose)
     lines += [f"{loc}: fault: {one_line(f)}" for f in faults]
     if not_run:
         lines.append(f"{loc}: not executed: {not_run}")
     lines += unspecified_lines(loc, written)
     emit(joined_lines([one_line(line) for line in lines]))
     state = "faulted" if faults else ("not executed" if not_run else "ran without fault")
-    emit_error(one_line(f"{loc}: {case.model.name} on {case.product} {state}; "
-               f"{'valid' if verdict.valid else 'breaks ' + str(len(verdict.violations)) + ' rule(s)'}; "
-               f"wrote {len(written)} tensors{', registers.json' if registers else ''} and run.json to {outdir}"
+    emit_note(one_line(f"{loc}: {case.model.name} on {case.product} {state}; "
+              f"{'valid' if verdict.valid else 'breaks ' + plural(len(verdict.violations), 'rule')}; "
+              f"wrote {plural(len(written), 'tensor')}{', registers.json' if registers else ''} and run.json to {outdir}"
                f"{unspecified_summary(written)}"))
     sys.exit(1 if (faults or not_run or not verdict.valid) else 0)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
-

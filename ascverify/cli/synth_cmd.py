@@ -8,30 +8,26 @@ from pathlib import Path
 import click
 
 from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
-from ..spec.dtypes import dtype_names, lookup_dtype
-from ..spec.errors import InputError, did_you_mean
+from ..spec.errors import InputError
 from .budget import TIME_BUDGET_OPTION, solver_command
-from .common import (
-    emit,
-    emit_error,
-    joined_lines,
-    main,
-    model_for,
-    product_for,
-)
+from .common import emit, emit_error, emit_note, is_stdout, joined_lines, main, model_for, plural, product_for, supported_type
+from .options import api_argument, product_option, verbosity_options
 
 
 @main.command()
-@click.argument("api")
-@click.option("--product", "product_name", required=True, metavar="P", help="Product to synthesize for.")
-@click.option("-n", "count", type=click.IntRange(min=1, max=1_000_000), default=10, show_default=True,
+@api_argument()
+@product_option("Product to synthesize for.", required=True, dest="product_name")
+@click.option("-n", "count", type=click.IntRange(min=1, max=1_000_000), default=10, show_default=True, metavar="N",
               help="How many distinct valid cases.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed (same seed, same cases).")
-@click.option("--dtype", metavar="T", help="Element type T (default: the API's default type on the product).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
+              help="Seed (same seed, same cases).")
+@click.option("--dtype", metavar="T", help="Element type T (default: the first type the product supports).")
 @click.option("--fix", "fixes", multiple=True, metavar="NAME=VALUE",
               help="Hold an argument (hRepeat=2, mask=[1,0]) or tensor field (dst.addr=0, dst.position=VECOUT).")
-@click.option("-o", "--output", "out", metavar="FILE", help="Write the cases here (JSON Lines) instead of stdout.")
+@click.option("-o", "--output", "out", metavar="FILE",
+              help="Write the cases to FILE (JSON Lines; - or no -o: standard output).")
 @TIME_BUDGET_OPTION
+@verbosity_options()
 def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None, fixes: tuple[str, ...],
           out: str | None, time_budget: float | None) -> None:
     """Write N distinct valid cases of API (JSON Lines), found by the solver.
@@ -40,7 +36,8 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     cases spread over the legal space. Each case is written (one line, flushed) as soon as it is
     found, to standard output or to FILE (created with the first case); Ctrl-C or SIGTERM stops
     the search and keeps the cases written. When the --fix values make every case illegal, the
-    command exits 1 and names a minimal set of conflicting rules with their sources.
+    command exits 1 and names a minimal set of conflicting rules with their sources. A product
+    or element type the API does not support is bad input (exit 2), as in `gen`.
 
     A query the solver gives up on (each has a timeout; --time-budget caps the whole command)
     is undecided: when fewer than N cases were found because of that, the command says so
@@ -60,11 +57,9 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
 
     model = model_for(api)
     product = product_for(product_name)
-    if dtype is not None and lookup_dtype(dtype) is None:
-        raise InputError(f"unknown element type {dtype!r}{did_you_mean(dtype, dtype_names())}", field="--dtype")
-    t = lookup_dtype(dtype).name if dtype else (model.support.get(product.id) or (model.default_dtype,))[0]
+    t = supported_type(model, product, dtype)  # an unsupported product or type is bad input, as in gen
     fixed = parse_fixes(model, fixes)
-    sink = _Sink(out)
+    sink = _Sink(None if is_stdout(out) else out)
     stats = SampleStats()
     try:
         with solver_command("synth", "", time_budget) as run:
@@ -73,8 +68,7 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
                 with solver_region():
                     for case in space.iter_sample(count, seed=seed, fixes=fixed, stats=stats):
                         sink.write(json.dumps(case.to_json(), separators=(",", ":")) + "\n")
-                        run.kept = f"{sink.count} case{'s' if sink.count != 1 else ''} written" + \
-                            (f" to {out}" if out else "")
+                        run.kept = f"{plural(sink.count, 'case')} written" + (f" to {out}" if sink.out else "")
             except Unsatisfiable as exc:
                 lines = [f"synth: no valid {model.name} case on {product.id} with T={t}; these conflict:"]
                 lines += [f"  fix {f.given}" for f in exc.fixes]
@@ -91,8 +85,8 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
         if stats.budget_exhausted or stats.undecided:
             why = (f"; {run.undecided_text()}" + (f" ({stats.undecided} undecided quer"
                                                    f"{'ies' if stats.undecided != 1 else 'y'})" if stats.undecided else ""))
-        emit_error(f"synth: found {sink.count} distinct valid case{'s' if sink.count != 1 else ''} "
-                   f"({sink.count} of the {count} asked for){why}")
+        (emit_error if why else emit_note)(f"synth: found {plural(sink.count, 'distinct valid case')} ({sink.count} "
+                                           f"of the {count} asked for){why}")
         if why:
             raise click.exceptions.Exit(EXIT_UNDECIDED)
 

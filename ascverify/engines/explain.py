@@ -25,8 +25,9 @@ cannot find or rule out is ``Repair.status == "undecided"``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import z3
 
@@ -79,6 +80,71 @@ def field_display(model: ApiModel, name: str, value: Any) -> str:
     else:
         shown = str(value)
     return f"{name}={shown}"
+
+
+def value_text(value: Any) -> str:
+    """A value as a case file writes it: true/false, numbers, names, lists and objects in JSON ("absent": None)."""
+    if value is None:
+        return "absent"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def spelled_params(model: ApiModel, raw: Any) -> dict[str, str]:
+    """Each parameter (argument or tensor) of ``model`` -> the name the case file ``raw`` gives it (pyasc names stay
+    pyasc names); parameters the case leaves out keep their documented names."""
+    out: dict[str, str] = {}
+    if not isinstance(raw, Mapping):
+        return out
+    args = raw.get("args")
+    for k in args if isinstance(args, Mapping) else ():
+        canon = model.arg_names.get(k, (None,))[0]
+        if canon is not None:
+            out.setdefault(canon, k)
+    tensors = raw.get("tensors")
+    normalize = getattr(model, "normalize_tensors", None)
+    for k in tensors if isinstance(tensors, Mapping) else ():
+        try:
+            canon = next(iter(normalize({k: None}))) if normalize is not None else k
+        except (InputError, StopIteration):
+            canon = k
+        out.setdefault(canon, k)
+    return out
+
+
+def user_values(case: Case, names: Iterable[str], spelled: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Fields of the case as the user wrote them: ``{"mask": 200}`` for ``mask.count``, ``{"dst.size": 200}``,
+    ``{"fmatrix.padList": [300, 1, 1, 1]}`` for ``fmatrix.padList0``; names in the case file's spelling."""
+    model = case.model
+    spelled = spelled or {}
+    out: dict[str, Any] = {}
+    for name in names:
+        param = name.split(".")[0]
+        kind = model.param_kinds.get(param)
+        shown = spelled.get(param, param)
+        if kind == "tensor":
+            rest = name.split(".", 1)[1] if "." in name else ""
+            if rest == "present":
+                out[shown] = "given" if case.env[name] else "absent"
+            else:
+                out[f"{shown}.{rest}"] = _jsonable(model, name, case.env[name])
+        elif kind == "struct":
+            value = case.arg(param)
+            member = struct_member(model, name)
+            if member is None or value is None:
+                out[shown] = value
+            else:
+                out[f"{shown}.{member}"] = value.get(member)
+        elif kind in ("mask", "levels"):
+            out[shown] = case.arg(param)
+        elif param in model.param_kinds:
+            out[shown] = case.arg(param)
+        else:
+            out[name] = case.env[name]
+    return out
 
 
 def json_pointer(model: ApiModel, name: str, raw_args: Iterable[str] = ()) -> str:
@@ -483,27 +549,40 @@ def display_param(case: Case, name: str) -> str:
     if kind == "tensor":
         t = case.tensor(name)
         return "absent" if not t.present else f"{t.position} addr={t.addr} size={t.size}"
-    value = case.arg(name)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+    return value_text(case.arg(name))
 
 
-def diff_lines(repair: Repair) -> list[str]:
-    """``name: old -> new`` per changed argument (a mask as a whole) and per changed tensor field."""
+def diff_lines(repair: Repair, spelled: Mapping[str, str] | None = None) -> list[str]:
+    """``name: old -> new`` per changed argument (a mask or a struct as a whole) and per changed tensor field, in the
+    case file's spelling (``spelled``, from `spelled_params`)."""
     assert repair.fixed is not None
     model, old, new = repair.case.model, repair.case, repair.fixed
+    spelled = spelled or {}
     lines: list[str] = []
-    seen: set[str] = set()
+    seen: set[Any] = set()
     for n in sorted(repair.changed, key=lambda n: not n.endswith(".present")):
         param = n.split(".")[0]
+        shown = spelled.get(param, param)
         if model.param_kinds.get(param) == "tensor":
             if n.endswith(".present"):
-                lines.append(f"{param}: {'given' if old.env[n] else 'absent'} -> {'given' if new.env[n] else 'absent'}")
+                lines.append(f"{shown}: {'given' if old.env[n] else 'absent'} -> {'given' if new.env[n] else 'absent'}")
                 continue
+            rest = n.split(".", 1)[1]
             was = "-" if _absent_tensor_field(model, old.env, n) else field_display(model, n, old.env[n]).split("=", 1)[1]
-            lines.append(f"{n}: {was} -> {field_display(model, n, new.env[n]).split('=', 1)[1]}")
+            lines.append(f"{shown}.{rest}: {was} -> {field_display(model, n, new.env[n]).split('=', 1)[1]}")
+        elif model.param_kinds.get(param) == "struct" and old.arg(param) is not None and new.arg(param) is not None:
+            member = struct_member(model, n)
+            if (param, member) not in seen:
+                seen.add((param, member))
+                lines.append(f"{shown}.{member}: {value_text(old.arg(param).get(member))} -> "
+                             f"{value_text(new.arg(param).get(member))}")
         elif param not in seen:
             seen.add(param)
-            lines.append(f"{param}: {display_param(old, param)} -> {display_param(new, param)}")
+            lines.append(f"{shown}: {display_param(old, param)} -> {display_param(new, param)}")
     return lines
+
+
+def struct_member(model: ApiModel, name: str) -> str | None:
+    """The member of a struct argument a field belongs to (``fmatrix.padList2`` -> ``padList``)."""
+    decl = model.arg(name.split(".")[0])
+    return next((m.name for m in decl.members for f in decl.member_fields(m) if f.name == name), None)

@@ -83,16 +83,24 @@ def result_lines(r: Result, *, verbose: bool = False) -> list[str]:
     return out
 
 
+#: The format tag of ``check --format json`` (a change of its shape changes the number).
+CHECK_JSON_FORMAT = "ascverify-check/2"
+
+
 @dataclass
 class Counts:
-    """How many cases were valid, broke a rule, or could not be read."""
+    """How many cases were valid, broke a rule, or could not be read; how many files could not be read at all."""
 
     valid: int = 0
     invalid: int = 0
     unreadable: int = 0
+    #: files that could not be read as a whole (missing, a folder, binary, not JSON): no case of theirs counted
+    files: int = 0
 
     def add(self, r: Result) -> None:
-        if r.error is not None:
+        if r.error is not None and r.index is None:
+            self.files += 1
+        elif r.error is not None:
             self.unreadable += 1
         elif r.violations:
             self.invalid += 1
@@ -103,28 +111,43 @@ class Counts:
         self.valid += other.valid
         self.invalid += other.invalid
         self.unreadable += other.unreadable
+        self.files += other.files
 
     @property
     def total(self) -> int:
         return self.valid + self.invalid + self.unreadable
 
     def summary(self) -> str:
-        """``N cases: A valid, B invalid, C unreadable`` (an unreadable file counts as one)."""
+        """``N cases: A valid, B invalid, C unreadable``, after ``F files cannot be read; `` when some file could not
+        be read at all (it counts as no case: none was read)."""
         word = "case" if self.total == 1 else "cases"
-        return f"{self.total} {word}: {self.valid} valid, {self.invalid} invalid, {self.unreadable} unreadable"
+        files = f"{self.files} file{'' if self.files == 1 else 's'} cannot be read; " if self.files else ""
+        return f"{files}{self.total} {word}: {self.valid} valid, {self.invalid} invalid, {self.unreadable} unreadable"
+
+    def to_json(self) -> dict[str, int]:
+        """The summary of ``check --format json``."""
+        return {"cases": self.total, "valid": self.valid, "invalid": self.invalid, "unreadable": self.unreadable,
+                "unreadable_files": self.files, "exit_status": self.exit_code}
 
     @property
     def exit_code(self) -> int:
         """0 every case valid, 1 some case breaks a rule, 2 some input could not be read."""
-        if self.unreadable:
+        if self.unreadable or self.files:
             return 2
         return 1 if self.invalid else 0
 
 
-def json_document(results: Iterable[Result | dict]) -> str:
-    """``{"results": [...]}`` with one entry per case (`Result.to_json`), as one string."""
-    docs = [r if isinstance(r, dict) else r.to_json() for r in results]
-    return orjson.dumps({"results": docs}, option=orjson.OPT_INDENT_2).decode() + "\n"
+def json_document(results: Iterable[Result | dict], counts: Counts | None = None) -> str:
+    """``{"format": ..., "results": [...], "summary": {...}}`` with one entry per case (`Result.to_json`), as one
+    string; the summary counts ``results`` unless ``counts`` are given."""
+    docs, own = [], Counts()
+    for r in results:
+        docs.append(r if isinstance(r, dict) else r.to_json())
+        if not isinstance(r, dict):
+            own.add(r)
+    summary = (counts or own).to_json()
+    return orjson.dumps({"format": CHECK_JSON_FORMAT, "results": docs, "summary": summary},
+                        option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
 def table_text(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import z3
 
-from ...spec.params import BoolType, EnumType
+from ...spec.params import ABS_MAX, ABS_MIN, BoolType, EnumType
 from ...spec.products import BUFFERS
 from ...spec.rules import POSITION_NAMES, Rule
 from ..explain import fix_case, value_term
@@ -235,13 +235,46 @@ def solve_target(sv: Solving, t: Target, *, spread: bool = False, origin: str = 
 
 
 def negative_targets(sv: Solving) -> list[Target]:
-    """Each rule negated (error rules: the case is illegal; warnings: legal, but the warning fires)."""
+    """Each rule negated (error rules: the case is illegal; warnings: legal, but the warning fires), every integer
+    field within what a case file can hold (`representable`), in the order `negative_order` gives."""
     out = []
-    for r in sv.space.rules:
+    fits = representable(sv)
+    for r in sorted(sv.space.rules, key=negative_order):
         expect = "failed" if r.severity == "error" else "success"
         out.append(Target(f"negate:{r.id}", f"[{r.id}] broken", expect, rule=r.id, kind=r.domain.get("kind", "custom"),
-                          term=(lambda r=r: z3.Not(sv.space.terms[r.id]))))
+                          term=(lambda r=r: z3.And(z3.Not(sv.space.terms[r.id]), *fits))))
     return out
+
+
+def representable(sv: Solving) -> list[z3.BoolRef]:
+    """Every integer field within the integers a case file can hold ([-2^63, 2^64-1]: `check` reads no other), so
+    that a negative case is a case file `check` reads and refuses by the rule, not one it cannot read."""
+    return [z3.And(v >= ABS_MIN, v <= ABS_MAX) for v in sv.space.vars.values() if z3.is_int(v)]
+
+
+#: Rule kinds in the order negative cases come: the rules kernel authors get wrong first (tensors overlapping,
+#: misaligned, too small or outside their buffer, masks, the API's own relational rules, ranges), the limits of the
+#: parameters' C types and the product or type support last.
+NEGATIVE_KIND_ORDER = ("disjoint", "align", "min_size", "fits", "mask", "custom", "range", "multiple", "one_of", "type",
+                       "support")
+
+
+def negative_order(rule: Any) -> tuple[int, int]:
+    """Sort key of a rule among the negative targets (see `NEGATIVE_KIND_ORDER`); rules about masks come with the
+    masks whatever their kind, C-type limits always last."""
+    kind = rule.domain.get("kind", "custom")
+    rid = rule.id
+    if kind == "type" or rid.endswith(".type"):
+        rank = NEGATIVE_KIND_ORDER.index("type")
+    elif ".support" in rid:
+        rank = NEGATIVE_KIND_ORDER.index("support")
+    elif "overlap" in rid or "disjoint" in rid or "in_place" in rid or "hazard" in rid:
+        rank = 0
+    elif ".mask." in rid or rid.endswith(".mask"):
+        rank = NEGATIVE_KIND_ORDER.index("mask")
+    else:
+        rank = NEGATIVE_KIND_ORDER.index(kind) if kind in NEGATIVE_KIND_ORDER else NEGATIVE_KIND_ORDER.index("custom")
+    return (rank, 0 if rule.severity == "error" else 1)
 
 
 def describe_core(sv: Solving, core: list[str], target: Target | None = None) -> str:
