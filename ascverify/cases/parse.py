@@ -259,7 +259,7 @@ def _parse_common(obj: Any, base_dir: Path | None, origin: str) -> Case | None:
     for name, f_pos, f_addr, f_size, f_present in plan.tensor_keys:
         t = tensors.get(name)
         if t is None:
-            if not f_present:
+            if not f_present or name in tensors:  # an explicit null: the general path words the error
                 return None
             env[f_present] = False
             continue
