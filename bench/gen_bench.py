@@ -113,6 +113,18 @@ def _generate(kind: str, api: str, n: int, seed: int, budget_s: float) -> dict[s
         t0 = time.perf_counter()
         got = space.sample(n, seed=seed)
         seconds = [time.perf_counter() - t0]
+    elif kind == "gen-random":  # what `ascverify gen --mode random` builds (the construction, seeded; no goldens)
+        from ascverify.engines.gen import generate
+
+        t0 = time.perf_counter()
+        gen = generate(model, ctx, "random", n, seed)
+        seconds = [time.perf_counter() - t0]
+        got = [g.case for g in gen.cases]
+    elif kind == "trivial":  # Hypothesis's own ceiling: a @given test drawing one integer, trivial body
+        from hypothesis import strategies as st
+
+        got_ints, t = collect(st.integers(0, 2**16), n, seed=seed, budget_s=budget_s or None)
+        return {"envs": [{} for _ in got_ints], "drawn": len(got_ints), "seconds": [t], "median": t}
     elif kind == "enum":
         got, t = enumerate_blocking(space, n, budget_s)
         seconds = [t]
@@ -165,6 +177,9 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
     n_st = cfg.size(1000, 40, minimum=5)
     sample = _fresh("sample", model.name, n_sample, 1, 0)
     strat = _fresh("strategies:1", model.name, n_st, 2, budget)
+    n_rand = cfg.size(3000, 100, minimum=10)
+    rand = _fresh("gen-random", model.name, n_rand, 3, 0)
+    trivial = _fresh("trivial", model.name, n_st, 4, budget)
     n_enum = max(len(sample["envs"]), len(strat["envs"]), min(first, n_st))
     enum = _fresh("enum", model.name, n_enum, 0, budget)
     good_sample, good_st, good_enum = sample["envs"], strat["envs"], enum["envs"]
@@ -181,7 +196,18 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
 
     d_sample, d_enum_s, k_s = div_pair(good_sample)
     d_st, d_enum_st, k_st = div_pair(good_st)
+    rate_rand = len(rand["envs"]) / rand["median"]
+    rate_trivial = trivial["drawn"] / trivial["median"]
     figures = [
+        at_least(Figure(NAME, f"{model.name}: gen --mode random distinct valid cases/s", rate_rand, "cases/s",
+                        "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_rand, rate_enum),
+                        detail=f"{where}; {len(rand['envs'])} distinct valid of {n_rand} asked in {rand['median']:.2f} s "
+                               f"(the seeded construction of `generate`, no inputs or goldens); target: thousands per "
+                               f"second", samples=rand["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
+        Figure(NAME, f"{model.name}: Hypothesis's ceiling, a @given test drawing one integer", rate_trivial,
+               "examples/s", detail="what `strategies.cases` runs inside: the engine's own cost per example, no "
+                                    "construction at all (the strategies figure below cannot exceed it)",
+               samples=trivial["seconds"]),
         at_least(Figure(NAME, f"{model.name}: Space.sample distinct valid cases/s", rate_sample, "cases/s",
                         "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_sample, rate_enum),
                         detail=f"{where}; {len(good_sample)} distinct valid of {n_sample} asked in {t_sample:.2f} s; "
@@ -190,7 +216,9 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
                         samples=sample["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
         at_least(Figure(NAME, f"{model.name}: strategies.cases distinct valid cases/s", rate_st, "cases/s",
                         "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_st, rate_enum),
-                        detail=f"{where}; {len(good_st)} distinct valid of {strat['drawn']} drawn; target: thousands per second",
+                        detail=f"{where}; {len(good_st)} distinct valid of {strat['drawn']} drawn; target: thousands per "
+                               f"second; Hypothesis's own ceiling here (one integer per example): "
+                               f"{rate_trivial:,.0f} examples/s",
                         samples=strat["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
         at_least(Figure(NAME, f"{model.name}: Space.sample median distinct values per argument (first {k_s})",
                         d_sample["median_distinct"], "values", "enumerator, same count", d_enum_s["median_distinct"],

@@ -27,7 +27,7 @@ import queue
 import random
 import signal
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -39,6 +39,7 @@ from .database import describe as describe_database, open_database
 from .plan import KINDS, Unit, partition, plan_units, select_models, shard, split_for_workers
 from .progress import Display
 from .reports import coverage_lines, json_report, junit_xml, observed_totals, write_bytes, write_json
+from .checks import Differential
 from .reproducers import PRIVATE, clean_stale
 from .runner import ItemResult, RunOptions, Sink, examples_for, open_target, run_item
 
@@ -72,6 +73,8 @@ class CampaignConfig:
     negative_share: float = 0.25
     junit: str | None = None
     report: str | None = None
+    exact: bool = False                      # differential: every output bit for bit (--exact)
+    keep_unspecified: bool = False           # differential: also cases whose outputs the core leaves unspecified
 
     def resolved_kinds(self) -> tuple[str, ...]:
         if self.kinds:
@@ -125,19 +128,27 @@ def _options(config: CampaignConfig, seed: int, items: Sequence[Unit], start: fl
                       time_share=share, deadline=deadline, target=config.target, timeout=config.timeout,
                       rtol=config.rtol, atol=config.atol, error_ratio=config.error_ratio, findings=config.findings,
                       database=config.database_spec(), shrink=config.shrink, stop_on_first=config.stop_on_first,
-                      negative_share=config.negative_share, cwd=os.getcwd(), token=token)
+                      negative_share=config.negative_share, cwd=os.getcwd(), token=token, exact=config.exact,
+                      keep_unspecified=config.keep_unspecified, campaign_start=start)
 
 
 # -- in this process -----------------------------------------------------------------------------------------------
 
 def _run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, runner: Callable[..., ItemResult],
                target: Any) -> None:
-    """Run the items in order until they are done, an interruption is requested or the deadline nears."""
-    for item in items:
+    """Run the items in order until they are done, an interruption is requested or the deadline nears. With a time
+    budget each item gets an equal share of the time left (negative items their smaller share), so that time an
+    item leaves (it found its bug early) goes to the items after it."""
+    for i, item in enumerate(items):
         if signals.requested():
             break
-        if opts.deadline is not None and time.time() >= opts.deadline - 0.5:
+        if opts.deadline is not None and time.time() >= opts.deadline - 0.2:
             break
+        if opts.deadline is not None:
+            weight = lambda u: opts.negative_share if u.kind == "negative" else 1.0  # noqa: E731
+            left = opts.deadline - time.time()
+            share = left / max(1e-9, sum(weight(u) for u in items[i:]))
+            opts = replace(opts, time_share=share)
         runner(item, opts, sink, target)
 
 
@@ -425,6 +436,9 @@ def _finish(config: CampaignConfig, seed: int, items: Sequence[Unit], display: D
     cfg = asdict(config)
     cfg.update(seed=seed, database=describe_database(config.database_spec()), shard=f"{config.shard[0]}/{config.shard[1]}",
                kinds=list(config.resolved_kinds()))
+    if "differential" in cfg["kinds"]:
+        cfg["comparison"] = Differential(None, rtol=config.rtol, atol=config.atol, error_ratio=config.error_ratio,
+                                         exact=config.exact).describe()
     real = [r for r in results if r.unit.api != "campaign"]
     report = json_report(config=cfg, results=real, findings=findings, coverage=coverage.to_json(),
                          observed=observed, interrupted=interrupted, elapsed=elapsed, exit_status=status,
@@ -456,7 +470,7 @@ def _finish(config: CampaignConfig, seed: int, items: Sequence[Unit], display: D
     new = sum(bool(f.get("new", True)) for f in findings)
     display.close()
     display.note(f"fuzz: {state}{len([r for r in real if r.status != 'skipped'])}/{len(items)} items, {cases} cases, "
-                 f"{len(findings)} finding(s) ({new} new), {elapsed:.1f} s, seed {seed}"
+                 f"{len(findings)} finding{'' if len(findings) == 1 else 's'} ({new} new), {elapsed:.1f} s, seed {seed}"
                  + (f", shard {config.shard[0]}/{config.shard[1]}" if config.shard != (1, 1) else "")
                  + (f"; reports: {', '.join(p for p in (config.report, config.junit) if p)}" if (config.report or config.junit) else ""))
     for err in harness_errors:

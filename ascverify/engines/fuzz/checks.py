@@ -24,10 +24,14 @@ import numpy as np
 from ...cases.case import Case, fresh
 from ...checking.checker import check_case, check_cases
 from ...core.memory import Fault, Trace
+from ...cases.registers import registers_json
 from ...core.run import prepare, run_case
+from ...spec.registers import mask_bits, mask_bytes
 from ..properties.invariants import GENERIC, invariants_of
-from .compare import Diff, Tolerance, compare_tensor, defined_elements, tolerance_for
-from .targets import Malformed, Target, TargetError
+from ..properties.values import ValuePlan, realize, tensor_seed
+from .compare import DEFAULT_TOLERANCES, Diff, Tolerance, compare_tensor, defined_elements, tolerance_for
+from .signals import TimeUp
+from .targets import ANY_INDEX, REGISTER_TITLES, REGISTERS, Malformed, Target, TargetError
 
 #: Rule kinds whose violation keeps the core from running a case (values beyond their C type would make
 #: it allocate absurd ranges; the same reading as `ascverify run`).
@@ -97,23 +101,123 @@ def run_invariants(case: Case, seed: int, counts: dict[str, int] | None = None) 
             fail(f"{name}!{type(exc).__name__}", name, f"{name} raised {type(exc).__name__}: {_short(exc)}")
 
 
-def core_outputs(case: Case, seed: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray], list[Fault]]:
-    """Run the case (non-strict): its inputs, every output tensor after the call, the defined elements, the faults."""
+def value_tensors(case: Case) -> list[str]:
+    """The tensors whose contents a campaign draws from value plans: inputs and outputs' old contents, except
+    temporaries and tensors whose contents a rule constrains (the model builds those, e.g. offsets)."""
+    structural = {t for r in case.model.rules for t in r.requires_data}
+    return [d.name for d in case.model.tensors if d.role != "tmp" and d.name not in structural]
+
+
+@dataclass
+class CoreRun:
+    """What the core did on a case: the inputs it held before the call (as its memory held them: an output that
+    overlaps an input shows the input's bytes), every output tensor after it, which elements are defined and
+    which written, the registers the call read (given or generated) and wrote, and the faults."""
+
+    inputs: dict[str, np.ndarray]
+    outputs: dict[str, np.ndarray]
+    defined: dict[str, np.ndarray]
+    written: dict[str, np.ndarray]
+    registers_in: dict[str, dict[int, np.ndarray]]
+    registers_out: dict[str, dict[int, np.ndarray]]
+    faults: list[Fault]
+
+    def __iter__(self):  # the older 4-tuple: inputs, outputs, defined, faults
+        return iter((self.inputs, self.outputs, self.defined, self.faults))
+
+    def compares_something(self) -> bool:
+        """Some written element is defined, or some register is written (the case has specified outputs)."""
+        return bool(self.registers_out) or any(bool((self.defined[k] & self.written[k]).any()) for k in self.defined)
+
+
+def core_outputs(case: Case, seed: int, values: ValuePlan | None = None) -> CoreRun:
+    """Run the case (non-strict). ``values``: the plan for the contents of `value_tensors` the case does not give."""
     c = fresh(case)
-    memory, inputs = prepare(c, seed=seed)
+    if case.registers:
+        c.registers = {f: dict(r) for f, r in case.registers.items()}
+    if values is not None:
+        for name in value_tensors(c):
+            t = c.tensor(name)
+            if t.present and not c.has_data(name) and t.size >= 0:
+                c.set_data(name, realize(tensor_seed(values, name), t.dtype, t.size))
+    memory, _ = prepare(c, seed=seed)
+    inputs: dict[str, np.ndarray] = {}
+    for decl in c.model.tensors:
+        t = c.tensor(decl.name)
+        if decl.role == "tmp" or not t.present or t.addr < 0 or t.end > memory.size(t.buffer):
+            continue
+        inputs[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy).copy()
+    regs = getattr(memory, "registers", None)
+    registers_in: dict[str, dict[int, np.ndarray]] = {}
+    if regs is not None:
+        for file, index in c.model.input_registers(c):
+            if regs.has(file, index) and regs.initialized(file, index).all():
+                registers_in.setdefault(file, {})[int(index)] = regs.get(file, index)
     trace = Trace(memory, strict=False)
-    c.model.execute(c, trace)
+    with np.errstate(all="ignore"):  # overflow to inf and NaN arithmetic are what special values are for
+        c.model.execute(c, trace)
     outputs: dict[str, np.ndarray] = {}
     defined: dict[str, np.ndarray] = {}
+    written: dict[str, np.ndarray] = {}
     for decl in c.model.tensors:
         if decl.role not in ("out", "inout"):
             continue
         t = c.tensor(decl.name)
-        if not t.present or t.end > memory.size(t.buffer):
+        if not t.present or t.addr < 0 or t.end > memory.size(t.buffer):
             continue
+        size = t.dtype.numpy.itemsize
         outputs[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)
-        defined[decl.name] = defined_elements(memory.state[t.buffer][t.addr:t.end], t.dtype.numpy.itemsize)
-    return {k: v.copy() for k, v in inputs.items()}, outputs, defined, list(trace.faults)
+        defined[decl.name] = defined_elements(memory.state[t.buffer][t.addr:t.end], size)
+        written[decl.name] = written_elements(trace, t.buffer, t.addr, t.end, size)
+    registers_out: dict[str, dict[int, np.ndarray]] = {}
+    if regs is not None:
+        for kind, file, index, _ in trace.register_records:
+            if kind == "write" and regs.has(file, index):
+                registers_out.setdefault(file, {})[int(index)] = regs.get(file, index)
+    return CoreRun({k: v.copy() for k, v in inputs.items()}, outputs, defined, written, registers_in, registers_out,
+                   list(trace.faults))
+
+
+def written_elements(trace: Trace, buffer: str, start: int, stop: int, itemsize: int) -> np.ndarray:
+    """Per element of the tensor at bytes [start, stop) of ``buffer``: some byte of it was stored by the call (a
+    write's byte mask applied). Reads only the trace's records that reach the tensor (`Trace.stored` covers the
+    whole buffer, which is far larger)."""
+    n = stop - start
+    out = np.zeros(max(n, 0), dtype=bool)
+    if n <= 0:
+        return out.reshape(-1, itemsize).any(axis=1) if itemsize else out
+    try:
+        records = [r for r in trace.records if r.kind == "write" and r.buffer == buffer]
+    except AttributeError:  # a trace without records: the whole buffer's coverage
+        return np.asarray(trace.stored(buffer)[start:stop]).reshape(-1, itemsize).any(axis=1)
+    delta = np.zeros(n + 1, dtype=np.int64)
+    for r in records:
+        starts = np.asarray(r.starts, dtype=np.int64).reshape(-1) - start
+        if not starts.size or not r.length:
+            continue
+        if r.byte_mask is None:
+            lo = np.clip(starts, 0, n)
+            hi = np.clip(starts + int(r.length), 0, n)
+            keep = hi > lo
+            np.add.at(delta, lo[keep], 1)
+            np.add.at(delta, hi[keep], -1)
+        else:
+            rows, cols = np.nonzero(np.asarray(r.byte_mask).reshape(starts.size, -1))
+            addrs = starts[rows] + cols
+            out[addrs[(addrs >= 0) & (addrs < n)]] = True
+    out |= np.cumsum(delta[:-1]) > 0
+    return out.reshape(-1, itemsize).any(axis=1)
+
+
+def target_doc(case: Case, run: CoreRun) -> dict[str, Any]:
+    """The case as a target receives it: the file format, with the registers the call reads (given or generated)."""
+    doc = case.to_json()
+    if run.registers_in:
+        merged = {f: dict(r) for f, r in (case.registers or {}).items()}
+        for f, regs in run.registers_in.items():
+            merged.setdefault(f, {}).update(regs)
+        doc["registers"] = registers_json(merged)
+    return doc
 
 
 # -- negative ------------------------------------------------------------------------------------------------------
@@ -160,17 +264,25 @@ def run_negative(rule_id: str, case: Case, seed: int, counts: dict[str, int] | N
 
 @dataclass
 class Differential:
-    """Compares a target with the core. Cases that timed out once are not run again (a shrink would wait on each)."""
+    """Compares a target with the core. Cases that timed out once are not run again (a shrink would wait on each).
+
+    ``exact``: every output bit for bit (``--exact``); otherwise floats within the per-type tolerances (see
+    `compare`). Registers the call writes (the Reg API's MaskReg, RegTensor) always compare bit for bit.
+    ``keep_unspecified``: also run the target on cases whose outputs the core leaves wholly unspecified (by
+    default such a case is rejected before the target runs: it compares nothing)."""
 
     target: Target
     timeout: float = 10.0
     rtol: float | None = None
     atol: float | None = None
     error_ratio: float | None = None
+    exact: bool = False
+    keep_unspecified: bool = True
+    deadline: float | None = None            # time.time() by which a call must end (a campaign's time budget)
     _timed_out: dict = field(default_factory=dict)
 
     def tolerance(self, case: Case, tensor: str) -> Tolerance | None:
-        return tolerance_for(case.ctx.tensor_dtype(tensor), self.rtol, self.atol, self.error_ratio)
+        return tolerance_for(case.ctx.tensor_dtype(tensor), self.rtol, self.atol, self.error_ratio, exact=self.exact)
 
     def tolerances(self, case: Case) -> dict[str, Any]:
         out = {}
@@ -180,29 +292,56 @@ class Differential:
                 out[decl.name] = t.to_json() if t else "bit-exact"
         return out
 
-    def run(self, case: Case, seed: int, counts: dict[str, int] | None = None) -> list[Diff]:
-        """Compare; raise a Failure on a crash, timeout, malformed or differing output. Returns the diffs."""
-        import json
+    def describe(self) -> str:
+        """The comparison in one line (the reports state it)."""
+        if self.exact:
+            return "bit-exact (--exact)"
+        over = {k: v for k, v in (("rtol", self.rtol), ("atol", self.atol), ("error_ratio", self.error_ratio))
+                if v is not None}
+        base = "; ".join(f"{n}: rtol {t.rtol:g}, atol {t.atol:g}, error ratio {t.error_ratio:g}"
+                         for n, t in DEFAULT_TOLERANCES.items() if n in ("half", "float", "bfloat16"))
+        return ("floats within tolerance over the written elements (" + base + (f"; overridden: {over}" if over else "")
+                + "), a written NaN or infinity must match, unwritten elements and integers bit-exact, registers "
+                  "bit-exact; --exact for bit-exact floats")
 
+    def run(self, case: Case, seed: int, counts: dict[str, int] | None = None, values: ValuePlan | None = None,
+            *, core: CoreRun | None = None) -> list[Diff]:
+        """Compare; raise a Failure on a crash, timeout, malformed or differing output. Returns the diffs.
+        `Unspecified` when the case compares nothing and ``keep_unspecified`` is off (the target is not run)."""
+        import json
+        import time
+
+        run = core if core is not None else core_outputs(case, seed, values)
+        expected, defined = run.outputs, run.defined
+        kw = {"expected": expected, "defined": defined}
+        if run.faults:
+            fail("core.fault", DIFFERENTIAL_CHECK,
+                 f"the core faulted on a valid case: {_short('; '.join(str(f) for f in run.faults[:3]))}", **kw)
+        if not self.keep_unspecified and not run.compares_something():
+            raise Unspecified()
         if counts is not None:
             counts[DIFFERENTIAL_CHECK] = counts.get(DIFFERENTIAL_CHECK, 0) + 1
-        inputs, expected, defined, faults = core_outputs(case, seed)
-        if faults:
-            fail("core.fault", DIFFERENTIAL_CHECK,
-                 f"the core faulted on a valid case: {_short('; '.join(str(f) for f in faults[:3]))}",
-                 expected=expected, defined=defined)
-        doc = case.to_json()
+        doc = target_doc(case, run)
         spec = {name: (arr.dtype, arr.size) for name, arr in expected.items()}
-        memo = (json.dumps(doc, sort_keys=True), int(seed))
-        kw = {"expected": expected, "defined": defined}
+        memo = (json.dumps(doc, sort_keys=True), int(seed), json.dumps(values.to_json() if values else None))
         if memo in self._timed_out:
             fail("differential.timeout", DIFFERENTIAL_CHECK, self._timed_out[memo], **kw)
+        timeout = self.timeout
+        cut = False
+        if self.deadline is not None:
+            left = self.deadline - time.time()
+            if left <= 0:
+                raise TimeUp()
+            cut = left < timeout
+            timeout = min(timeout, left)
         try:
-            actual = self.target.run(doc, inputs, spec, self.timeout)
+            actual = self.target.run(doc, run.inputs, spec, timeout)
         except TargetError as exc:
+            if exc.kind == "timeout" and cut:
+                raise TimeUp() from None  # the budget ended the call, not the target's own timeout
             first = exc.message.strip().splitlines()[0] if exc.message.strip() else exc.kind
             message = f"the target {'timed out' if exc.kind == 'timeout' else 'failed'}: {_short(first, 600)}"
-            if exc.kind == "timeout":
+            if exc.kind == "timeout" and timeout >= self.timeout:
                 self._timed_out[memo] = message
             fail(f"differential.{exc.kind}", DIFFERENTIAL_CHECK, message, detail=exc.message, **kw)
         diffs: list[Diff] = []
@@ -212,10 +351,72 @@ class Differential:
             if isinstance(got, Malformed):
                 diffs.append(Diff(name, False, "shape", got.message))
                 continue
-            diffs.append(compare_tensor(name, dtype, exp, got, defined.get(name), self.tolerance(case, name)))
+            diffs.append(compare_tensor(name, dtype, exp, got, defined.get(name), self.tolerance(case, name),
+                                        written=run.written.get(name)))
+        if run.registers_out:
+            diffs.extend(compare_registers(run.registers_out, actual.get(REGISTERS)))
         bad = [d for d in diffs if not d.ok]
         if bad:
             first = bad[0]
-            fail(f"differential.{first.kind}:{first.tensor}", DIFFERENTIAL_CHECK,
-                 "; ".join(d.message for d in bad), diffs=tuple(diffs), actual=actual, **kw)
+            what = first.tensor if first.tensor in expected else first.tensor.rstrip("0123456789")  # mask3 -> mask
+            fail(f"differential.{first.kind}:{what}", DIFFERENTIAL_CHECK,
+                 "; ".join(d.message for d in bad), diffs=tuple(diffs), actual=_plain_actual(actual), **kw)
         return diffs
+
+
+class Unspecified(Exception):
+    """The core leaves every output of the case unspecified: a differential comparison would compare nothing."""
+
+
+def _plain_actual(actual: Mapping[str, Any]) -> dict[str, Any]:
+    """The target's answer as arrays to save (registers as one byte array per register, ``mask3``)."""
+    out = {k: v for k, v in actual.items() if k != REGISTERS}
+    regs = actual.get(REGISTERS)
+    if isinstance(regs, Mapping):
+        for f, entries in regs.items():
+            if isinstance(entries, Mapping):
+                for i, raw in entries.items():
+                    out[f"{f}{i}"] = raw
+    return out
+
+
+def compare_registers(expected: Mapping[str, Mapping[int, np.ndarray]], actual: Any) -> list[Diff]:
+    """Each register the call wrote against the target's (bit for bit); ``actual`` is {file: {index: bytes}}."""
+    out: list[Diff] = []
+    for f, entries in expected.items():
+        for i, exp in entries.items():
+            name = f"{f}{i}"
+            got = None
+            if isinstance(actual, Mapping) and isinstance(actual.get(f), Mapping):
+                got = actual[f].get(i)
+                if got is None and len(entries) == 1:
+                    got = actual[f].get(ANY_INDEX)
+            if got is None:
+                out.append(Diff(name, False, "missing", f"{name}: the target returned no {REGISTER_TITLES.get(f, f)} "
+                                                        f"{i} (the call writes it)"))
+                continue
+            if isinstance(got, Malformed):
+                out.append(Diff(name, False, "shape", got.message))
+                continue
+            raw = np.asarray(got)
+            exp_b = np.asarray(exp, dtype=np.uint8).reshape(-1)
+            if raw.dtype == bool and raw.size == exp_b.size * 8:
+                raw = mask_bytes(raw)
+            try:
+                raw = np.ascontiguousarray(raw).reshape(-1).view(np.uint8)
+            except ValueError:
+                raw = np.zeros(0, np.uint8)
+            if raw.size != exp_b.size:
+                out.append(Diff(name, False, "shape", f"{name}: {raw.size} bytes but the register holds {exp_b.size}"))
+                continue
+            eb, ab = mask_bits(exp_b), mask_bits(raw)
+            bad = np.flatnonzero(eb != ab)
+            d = Diff(name, not bad.size, "ok" if not bad.size else "mismatch", f"{name}: {eb.size} bits match",
+                     eb.size, int(bad.size), written=eb.size, mode="bit-exact")
+            if bad.size:
+                d.first = tuple({"index": int(b), "expected": int(eb[b]), "actual": int(ab[b]), "unit": "bit"}
+                                for b in bad[:8])
+                where = ", ".join(f"bit {int(b)} expected {int(eb[b])} got {int(ab[b])}" for b in bad[:3])
+                d.message = f"{name}: {bad.size} of {eb.size} bits differ (bit-exact): {where}"
+            out.append(d)
+    return out

@@ -1,11 +1,15 @@
 """Comparing a target's outputs with the core's: bit-exact for integers, golden-style tolerances for floats.
 
-Floats follow the ecosystem's golden checks (the Ascend samples' ``verify_result.py``): an element
-matches when ``np.isclose(actual, expected, rtol, atol, equal_nan=True)``; the output passes when the
-share of mismatching elements does not exceed ``error_ratio``. Integer and raw-bit types (and
-hifloat8, carried as uint8 bytes) must match bit for bit. Only *defined* elements count: those the
-core leaves with a specified value (an element holding a poison byte, e.g. the result of a
-fully masked block on a product where it is unspecified, may be anything).
+By default floats follow the ecosystem's golden checks (the Ascend samples' ``verify_result.py``): a
+written element matches when ``np.isclose(actual, expected, rtol, atol, equal_nan=True)``; the output
+passes when the share of mismatching elements *among the elements the call writes* does not exceed
+``error_ratio`` (an untouched rest of the tensor does not dilute a wrong result) and no written NaN or
+infinity differs. Elements the call does not write keep their old contents and must match bit for
+bit. Integer and raw-bit types (and hifloat8, carried as uint8 bytes) must match bit for bit, and so
+must everything with ``exact`` (``--exact``: the core is bit-exact). Float outputs report their largest
+distance in units in the last place (ULP). Only *defined* elements count: those the core leaves with
+a specified value (an element holding a poison byte, e.g. the result of a fully masked block on a
+product where it is unspecified, may be anything).
 """
 
 from __future__ import annotations
@@ -48,10 +52,11 @@ def exact(dtype: DType) -> bool:
 
 
 def tolerance_for(dtype: DType, rtol: float | None = None, atol: float | None = None,
-                  error_ratio: float | None = None) -> Tolerance | None:
-    """The tolerance for a float type (defaults overridden by the values given); None: bit-exact."""
+                  error_ratio: float | None = None, *, exact: bool = False) -> Tolerance | None:
+    """The tolerance for a float type (defaults overridden by the values given); None: bit-exact (always with
+    ``exact``)."""
     base = DEFAULT_TOLERANCES.get(dtype.name)
-    if base is None:
+    if base is None or exact:
         return None
     return Tolerance(base.rtol if rtol is None else rtol, base.atol if atol is None else atol,
                      base.error_ratio if error_ratio is None else error_ratio)
@@ -59,7 +64,7 @@ def tolerance_for(dtype: DType, rtol: float | None = None, atol: float | None = 
 
 @dataclass
 class Diff:
-    """How one output tensor compares."""
+    """How one output (a tensor, or a register file) compares."""
 
     tensor: str
     ok: bool
@@ -70,12 +75,18 @@ class Diff:
     max_abs_error: float | None = None
     max_rel_error: float | None = None
     first: tuple[dict[str, Any], ...] = ()
+    written: int = 0          # of the compared elements, those the call wrote (the error ratio's denominator)
+    kept_differ: int = 0      # elements the call did not write (old contents) that differ
+    special_differ: int = 0   # written elements whose NaN/inf class or infinity differs
+    max_ulp: int | None = None  # largest distance in units in the last place over written non-NaN elements
+    mode: str = ""            # "bit-exact" or the tolerance
 
     def to_json(self) -> dict[str, Any]:
         return {"tensor": self.tensor, "ok": self.ok, "kind": self.kind, "message": self.message,
-                "compared": self.compared, "mismatches": self.mismatches,
-                "mismatch_ratio": (self.mismatches / self.compared) if self.compared else 0.0,
-                "max_abs_error": self.max_abs_error, "max_rel_error": self.max_rel_error,
+                "compared": self.compared, "written": self.written, "mismatches": self.mismatches,
+                "mismatch_ratio": (self.mismatches / self.written) if self.written else 0.0,
+                "kept_differ": self.kept_differ, "special_differ": self.special_differ, "max_ulp": self.max_ulp,
+                "max_abs_error": self.max_abs_error, "max_rel_error": self.max_rel_error, "mode": self.mode,
                 "first_mismatches": list(self.first)}
 
 
@@ -89,12 +100,41 @@ def _scalar(x: Any) -> Any:
     v = x.item() if hasattr(x, "item") else x
     if isinstance(v, float) and not np.isfinite(v):
         return str(v)
+    if not isinstance(v, (int, float, bool, str)):  # ml_dtypes scalars
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            return str(v)
+        return f if np.isfinite(f) else str(f)
     return v
 
 
+def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Per element, how many representable values of the float type lie between the two (0: equal, and +0 vs -0);
+    -1 where either is NaN."""
+    e, a = np.ascontiguousarray(expected).reshape(-1), np.ascontiguousarray(actual).reshape(-1)
+    bits = 8 * e.dtype.itemsize
+    sign = np.uint64(1) << np.uint64(bits - 1)
+
+    def key(x: np.ndarray) -> np.ndarray:
+        b = _bits(x).astype(np.uint64)
+        mag = (b & ~sign).astype(np.int64)
+        return np.where((b & sign) != 0, -mag, mag)
+
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(e.astype(np.float64)) | np.isnan(a.astype(np.float64))
+    d = np.abs(key(e) - key(a))
+    return np.where(nan, -1, d)
+
+
 def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, defined: np.ndarray | None,
-                   tol: Tolerance | None, *, show: int = 8) -> Diff:
-    """Compare one output: ``defined`` marks the expected elements with a specified value (None: all)."""
+                   tol: Tolerance | None, *, written: np.ndarray | None = None, show: int = 8) -> Diff:
+    """Compare one output. ``defined`` marks the expected elements with a specified value (None: all); ``written``
+    those the call stored (None: every defined one). Elements the call did not write hold their old contents and
+    must match bit for bit. Written elements match bit for bit without a tolerance; with one, they match when
+    ``np.isclose`` holds (NaN equal to NaN), and the output passes when the share of written elements that do not
+    is at most ``error_ratio`` and no written NaN or infinity differs (a wrong NaN or inf is not a rounding
+    difference). Float outputs report their largest ULP distance."""
     if actual is None:
         return Diff(name, False, "missing", f"{name}: the target produced no output")
     actual = np.asarray(actual)
@@ -106,22 +146,36 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
     actual = actual.reshape(-1)
     expected = expected.reshape(-1)
     mask = np.ones(expected.size, dtype=bool) if defined is None else np.asarray(defined, dtype=bool).reshape(-1)
-    n = int(mask.sum())
+    wrote = mask if written is None else (np.asarray(written, dtype=bool).reshape(-1) & mask)
+    kept = mask & ~wrote
+    n, nw = int(mask.sum()), int(wrote.sum())
+    differ = _bits(actual) != _bits(expected)
+    kept_bad = differ & kept
+    is_float = dtype.kind == "float" and dtype.name != "hifloat8"
+    mode = "bit-exact" if tol is None else f"rtol={tol.rtol:g} atol={tol.atol:g}, allowed share {tol.error_ratio:g}"
+    special = np.zeros(expected.size, dtype=bool)
     if tol is None:
-        bad = (_bits(actual) != _bits(expected)) & mask
+        bad_w = differ & wrote
     else:
         a64 = actual.astype(np.float64)
         e64 = expected.astype(np.float64)
         with np.errstate(invalid="ignore", over="ignore"):
             close = np.isclose(a64, e64, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
-        bad = ~close & mask
-    count = int(bad.sum())
-    diff = Diff(name, True, "ok", f"{name}: {n} elements match", n, count)
-    if count:
+            special = ((np.isnan(a64) != np.isnan(e64)) | ((np.isinf(a64) | np.isinf(e64)) & (a64 != e64))) & wrote
+        bad_w = ~close & wrote
+    bad = bad_w | kept_bad
+    count = int(bad_w.sum())
+    diff = Diff(name, True, "ok", f"{name}: {n} elements match", n, count, written=nw,
+                kept_differ=int(kept_bad.sum()), special_differ=int(special.sum()), mode=mode)
+    if is_float and nw:
+        ulp = ulp_distance(expected[wrote], actual[wrote])
+        finite = ulp >= 0
+        diff.max_ulp = int(ulp[finite].max()) if finite.any() else 0
+    if bad.any():
         idx = np.flatnonzero(bad)
-        diff.first = tuple({"index": int(i), "expected": _scalar(expected[i]), "actual": _scalar(actual[i])}
-                           for i in idx[:show])
-        if tol is not None:
+        diff.first = tuple({"index": int(i), "expected": _scalar(expected[i]), "actual": _scalar(actual[i]),
+                            **({"kept": True} if kept[i] else {})} for i in idx[:show])
+        if is_float:
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 a64, e64 = actual[idx].astype(np.float64), expected[idx].astype(np.float64)
                 err = np.abs(a64 - e64)
@@ -129,15 +183,21 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
             finite = np.isfinite(err)
             diff.max_abs_error = float(err[finite].max()) if finite.any() else float("inf")
             diff.max_rel_error = float(rel[finite].max()) if finite.any() else float("inf")
-        ratio = count / n if n else 0.0
-        if tol is None or ratio > tol.error_ratio:
+        ratio = count / nw if nw else 0.0
+        if tol is None or ratio > tol.error_ratio or diff.kept_differ or diff.special_differ:
             diff.ok = False
             diff.kind = "mismatch"
             where = ", ".join(f"[{d['index']}] expected {d['expected']} got {d['actual']}" for d in diff.first[:3])
-            limit = "bit-exact" if tol is None else f"rtol={tol.rtol:g} atol={tol.atol:g}, allowed share {tol.error_ratio:g}"
-            diff.message = f"{name}: {count} of {n} elements differ ({ratio:.2%}; {limit}): {where}"
+            parts = [f"{count} of {nw} written elements differ ({ratio:.2%}; {mode})"]
+            if diff.special_differ and tol is not None:
+                parts.append(f"{diff.special_differ} with a wrong NaN or infinity")
+            if diff.kept_differ:
+                parts.append(f"{diff.kept_differ} of {n - nw} elements the call does not write changed")
+            ulp = f"; max {diff.max_ulp} ULP" if diff.max_ulp else ""
+            diff.message = f"{name}: {'; '.join(parts)}{ulp}: {where}"
         else:
-            diff.message = f"{name}: {count} of {n} elements outside rtol/atol, within the allowed share"
+            diff.message = (f"{name}: {count} of {nw} written elements outside rtol/atol, within the allowed share"
+                            + (f" (max {diff.max_ulp} ULP)" if diff.max_ulp else ""))
     return diff
 
 

@@ -5,8 +5,8 @@ domains the strategies draw from) is on the boundary within one step of ``lo`` o
 size is on the boundary when the tensor is exactly as large as needed; a tensor is on the boundary
 of its buffer when less than one alignment unit is left; two disjoint tensors are on the boundary
 when adjacent. A relational rule (a custom predicate) is on the boundary when moving one of its
-integer fields by one step breaks it; its distance is the fewest steps that do (probed up to
-`PROBE_STEPS`). Alignment, multiple-of and one-of rules are satisfied (interior) or violated.
+integer fields by one step breaks it; its distance is the fewest steps that do (probed at 1, 2, 8 and
+`PROBE_STEPS` steps on one case in `SAMPLE_EVERY`, one step on the others; see `_relational_point`). Alignment, multiple-of and one-of rules are satisfied (interior) or violated.
 
 Each classification is emitted as a Hypothesis event (``rule-id: boundary``) and, where a distance
 exists, as ``hypothesis.target(-distance, label=rule-id)``, so Hypothesis (and coverage-guided tools
@@ -15,6 +15,7 @@ reading its observations) steer cases towards the boundaries.
 
 from __future__ import annotations
 
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,8 +29,9 @@ from ...spec.rules import POSITION_NAMES, Context, Rule, Values, buffer_alignmen
 
 INTERIOR, BOUNDARY, VIOLATED, NA = "interior", "boundary", "violated", "n/a"
 STATUSES: tuple[str, ...] = (INTERIOR, BOUNDARY, VIOLATED, NA)
-#: Largest number of steps a relational rule is probed for (1, 2, 4, ... up to this).
+#: Largest number of steps a relational rule is probed for (at `LEVELS`: 1 tells the boundary, the others a distance).
 PROBE_STEPS = 64
+LEVELS = (1, 2, 8, PROBE_STEPS)
 #: Field name endings that are flags or shapes, never probed.
 _NOT_PROBED = (".position", ".present", ".bitwise", ".nwords", ".placeholder", ".levels")
 
@@ -77,28 +79,71 @@ def _holds(rule: Rule, env: Mapping[str, Any], case: Case) -> bool:
     return bool(rule.holds(Values(env, case.ctx, case.model), case.ctx))
 
 
-def _probe_fields(case: Case, rule: Rule) -> list[tuple[str, int, int, int]]:
-    """(field, step, lo, hi) of the integer fields of the rule's parameters."""
-    steps = _steps(case.model.name, case.ctx)
+@lru_cache(maxsize=4096)
+def _rule_fields(model_name: str, ctx: Context, rule_id: str) -> tuple[tuple[str, int, int, int], ...]:
+    """(field, step, lo, hi) of the integer fields of a rule's parameters (an address's step is its alignment)."""
+    model = get_api(model_name)
+    rule = model.rule_by_id[rule_id]
+    steps = _steps(model_name, ctx)
     out = []
-    for f in case.model.fields:
+    for f in model.fields:
         if f.param not in rule.params or f.type.kind in ("bool", "enum") or f.name.endswith(_NOT_PROBED):
             continue
-        if f.name not in case.env:
+        out.append((f.name, steps.get(f.name, 1), f.type.lo, f.type.hi))
+    return tuple(out)
+
+
+def _probe_fields(case: Case, rule: Rule) -> list[tuple[str, int, int, int]]:
+    """(field, step, lo, hi) of the integer fields of the rule's parameters."""
+    out = []
+    for name, step, lo, hi in _rule_fields(case.model.name, case.ctx, rule.id):
+        if name not in case.env:
             continue
-        step = steps.get(f.name, 1)
-        if f.name.endswith(".addr"):
-            step = max(step, _tensor_align(case, f.name[:-5]))
-        out.append((f.name, step, f.type.lo, f.type.hi))
+        if name.endswith(".addr"):
+            step = max(step, _tensor_align(case, name[:-5]))
+        out.append((name, step, lo, hi))
     return out
 
 
-def _relational_point(case: Case, rule: Rule, holds: bool) -> Point:
-    """Fewest steps of one field that flip the rule (1 = on the boundary)."""
-    best: float | None = None
+#: Relational rules (custom predicates) are classified on one case in `SAMPLE_EVERY` (chosen by the case's values, so
+#: that the same case is always treated alike and a seed replays a campaign exactly; unclassified on the others: the
+#: coverage table counts them on fewer cases), probed 1, 2, 8 and 64 steps away, or one step away only when they have
+#: more than `FEW_FIELDS` integer fields (the quantifiers over repeats and iterations, costly to evaluate).
+SAMPLE_EVERY = 4
+FEW_FIELDS = 3
+
+
+def _sampled(case: Case) -> bool:
+    return zlib.crc32(repr(tuple(case.env.values())).encode()) % SAMPLE_EVERY == 0
+
+
+def _relational_point(case: Case, rule: Rule, holds: bool, sampled: bool | None = None) -> Point | None:
+    """Fewest steps of one field that flip the rule (1 = on the boundary), probed as `SAMPLE_EVERY` says (None: not
+    classified on this case)."""
     fields = _probe_fields(case, rule)
-    k = 1
-    while k <= PROBE_STEPS and best is None:
+    if sampled is None:
+        sampled = _sampled(case)
+    if not sampled:
+        return None
+    limit = 1 if len(fields) > FEW_FIELDS else PROBE_STEPS
+    best, _ = _probe(case, rule, holds, fields, limit)
+    if not holds:
+        return Point(VIOLATED, -(best or 0.0))
+    if best is None:
+        return Point(INTERIOR, float(2 * limit) if fields and limit == PROBE_STEPS else None)
+    if best > 1 and limit < PROBE_STEPS:
+        return Point(INTERIOR, None)
+    return Point(BOUNDARY if best <= 1 else INTERIOR, best - 1)
+
+
+def _probe(case: Case, rule: Rule, holds: bool, fields: list[tuple[str, int, int, int]],
+           limit: int) -> tuple[float | None, int]:
+    """(the fewest steps up to ``limit`` that flip the rule or None, the evaluations made)."""
+    best: float | None = None
+    done = 0
+    for k in LEVELS:
+        if k > limit or best is not None:
+            break
         for name, step, lo, hi in fields:
             base = int(case.env[name])
             for sign in (1, -1):
@@ -107,6 +152,7 @@ def _relational_point(case: Case, rule: Rule, holds: bool) -> Point:
                     continue
                 env = dict(case.env)
                 env[name] = value
+                done += 1
                 try:
                     flipped = _holds(rule, env, case) != holds
                 except Exception:  # noqa: BLE001 - a neighbour a predicate cannot evaluate is no boundary
@@ -116,16 +162,12 @@ def _relational_point(case: Case, rule: Rule, holds: bool) -> Point:
                     break
             if best is not None:
                 break
-        k *= 2
-    if not holds:
-        return Point(VIOLATED, -(best or 0.0))
-    if best is None:
-        return Point(INTERIOR, float(2 * PROBE_STEPS) if fields else None)
-    return Point(BOUNDARY if best <= 1 else INTERIOR, best - 1)
+    return best, done
 
 
-def classify_rule(case: Case, rule: Rule) -> Point | None:
-    """The case's point for one rule (None for rules on tensor contents, which are not classified)."""
+def classify_rule(case: Case, rule: Rule, sampled: bool | None = True) -> Point | None:
+    """The case's point for one rule (None for rules on tensor contents, which are not classified, and for a costly
+    relational rule on the cases it skips)."""
     if rule.predicate is None:
         return None
     ctx, env = case.ctx, case.env
@@ -167,15 +209,16 @@ def classify_rule(case: Case, rule: Rule) -> Point | None:
         return Point(BOUNDARY if gap < unit else INTERIOR, gap / unit)
     if kind in ("align", "multiple", "one_of"):
         return Point(INTERIOR if holds else VIOLATED)
-    return _relational_point(case, rule, holds)
+    return _relational_point(case, rule, holds, sampled)
 
 
 def classify(case: Case) -> dict[str, Point]:
     """Every rule in force on the case's product (but rules on tensor contents) -> the case's point."""
     out: dict[str, Point] = {}
+    sampled = _sampled(case)
     for r in case.model.rules_for(case.product):
         try:
-            p = classify_rule(case, r)
+            p = classify_rule(case, r, sampled)
         except Exception:  # noqa: BLE001 - a rule a case cannot be placed against is simply not classified
             continue
         if p is not None:
@@ -183,8 +226,14 @@ def classify(case: Case) -> dict[str, Point]:
     return out
 
 
+#: Rule kinds whose distance is reported as a Hypothesis target: the relations the boundary bias cannot aim at by
+#: itself (a range's ends, an alignment, a choice are drawn directly; see `ascverify.engines.properties.strategies`).
+TARGET_KINDS = frozenset(("custom", "min_size", "fits", "disjoint"))
+
+
 def emit(points: Mapping[str, Point], rules: Mapping[str, Rule]) -> None:
-    """Report the points to Hypothesis: one event per rule, a target per measurable distance (not for type rules)."""
+    """Report the points to Hypothesis: one event per rule, a target per measurable distance of a relational,
+    size, fit or disjointness rule (Hypothesis's optimiser climbs towards their boundaries)."""
     from hypothesis import event, target
     from hypothesis.control import currently_in_test_context
 
@@ -193,10 +242,53 @@ def emit(points: Mapping[str, Point], rules: Mapping[str, Rule]) -> None:
     for rid, p in points.items():
         event(f"{rid}: {p.status}")
         r = rules.get(rid)
-        if p.distance is not None and p.status != NA and r is not None and r.domain.get("kind") != "type":
+        if p.distance is not None and p.status != NA and r is not None \
+                and r.domain.get("kind", "custom") in TARGET_KINDS:
             d = float(p.distance)
             if d == d and abs(d) != float("inf"):
                 target(-abs(d), label=rid)
+
+
+@lru_cache(maxsize=512)
+def _ends(model_name: str, ctx: Context) -> tuple[tuple[str, int, int], ...]:
+    """(field, lowest, highest) of every argument field with more than one value (conditional rules included)."""
+    model = get_api(model_name)
+    doms = field_domains(model, ctx, conditional=True)
+    out = []
+    for f in model.fields:
+        if model.param_kinds.get(f.param) == "tensor" or f.name.endswith(_NOT_PROBED) or f.type.kind == "bool":
+            continue
+        d = doms.get(f.name)
+        if d is None or d.empty or d.values_count() < 2:
+            continue
+        out.append((f.name, d.nth(0), d.nth(d.values_count() - 1)))
+    return tuple(out)
+
+
+def field_extremes(case: Case) -> list[str]:
+    """``field: lowest`` / ``field: highest`` for each argument field at an end of its domain."""
+    env = case.env
+    out = []
+    for name, lo, hi in _ends(case.model.name, case.ctx):
+        x = env.get(name)
+        if x is None:
+            continue
+        if x == lo:
+            out.append(f"{name}: lowest")
+        elif x == hi:
+            out.append(f"{name}: highest")
+    return out
+
+
+def field_events(case: Case) -> None:
+    """One Hypothesis event per argument field at an end of its domain (the statistics show how often each came)."""
+    from hypothesis import event
+    from hypothesis.control import currently_in_test_context
+
+    if not currently_in_test_context():
+        return
+    for e in field_extremes(case):
+        event(e)
 
 
 class Coverage:

@@ -7,6 +7,10 @@ data, addresses or masks of its reads and writes). The invariants themselves run
 observe the mutated core. A short campaign per (mutant, API) then runs the invariants; the mutant is
 *killed* when a check fails.
 
+A mutant is also a differential target: `run_as_target` runs a case on a fresh core the way a target
+function is called (``f(case_doc, inputs) -> outputs``, registers included) with a mutant installed, so a
+broken core can stand in for a buggy kernel (``bench/mutants`` builds its img2col kernels this way).
+
 Generic mutants apply to every registered API (new ones too) whose calls they actually change: a
 mutant that never altered a single access on an API (e.g. a mask mutant on an API without a mask) is
 *not exercised* there and left out of the kill rate. API-specific mutants must be exercised and killed.
@@ -21,6 +25,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from ...cases.parse import parse_case
+from ...core.memory import Memory, Trace
 from ...models import vector_common
 from ...spec.model import ApiModel
 from ...spec.params import Arg, MaskArg
@@ -156,6 +162,55 @@ def _with_module_attr(attr: str, make: Callable[[Any, Probe], Any]) -> Wrap:
 
 def _int_args(model: ApiModel, pred: Callable[[str], bool]) -> list[str]:
     return [a.name for a in model.args if isinstance(a, Arg) and a.type.kind == "int" and pred(a.name)]
+
+
+#: The building blocks under public names, for mutants defined outside this module (bench/mutants).
+with_trace = _with_trace
+with_case = _with_case
+with_module_attr = _with_module_attr
+rows = _rows
+
+
+def run_as_target(case_doc: Mapping[str, Any], inputs: Mapping[str, np.ndarray],
+                  mutant: "Mutant | None" = None) -> dict[str, Any]:
+    """Run a case as a differential target does (the core, with ``mutant`` installed when given): each tensor's
+    contents from ``inputs``, the registers from the case's ``registers``; the output tensors after the call and
+    the registers it wrote (``{"registers": {"mask": {0: bytes}}}``)."""
+    doc = {k: v for k, v in case_doc.items() if k not in ("name", "comment")}
+    case = parse_case(doc)
+    model = case.model
+    memory = Memory.for_product(case.ctx.product)
+    for decl in model.tensors:
+        arr = inputs.get(decl.name)
+        t = case.tensor(decl.name)
+        if arr is None or not t.present:
+            continue
+        data = np.ascontiguousarray(np.asarray(arr, dtype=t.dtype.numpy))
+        memory.fill(t.buffer, t.addr, data.astype(data.dtype.newbyteorder("<")))
+    regs = getattr(memory, "registers", None)
+    if regs is not None:
+        for file, entries in (case.registers or {}).items():
+            for index, raw in entries.items():
+                regs.fill(file, index, raw)
+    trace = Trace(memory, strict=False)
+    with np.errstate(all="ignore"):
+        if mutant is None:
+            model.execute(case, trace)
+        else:
+            with mutant.installed(model):
+                model.execute(case, trace)
+    out: dict[str, Any] = {}
+    for decl in model.tensors:
+        t = case.tensor(decl.name)
+        if decl.role in ("out", "inout") and t.present and t.end <= memory.size(t.buffer):
+            out[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy).copy()
+    written: dict[str, dict[int, np.ndarray]] = {}
+    for kind, file, index, _ in trace.register_records:
+        if kind == "write" and regs is not None and regs.has(file, index):
+            written.setdefault(file, {})[int(index)] = regs.get(file, index)
+    if written:
+        out["registers"] = written
+    return out
 
 
 # -- generic mutants -----------------------------------------------------------------------------------------------

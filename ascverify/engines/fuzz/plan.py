@@ -13,14 +13,20 @@ from __future__ import annotations
 
 import hashlib
 import math
+import random
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Iterable, Sequence
 
+from ...core.memory import Trace
+from ...core.run import prepare
 from ...spec.errors import InputError
 from ...spec.model import ApiModel
 from ...spec.products import get_product
+from ...spec.registers import GEOMETRIES
 from ...spec.registry import apis, get_api
+from ..gen.construct import Unsupported, builder, quiet_assumptions
 
 KINDS: tuple[str, ...] = ("invariants", "negative", "differential")
 
@@ -71,7 +77,46 @@ def parse_shard(text: str | None) -> tuple[int, int]:
 
 
 def has_outputs(model: ApiModel) -> bool:
-    return any(t.role == "out" for t in model.tensors)
+    """The API can be a differential target: its calls write output tensors or Reg API registers."""
+    return any(t.role in ("out", "inout") for t in model.tensors) or writes_registers(model.name)
+
+
+@lru_cache(maxsize=None)
+def writes_registers(api: str) -> bool:
+    """Some valid call of the API writes a Reg API register (probed: a few constructed cases run on the core)."""
+    model = get_api(api)
+    for product in model.supported_products():
+        if not getattr(get_product(product), "id", None) or not _has_register_file(product):
+            continue
+        for dtype in model.support.get(product, ()) or (model.default_dtype,):
+            try:
+                build = builder(model, model.context(product, dtype))
+            except Unsupported:
+                return False
+            rng = random.Random(0)
+            with quiet_assumptions():
+                for _ in range(20):
+                    try:
+                        case = build(rng)
+                    except Exception:  # noqa: BLE001 - a builder that cannot draw here says nothing
+                        case = None
+                    if case is None:
+                        continue
+                    try:
+                        memory, _ = prepare(case, seed=0)
+                        trace = Trace(memory, strict=False)
+                        model.execute(case, trace)
+                    except Exception:  # noqa: BLE001
+                        continue
+                    if any(k == "write" for k, *_ in trace.register_records):
+                        return True
+                    break
+            break
+    return False
+
+
+def _has_register_file(product: str) -> bool:
+    return product in GEOMETRIES
 
 
 def negative_rules(model: ApiModel, product: str) -> list[str]:

@@ -86,7 +86,8 @@ class Display(Sink):
             self._progress.start()
             total = total_cases if total_cases is not None else (int(seconds) if seconds else None)
             label = "cases" if total_cases is not None else "seconds"
-            self._overall = self._progress.add_task(f"campaign ({items} items, {label})", total=total, note="")
+            self._overall = self._progress.add_task(f"campaign ({items} items, {label})", total=total,
+                                                    note="0 findings")
             self._time_mode = total_cases is None and seconds is not None
 
     # -- the Sink interface --------------------------------------------------------------------------------------
@@ -119,7 +120,8 @@ class Display(Sink):
             self.note(extra)
         if self._progress is not None:
             self._progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
-            self._progress.update(self._overall, note=f"{len(self.findings)} finding(s)")
+            n = len(self.findings)
+            self._progress.update(self._overall, note=f"{n} finding{'' if n == 1 else 's'}")
             if _isatty(self.out):
                 return  # already on the terminal
         self._write(self.out, line)
@@ -134,7 +136,7 @@ class Display(Sink):
         if not self.quiet:
             extra = f" ({result.error.splitlines()[0]})" if result.error else ""
             self._write(self.err, one_line(f"fuzz: [{len(self.results)}/{self.items}] {result.unit.key}: {result.cases} "
-                                           f"cases in {result.elapsed:.1f} s, {result.status}{extra}"))
+                                           f"case{'' if result.cases == 1 else 's'} in {result.elapsed:.1f} s, {result.status}{extra}"))
 
     # -- helpers ---------------------------------------------------------------------------------------------------
 
@@ -143,7 +145,8 @@ class Display(Sink):
         if self.quiet or now - self._last_beat < HEARTBEAT:
             return
         self._last_beat = now
-        self._write(self.err, f"fuzz: {self.cases} cases, {len(self.findings)} finding(s), "
+        n = len(self.findings)
+        self._write(self.err, f"fuzz: {self.cases} cases, {n} finding{'' if n == 1 else 's'}, "
                               f"{len(self.results)}/{self.items} items done, {now - self.started:.0f} s")
 
     def _write(self, stream: TextIO, line: str) -> None:

@@ -49,6 +49,8 @@ class CheckRow:
     findings: list[dict[str, Any]] | None = None
     errors: list[str] | None = None
     ran: bool = False
+    #: some item of the check was stopped before its end (Ctrl-C, SIGTERM): what ran passed, but the check is not done
+    interrupted: bool = False
 
     @property
     def status(self) -> str:
@@ -56,7 +58,7 @@ class CheckRow:
             return "failed"
         if self.errors:
             return "error"
-        if not self.ran or not self.cases:
+        if not self.ran or not self.cases or self.interrupted:
             return "skipped"
         return "passed"
 
@@ -78,6 +80,7 @@ def check_rows(results: Sequence[ItemResult], findings: Sequence[Mapping[str, An
             cr.time += r.elapsed / max(1, len(names))
             cr.products.add(r.unit.product)
             cr.ran = cr.ran or r.status != "skipped"
+            cr.interrupted = cr.interrupted or r.status == "interrupted"
             if r.status == "error" and r.error:
                 cr.errors.append(f"{r.unit.key}: {r.error}")
     for f in findings:
@@ -115,7 +118,8 @@ def junit_xml(results: Sequence[ItemResult], findings: Sequence[Mapping[str, Any
             ET.SubElement(tc, "error", {"message": r.errors[0].splitlines()[0][:1000], "type": "CampaignError"}).text = \
                 "\n\n".join(r.errors)
         elif r.status == "skipped":
-            ET.SubElement(tc, "skipped", {"message": "not run (interrupted or out of time)"})
+            ET.SubElement(tc, "skipped", {"message": f"interrupted after {r.cases} cases" if r.interrupted and r.ran
+                                          else "not run (interrupted or out of time)"})
     for i, err in enumerate(harness_errors):
         tc = ET.SubElement(suite, "testcase", {"classname": "ascverify.fuzz.campaign", "name": f"worker-{i}", "time": "0"})
         ET.SubElement(tc, "error", {"message": err.splitlines()[0][:1000], "type": "WorkerError"}).text = err
@@ -139,10 +143,17 @@ def json_report(*, config: Mapping[str, Any], results: Sequence[ItemResult], fin
             "findings": len(findings), "new_findings": sum(bool(f.get("new", True)) for f in findings),
             "checks": len(rows), "checks_failed": sum(r.status == "failed" for r in rows),
             "errors": sum(r.status == "error" for r in results),
+            # differential: cases drawn again because the core left every output unspecified (they compare
+            # nothing), and the share of drawn cases that were specified (every case run is)
+            "unspecified_redrawn": sum(getattr(r, "unspecified", 0) for r in results),
+            "specified_share": round(sum(r.cases for r in results)
+                                     / max(1, sum(r.cases + getattr(r, "unspecified", 0) for r in results)), 4),
         },
         "items": [{**r.unit.to_json(), "status": r.status, "cases": r.cases, "elapsed_seconds": round(r.elapsed, 3),
                    "batches": r.batches, "checks": dict(r.checks), "findings": [f["id"] for f in r.findings],
-                   "error": r.error} for r in results],
+                   "error": r.error, "unspecified_redrawn": getattr(r, "unspecified", 0),
+                   "time_up": getattr(r, "timed_out", False)}
+                  for r in results],
         "checks": [{"api": r.api, "kind": r.kind, "check": r.check, "status": r.status, "cases": r.cases,
                     "products": sorted(r.products or ()), "findings": [f["id"] for f in r.findings or ()]}
                    for r in rows],

@@ -301,7 +301,8 @@ def replay(folder: Path, *, target: Any = None, timeout: float | None = None, rt
             diff = Differential(tgt, timeout=timeout or recorded_timeout,
                                 rtol=rtol if rtol is not None else given.get("rtol"),
                                 atol=atol if atol is not None else given.get("atol"),
-                                error_ratio=error_ratio if error_ratio is not None else given.get("error_ratio"))
+                                error_ratio=error_ratio if error_ratio is not None else given.get("error_ratio"),
+                                exact=bool(given.get("exact", False)))
             try:
                 diff.run(case, seed)
             finally:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from hypothesis import HealthCheck, Phase, Verbosity, event, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, Verbosity, event, given, reject, settings, strategies as st
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
@@ -24,18 +24,24 @@ from ...cases.case import Case
 from ...spec.registry import get_api
 from ..outputs import OutputError
 from ..properties.strategies import cases, invalid_cases
+from ..properties.values import ValuePlan, value_plans
 from . import signals
-from .checks import Differential, Failure, core_outputs, run_invariants, run_negative
-from .coverage import Coverage, Point, classify, emit
+from .signals import TimeUp
+from .checks import Differential, Failure, Unspecified, core_outputs, run_invariants, run_negative
+from .coverage import Coverage, Point, classify, emit, field_events
 from .database import UnitDatabase, open_database
 from .plan import Unit, derive_seed, examples_for, negative_rules
 from .reproducers import finding_id, finding_meta, save_finding
 from .targets import Target, make_target
 
 SEEDS = st.integers(0, 2**32 - 1)
-#: Examples of the first batch of a time-budgeted item; later batches aim at `BATCH_SECONDS`.
-FIRST_BATCH = 8
-BATCH_SECONDS = 10.0
+#: max_examples of a time-budgeted item: one Hypothesis run that the clock ends (`TimeUp`), not the count.
+TIMED_EXAMPLES = 1_000_000
+#: With a time budget, shrinking a failure takes at most this share of the item's budget (at least SHRINK_MIN s).
+SHRINK_SHARE = 0.25
+SHRINK_MIN = 5.0
+
+
 
 
 @dataclass
@@ -58,9 +64,13 @@ class RunOptions:
     negative_share: float = 0.25             # negative items run this share of the examples
     cwd: str | None = None
     token: str | None = None                 # marks the target's processes (`procs.sweep` at the campaign's end)
+    exact: bool = False                      # differential: every output bit for bit
+    keep_unspecified: bool = False           # differential: also run cases whose outputs are all unspecified
+    campaign_start: float | None = None      # time.time() when the campaign started (findings record their time)
 
     def overrides(self) -> dict[str, Any]:
-        return {"rtol": self.rtol, "atol": self.atol, "error_ratio": self.error_ratio, "timeout": self.timeout}
+        return {"rtol": self.rtol, "atol": self.atol, "error_ratio": self.error_ratio, "timeout": self.timeout,
+                "exact": self.exact}
 
 
 @dataclass
@@ -77,6 +87,17 @@ class ItemResult:
     observed: dict[str, dict[str, int]] = field(default_factory=dict)
     error: str | None = None
     batches: int = 0
+    unspecified: int = 0                     # differential: cases drawn again, the core leaving every output unspecified
+    timed_out: bool = False                  # the time budget ended the item (possibly while shrinking)
+
+
+_PLANS: dict[str, st.SearchStrategy] = {}
+
+
+def _plans(dtype: str) -> st.SearchStrategy[ValuePlan]:
+    if dtype not in _PLANS:
+        _PLANS[dtype] = value_plans(dtype)
+    return _PLANS[dtype]
 
 
 class Sink:
@@ -122,8 +143,11 @@ class _Pending:
     case: Case
     seed: int
     rule: str | None
-    points: Mapping[str, Point]
+    points: Mapping[str, Point] | None
+    values: ValuePlan | None = None
     saved: bool = False
+    detected: float | None = None             # time.time() when the failure was first seen
+
 
 
 class ItemRunner:
@@ -144,25 +168,64 @@ class ItemRunner:
             if target is None:
                 raise ValueError("a differential item needs a target")
             self.differential = Differential(target, timeout=opts.timeout, rtol=opts.rtol, atol=opts.atol,
-                                             error_ratio=opts.error_ratio)
+                                             error_ratio=opts.error_ratio, exact=opts.exact,
+                                             keep_unspecified=opts.keep_unspecified, deadline=opts.deadline)
+        self.deadline: float | None = opts.deadline
+        self.budget: float | None = None
 
     # -- strategy and body ------------------------------------------------------------------------------------
 
     def strategy(self) -> st.SearchStrategy:
+        """What an item draws: (rule broken or None, case, seed, value plan or None). Valid cases come with boundary
+        bias; differential cases also with a value plan for their tensors' contents and, unless unspecified outputs
+        are wanted, biased towards cases whose outputs the core specifies."""
         u, m = self.unit, self.model
         if u.kind == "negative":
             rules = negative_rules(m, u.product)
             return st.sampled_from(rules).flatmap(
-                lambda r: st.tuples(st.just(r), invalid_cases(m, r, product=u.product), SEEDS))
-        return st.tuples(st.none(), cases(m, product=None if u.product == "*" else u.product), SEEDS)
+                lambda r: st.tuples(st.just(r), invalid_cases(m, r, product=u.product), SEEDS, st.none()))
+        product = None if u.product == "*" else u.product
+        if u.kind != "differential":
+            return st.tuples(st.none(), cases(m, product=product, bias=True), SEEDS, st.none())
+        base = cases(m, product=product, bias=True, specified=not self.opts.keep_unspecified)
+        return self._differential_cases(base)
 
-    def body(self, drawn: tuple[str | None, Case, int]) -> None:
-        rule, case, seed = drawn
+    def _differential_cases(self, base: st.SearchStrategy) -> st.SearchStrategy:
+        """A valid case, a seed, a value plan for its element type, and the core's run of it: a case whose outputs the
+        core leaves wholly unspecified is drawn again (unless wanted): it would compare nothing."""
+        runner = self
+
+        @st.composite
+        def draw_case(draw: Any) -> tuple[None, Case, int, ValuePlan, Any]:
+            runner._check_time()
+            case = draw(base)
+            seed = draw(SEEDS)
+            plan = draw(_plans(case.ctx.dtype.name))
+            runner._check_time()
+            core = core_outputs(case, seed, plan)
+            if not runner.opts.keep_unspecified and not core.faults and not core.compares_something():
+                runner.result.unspecified += 1
+                reject()
+            return None, case, seed, plan, core
+
+        return draw_case()
+
+    def _check_time(self) -> None:
+        if self.deadline is not None and time.time() >= self.deadline:
+            raise TimeUp()
+
+    def body(self, drawn: tuple[Any, ...]) -> None:
+        rule, case, seed, values = drawn[:4]
+        core = drawn[4] if len(drawn) > 4 else None
+        self._check_time()
         self.result.cases += 1
         self.sink.advance(self.unit)
-        points = classify(case)
-        emit(points, self.rules)
-        self.coverage.add(case.model.name, points)
+        points: Mapping[str, Point] | None = None
+        if not self.pending:  # once a failure is pending Hypothesis shrinks it: no coverage of the shrinker's attempts
+            points = classify(case)
+            emit(points, self.rules)
+            field_events(case)
+            self.coverage.add(case.model.name, points)
         try:
             if self.unit.kind == "invariants":
                 run_invariants(case, seed, self.result.checks)
@@ -173,10 +236,21 @@ class ItemRunner:
                 obs[what] = obs.get(what, 0) + 1
             else:
                 assert self.differential is not None
-                self.differential.run(case, seed, self.result.checks)
+                self.differential.run(case, seed, self.result.checks, values, core=core)
+        except Unspecified:
+            reject()
         except Failure as f:
-            p = _Pending(f, case, seed, rule, points)
+            first = self.pending.get(f.key)
+            p = _Pending(f, case, seed, rule, points, values,
+                         detected=first.detected if first is not None else time.time())
             self.pending[f.key] = p
+            if first is None and self.deadline is not None and self.budget is not None:
+                # with a time budget, shrinking gets a bounded share of it: the finding is reported soon after it is
+                # seen (shrunk as far as that share allowed), and the budget stays a bound
+                cap = time.time() + max(SHRINK_MIN, SHRINK_SHARE * self.budget)
+                self.deadline = min(self.deadline, cap)
+                if self.differential is not None:
+                    self.differential.deadline = self.deadline
             if _is_final():
                 self._save(p, shrunk=self.opts.shrink and not self.opts.stop_on_first)
             raise
@@ -191,10 +265,22 @@ class ItemRunner:
             "check": f.check, "key": f.key, "message": f.message, "seed": p.seed, "rule": p.rule,
             "shrunk": shrunk, "case": p.case.to_json(),
         }
+        if self.opts.campaign_start is not None:
+            summary["seconds"] = round(time.time() - self.opts.campaign_start, 3)
+            if p.detected is not None:
+                summary["detected_seconds"] = round(p.detected - self.opts.campaign_start, 3)
         if self.opts.findings:
             with signals.critical():
                 try:
-                    inputs, expected, defined, _ = core_outputs(p.case, p.seed)
+                    core = core_outputs(p.case, p.seed, p.values)
+                    inputs, expected, defined = core.inputs, core.outputs, core.defined
+                    case = p.case
+                    if core.registers_in:  # the registers the call read are part of the reproducer
+                        case = p.case.with_fields()
+                        case.registers = {file: dict(r) for file, r in (p.case.registers or {}).items()}
+                        for file, regs in core.registers_in.items():
+                            case.registers.setdefault(file, {}).update(regs)
+                        p.case = case
                 except Exception:  # noqa: BLE001 - an invalid case the core cannot even lay out
                     inputs, expected, defined = {}, {}, {}
                 if not f.expected:
@@ -206,7 +292,8 @@ class ItemRunner:
                 try:
                     saved = save_finding(
                         Path(self.opts.findings), unit=self.unit, failure=f, case=p.case, seed=p.seed, inputs=inputs,
-                        points=p.points, rule=p.rule, target=target, tolerances=tolerances, overrides=overrides,
+                        points=p.points if p.points is not None else classify(p.case), rule=p.rule, target=target,
+                        tolerances=tolerances, overrides=overrides,
                         shrunk=shrunk, campaign_seed=self.opts.seed)
                     summary.update(id=saved.id, path=str(saved.path), new=saved.new)
                 except OutputError as exc:
@@ -266,8 +353,14 @@ class ItemRunner:
                 self.result.error = f"no case could be drawn: {str(exc)[:300]}"
         except KeyboardInterrupt:
             raise
+        except TimeUp:
+            self.result.timed_out = True
         except Exception as exc:  # noqa: BLE001 - our failures (one or a group), or a bug of the harness
+            if any(isinstance(leaf, TimeUp) for leaf in _leaves(exc)):
+                self.result.timed_out = True
             for leaf in _leaves(exc):
+                if isinstance(leaf, TimeUp):
+                    continue
                 if isinstance(leaf, Failure):
                     continue
                 # a flaky failure (it did not fail again) keeps its Failure inside: saved by _flush
@@ -282,31 +375,25 @@ class ItemRunner:
             self.result.batches += 1
 
     def run(self) -> ItemResult:
+        """Run the item: ``examples`` cases, or (time budget) one Hypothesis run that the item's deadline ends, also
+        while it shrinks: the same seed draws the same cases in the same order, however far a run gets."""
         opts, u = self.opts, self.unit
         share = opts.negative_share if u.kind == "negative" else 1.0
         total = None if opts.examples is None else max(1, round(examples_for(u, opts.examples) * share))
         budget = None if opts.time_share is None else opts.time_share * (share if u.kind == "negative" else 1.0)
         self.sink.start(u, total, budget)
         start = time.monotonic()
+        self.budget = budget
+        if budget is not None:
+            end = time.time() + budget
+            self.deadline = end if self.deadline is None else min(self.deadline, end)
+        if self.differential is not None:
+            self.differential.deadline = self.deadline
         try:
             if total is not None:
                 self._batch(total, 0)
             else:
-                index = 0
-                n = FIRST_BATCH
-                while True:
-                    self._batch(n, index)
-                    index += 1
-                    spent = time.monotonic() - start
-                    left = (budget or 0) - spent
-                    if opts.deadline is not None:
-                        left = min(left, opts.deadline - time.time())
-                    # like one long Hypothesis run, an item ends with the batch that found a failure: later
-                    # batches would mostly find and shrink the same failure again
-                    if left <= 0.5 or signals.requested() or self.result.status == "error" or self.result.findings:
-                        break
-                    per_case = spent / max(1, self.result.cases)
-                    n = int(max(4, min(2000, min(left, BATCH_SECONDS) / max(per_case, 1e-4))))
+                self._batch(TIMED_EXAMPLES, 0)
         except KeyboardInterrupt:
             self.result.status = "interrupted"
             raise

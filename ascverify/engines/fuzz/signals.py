@@ -22,6 +22,12 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
+class TimeUp(BaseException):
+    """A campaign item's share of the time budget is spent: raised from the test body (also while Hypothesis
+    shrinks), so that ``--time`` bounds the campaign's wall-clock time; Hypothesis lets it through like an
+    interrupt (it is no Exception)."""
+
+
 class _State:
     depth = 0
     pending: int | None = None

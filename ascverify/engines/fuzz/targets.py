@@ -73,6 +73,63 @@ class Malformed:
 
 OutputSpec = Mapping[str, tuple[np.dtype, int]]
 
+#: The key of a target's answer holding registers: ``{"registers": {"mask": {"0": bytes}}}`` (the JSON shape of a
+#: case's ``registers``); a register file's title is accepted as a key too: ``{"MaskReg": {0: bytes}}``, or
+#: ``{"MaskReg": bytes}`` when the call writes one MaskReg. A MaskReg may be given as 256 booleans (bit i first).
+REGISTERS = "registers"
+REGISTER_TITLES = {"vreg": "RegTensor", "mask": "MaskReg", "addr": "AddrReg"}
+_TITLE_FILES = {v: k for k, v in REGISTER_TITLES.items()}
+#: Largest register answer accepted (bytes over every register): the register files of the products are far smaller.
+REGISTER_LIMIT = 1 << 16
+#: An answer for a register file whose index the target leaves to the call (the one register it writes).
+ANY_INDEX = "*"
+
+
+def _register_array(v: Any) -> Any:
+    if isinstance(v, Malformed):
+        return v
+    try:
+        arr = np.asarray(v)
+    except Exception as exc:  # noqa: BLE001
+        return Malformed(f"not an array ({type(exc).__name__})")
+    if arr.dtype.hasobject or arr.dtype.kind not in "biuf":
+        return Malformed(f"a register given as an array of {arr.dtype} (not numbers)")
+    if arr.nbytes > REGISTER_LIMIT:
+        return Malformed(f"a register of {arr.nbytes} bytes: refused unsent")
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize > 1 and arr.size and (arr.min() < 0 or arr.max() > 255):
+        return arr  # typed elements (e.g. a RegTensor<int16>): their bytes
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize > 1:
+        return arr.astype(np.uint8)  # a list of byte values
+    return arr
+
+
+def registers_answer(result: Mapping[Any, Any]) -> dict[str, dict[Any, Any]] | None:
+    """The registers of a target's answer as {file: {index (or ANY_INDEX): array}}, or None when it has none."""
+    out: dict[str, dict[Any, Any]] = {}
+    for k, v in result.items():
+        if k == REGISTERS and isinstance(v, Mapping):
+            for f, entries in v.items():
+                f = _TITLE_FILES.get(f, f)
+                if f not in REGISTER_TITLES or not isinstance(entries, Mapping):
+                    continue
+                for i, raw in list(entries.items())[:64]:
+                    out.setdefault(f, {})[_index(i)] = _register_array(raw)
+        elif k in _TITLE_FILES:
+            f = _TITLE_FILES[k]
+            if isinstance(v, Mapping):
+                for i, raw in list(v.items())[:64]:
+                    out.setdefault(f, {})[_index(i)] = _register_array(raw)
+            else:
+                out.setdefault(f, {})[ANY_INDEX] = _register_array(v)
+    return out or None
+
+
+def _index(i: Any) -> Any:
+    try:
+        return int(i)
+    except (TypeError, ValueError):
+        return ANY_INDEX
+
 
 class Target:
     """The interface of both kinds."""
@@ -140,7 +197,12 @@ def _check_outputs(result: Any, outputs: OutputSpec | None = None) -> dict[str, 
     if not isinstance(result, Mapping):
         raise TargetError("protocol", f"the target returned {type(result).__name__}, not a dict of arrays")
     out: dict[str, Any] = {}
+    regs = registers_answer(result)
+    if regs is not None:
+        out[REGISTERS] = regs
     for k, v in result.items():
+        if k == REGISTERS or k in _TITLE_FILES:
+            continue
         problem = plain_name_problem(k)
         if problem is not None:
             raise TargetError("protocol", f"the target returned the key {shown(k)}, {problem}; keys must be the "
@@ -162,7 +224,12 @@ def limit_answer(result: Any, outputs: Mapping[str, tuple[Any, int]]) -> Any:
     if not isinstance(result, Mapping):
         return result
     out: dict[Any, Any] = {}
+    regs = registers_answer(result)
+    if regs is not None:
+        out[REGISTERS] = regs
     for k, v in result.items():
+        if k == REGISTERS or k in _TITLE_FILES:
+            continue
         if not isinstance(k, str) or plain_name_problem(k) is not None:
             out[str(k)[:200] if not isinstance(k, str) else k[:200]] = Malformed("not a tensor name")
             continue
@@ -246,7 +313,8 @@ def _child_main(conn: Any, spec: str, cwd: str, parent_pid: int | None = None,
         fn = load_callable(spec, cwd)
     except BaseException as exc:  # noqa: BLE001
         printed = capture.take()
-        msg = exc.line() if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
+        msg = (InputError(exc.message, where=exc.where).line() if isinstance(exc, InputError)  # the parent adds the field
+               else f"{type(exc).__name__}: {exc}")
         conn.send(("load-error", msg + (f" (output: {printed.strip()[-500:]})" if printed.strip() else "")))
         return
     capture.take()
@@ -261,7 +329,7 @@ def _child_main(conn: Any, spec: str, cwd: str, parent_pid: int | None = None,
         case_doc, inputs, outputs = msg if len(msg) == 3 else (*msg, {})
         try:
             result = fn(case_doc, inputs)
-            reply = ("ok", limit_answer(result, outputs) if outputs else result)
+            reply = ("ok", limit_answer(result, outputs))
         except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are the target's failure too
             tb = traceback.format_exc(limit=8)
             printed = capture.take()
@@ -342,7 +410,7 @@ class PythonTarget(Target):
             self._kill()
             self.start()
         conn = self._conn
-        spec = {k: (np.dtype(d).str, int(n)) for k, (d, n) in outputs.items()}
+        spec = {k: (np.dtype(d), int(n)) for k, (d, n) in outputs.items()}  # ml_dtypes types have no .str
         limit = sum(np.dtype(d).itemsize * int(n) for d, n in spec.values()) + ANSWER_SLACK
         try:
             conn.send((case_doc, dict(inputs), spec))
@@ -450,6 +518,34 @@ def read_outputs(folder: Path, outputs: OutputSpec) -> dict[str, Any]:
     return got
 
 
+def read_registers(folder: Path) -> Any:
+    """``folder/registers.json`` (the JSON shape of a case's ``registers``: {"mask": {"0": [32 byte values]}}), read
+    with a size limit; None when absent, a `Malformed` note when unusable."""
+    import stat
+
+    path = folder / "registers.json"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return {"mask": {ANY_INDEX: Malformed(f"registers.json cannot be read ({exc.strerror or exc})")}}
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 16 * REGISTER_LIMIT:
+            return {"mask": {ANY_INDEX: Malformed("registers.json is not a regular file of a sensible size")}}
+        raw = os.read(fd, 16 * REGISTER_LIMIT + 1)
+    finally:
+        os.close(fd)
+    try:
+        doc = json.loads(raw)
+    except ValueError as exc:
+        return {"mask": {ANY_INDEX: Malformed(f"registers.json is not JSON ({exc})")}}
+    if not isinstance(doc, dict):
+        return {"mask": {ANY_INDEX: Malformed("registers.json is not a JSON object")}}
+    return registers_answer({REGISTERS: doc})
+
+
 def _tail(data: bytes | str, n: int = 600) -> str:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     return one_line(text.strip()[-n:])
@@ -496,7 +592,11 @@ class CommandTarget(Target):
                        else f"exit status {proc.returncode}")
                 tail = _tail(err.text())
                 raise TargetError("crash", f"{how}" + (f"; stderr: {tail}" if tail else ""))
-            return read_outputs(folder / "outputs", outputs)  # bounded reads: a straggler cannot make them grow
+            got = read_outputs(folder / "outputs", outputs)  # bounded reads: a straggler cannot make them grow
+            regs = read_registers(folder / "outputs")
+            if regs is not None:
+                got[REGISTERS] = regs
+            return got
         finally:
             if proc is not None:  # nothing the target started outlives the call
                 procs.kill_tree(proc.pid, token, since=since)

@@ -195,6 +195,7 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
     stats = None
     technique = "construction"
     totals = {"drawn": 0, "built": 0, "valid": 0}
+    skipped = 0
     t0 = time.perf_counter()
     max_chunks = max(8, 40 * n // CHUNK + 1)
     k = 0
@@ -222,6 +223,9 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
                         break
                     key = tuple(sorted(env.items()))
                     if key in seen:
+                        continue
+                    if mask_set_elsewhere(model, env):
+                        skipped += 1
                         continue
                     seen.add(key)
                     gen.cases.append(GenCase(Case(model, ctx, env, origin=f"gen:{len(gen.cases)}"), "success",
@@ -251,7 +255,7 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
             if len(gen.cases) >= n:
                 break
             key = case_key(c)
-            if key in seen or not check_case(c).valid:
+            if key in seen or mask_set_elsewhere(model, c.env) or not check_case(c).valid:
                 continue
             seen.add(key)
             c.origin = f"gen:{len(gen.cases)}"
@@ -260,11 +264,22 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
     gen.report["constructed"] = {**totals, "kept": constructed,
                                  "valid_share": round(totals["valid"] / totals["built"], 3) if totals["built"] else None}
     gen.report["construction_seconds"] = construct_s
+    if skipped:
+        gen.report["left_out"] = (f"{skipped} drawn cases whose mask is set by an earlier call (the placeholder): "
+                                  "alone, such a call's outputs are unspecified")
     gen.report["diversity"] = diversity(model, ctx, [g.case for g in gen.cases])
     if len(gen.cases) < n:
         gen.report["shortfall"] = f"{len(gen.cases)} distinct valid cases found of the {n} asked for"
         if stats is not None and (stats.undecided or stats.budget_exhausted):
             gen.report["shortfall"] += f"; {_undecided_reason()} ({stats.undecided} undecided queries)"
+
+
+def mask_set_elsewhere(model: ApiModel, env: dict[str, Any]) -> bool:
+    """The case calls the API with the mask placeholder (``isSetMask=false``: the mask an earlier SetVectorMask set):
+    on its own such a call reads a mask nobody set, and every output is unspecified. The random mode leaves these
+    out (a program with the SetVectorMask first says what they do)."""
+    return any(getattr(a, "placeholder", "") and env.get(f"{a.name}.placeholder") for a in model.args
+               if type(a).__name__ == "MaskArg")
 
 
 def diversity(model: ApiModel, ctx: Context, cases: list[Case]) -> dict[str, Any]:

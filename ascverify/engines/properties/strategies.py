@@ -9,10 +9,13 @@ their buffers. Relational rules (e.g. the vertical overlap) are checked by the m
 
 from __future__ import annotations
 
+import random
+from bisect import bisect_right
 from functools import lru_cache
 from math import lcm
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
 from hypothesis import assume, strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -27,6 +30,8 @@ from ...spec.products import POSITION_BUFFER, get_product
 from ...spec.registry import get_api
 from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment
 from ..solver import Space, core_ids
+from .seeded import SeededDraw
+from .values import ValuePlan, realize, tensor_seed, value_plans
 
 
 def _model(api: str | ApiModel) -> ApiModel:
@@ -53,8 +58,55 @@ class _Layout:
                 self.min_rules[r.domain["tensor"]].append(r)
         self.required = {t.name for t in model.tensors
                           if not t.optional or ctx.product.id in t.required_on}
+        self._aligns: dict[tuple[str, str], int] = {}
+        self.sizeof = {t.name: ctx.sizeof(t.name) for t in model.tensors}
+        self._skip: frozenset[str] | None = None
+
+    def skip(self) -> frozenset[str]:
+        """The fields the model's construct_args sets without reading them first: drawing them before it would be
+        wasted (they stay at their minimum). Probed once per layout: `LEARN` calls of the hook with seeded draws on a
+        minimal env, keeping the fields written before any read in every call (the same answer in every process)."""
+        if self._skip is None:
+            self._skip = self._probe_construct()
+        return self._skip
+
+    def _probe_construct(self) -> frozenset[str]:
+        import warnings
+
+        model, ctx = self.model, self.ctx
+        if type(model).construct_args is ApiModel.construct_args:
+            return frozenset()
+        base = model.default_env()
+        for decl in model.tensors:
+            base[f"{decl.name}.position"] = POSITION_NAMES.index(decl.positions[0])
+        for a in model.args:
+            if isinstance(a, StructArg):
+                _struct_minimum(a, self.domains, base)
+            elif isinstance(a, MaskArg):
+                base.update({f"{a.name}.bitwise": False, f"{a.name}.count": 1})
+            elif not isinstance(a, LevelsArg):
+                d = self.domains[a.name]
+                base[a.name] = d.nth(0) if d.choices is None else _choices(d)[0]
+        found: set[str] | None = None
+        for k in range(LEARN):
+            rec = _Recorder(base)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model.construct_args(SeededDraw(random.Random(k)), ctx, rec)
+            except Exception:  # noqa: BLE001 - a hook that cannot run on the minimal env tells nothing
+                continue
+            got = rec.written - rec.read
+            found = got if found is None else found & got
+        return frozenset(found or ())
 
     def align(self, tensor: str, buffer: str) -> int:
+        got = self._aligns.get((tensor, buffer))
+        if got is None:
+            got = self._aligns[(tensor, buffer)] = self._align(tensor, buffer)
+        return got
+
+    def _align(self, tensor: str, buffer: str) -> int:
         decl = self.model.tensor(tensor)
         m = decl.align(self.ctx) if callable(decl.align) else decl.align
         pack = getattr(decl, "pack_align", None) or 1  # more than the rule asks, for a relational rule's sake
@@ -85,35 +137,122 @@ class _Layout:
             used[buf] = -(-used.get(buf, 0) // a) * a + sizes[t.name] * self.ctx.sizeof(t.name)
         return all(n <= self.ctx.product.buffer_size(b) for b, n in used.items())
 
+    def fits_many(self, env: dict[str, Any], name: str, values: np.ndarray,
+                  positions: Mapping[str, str]) -> np.ndarray | None:
+        """`fits` for many values of field ``name`` at once (the rules' minimum sizes on numpy columns); None when a
+        minimum-size rule does not take columns."""
+        trial = dict(env)
+        trial[name] = values
+        v = Values(trial, self.ctx, self.model)
+        n = values.shape[0]
+        used: dict[str, Any] = {}
+        try:
+            with np.errstate(all="ignore"):
+                for t in self.model.tensors:
+                    need = np.zeros(n, dtype=np.int64)
+                    for r in self.min_rules[t.name]:
+                        need = np.maximum(need, np.asarray(r.domain["elems"](v, self.ctx), dtype=np.int64))
+                    trial[f"{t.name}.size"] = need
+                    if not env.get(f"{t.name}.present", True):
+                        continue
+                    buf = POSITION_BUFFER[positions[t.name]]
+                    a = self.align(t.name, buf)
+                    used[buf] = -(-used.get(buf, 0) // a) * a + need * self.sizeof[t.name]
+        except Exception:  # noqa: BLE001 - a rule written for plain values only: the caller probes one by one
+            return None
+        ok = np.ones(n, dtype=bool)
+        for b, u in used.items():
+            ok &= np.asarray(u) <= self.ctx.product.buffer_size(b)
+        return ok
+
+
+#: construct_args calls a layout probes (`_Layout.skip`).
+LEARN = 8
+
+
+class _Recorder(dict):
+    """The env handed to construct_args: records which keys it reads before writing them, and which it writes."""
+
+    def __init__(self, env: Mapping[str, Any]) -> None:
+        super().__init__(env)
+        self.read: set[str] = set()
+        self.written: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.written:
+            self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key not in self.written:
+            self.read.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if key not in self.written:
+            self.read.add(key)  # type: ignore[arg-type]
+        return super().__contains__(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.written.add(key)
+        super().__setitem__(key, value)
+
+    def update(self, *args: Any, **kw: Any) -> None:  # type: ignore[override]
+        for k, v in dict(*args, **kw).items():
+            self[k] = v
+
+    def setdefault(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        if key not in self:
+            self[key] = default
+        return super().__getitem__(key)
+
 
 @lru_cache(maxsize=256)
 def _layout(model_name: str, ctx: Context) -> _Layout:
     return _Layout(get_api(model_name), ctx)
 
 
-def _mask_strategy(draw: Callable, arg: MaskArg, ctx: Context, env: dict[str, Any]) -> None:
+def _mask_word(draw: Callable, top: int, bias: bool) -> int:
+    """A mask word: with boundary bias, often 0, all ones, one bit, or a regular pattern."""
+    if not bias:
+        return draw(_ints(0, top))
+    mode = draw(_MODES)
+    if mode <= 1:
+        return top
+    if mode == 2:
+        return 0
+    if mode == 3:
+        return 1 << draw(_ints(0, top.bit_length() - 1))
+    if mode == 4:
+        return (0x5555555555555555 if draw(_BOOLS) else 0xAAAAAAAAAAAAAAAA) & top
+    if mode == 5:
+        return (1 << draw(_ints(1, top.bit_length()))) - 1  # the low lanes
+    return draw(_ints(0, top))
+
+
+def _mask_strategy(draw: Callable, arg: MaskArg, ctx: Context, env: dict[str, Any], bias: bool = False) -> None:
     n = arg.name
-    bitwise = draw(st.booleans())
+    bitwise = draw(_BOOLS)
     env[f"{n}.bitwise"] = bitwise
     if not bitwise:
-        env[f"{n}.count"] = draw(st.integers(1, lanes_per_repeat(ctx)))
+        env[f"{n}.count"] = _draw_int(draw, 1, lanes_per_repeat(ctx), bias)
         return
     k = mask_word_count(ctx)
     top = 2**32 - 1 if ctx.dtype.bits == 64 else 2**64 - 1
-    words = [draw(st.integers(0, top)) for _ in range(k)]
+    words = [_mask_word(draw, top, bias) for _ in range(k)]
     if not any(words):
-        words[draw(st.integers(0, k - 1))] = 1 << draw(st.integers(0, min(63, top.bit_length() - 1)))
+        words[draw(_ints(0, k - 1))] = 1 << draw(_ints(0, min(63, top.bit_length() - 1)))
     env[f"{n}.nwords"] = k
     for i, w in enumerate(words):
         env[f"{n}.w{i}"] = w
 
 
 def _levels_strategy(draw: Callable, arg: LevelsArg, layout: "_Layout", env: dict[str, Any],
-                     positions: Mapping[str, str]) -> None:
+                     positions: Mapping[str, str], bias: bool = False) -> None:
     """1..max_levels levels (none when the optional argument is absent); level by level, each entry from its
     field's domain below the largest value whose minimal tensors still fit (the entries not drawn yet at 0)."""
     n = arg.name
-    levels = draw(st.integers(1, arg.max_levels)) if env.get(f"{n}.present", True) else 0
+    levels = draw(_ints(1, arg.max_levels)) if env.get(f"{n}.present", True) else 0
     env[f"{n}.levels"] = levels
     for k in range(arg.max_levels):
         for _, stem, _ in arg.lists:
@@ -123,7 +262,7 @@ def _levels_strategy(draw: Callable, arg: LevelsArg, layout: "_Layout", env: dic
             name, d = f"{n}.{stem}{k}", layout.domains[f"{n}.{stem}{k}"]
             top = _max_feasible(layout, env, name, d, positions)
             assume(top is not None)
-            env[name] = _draw_value(draw, d, top)
+            env[name] = _draw_value(draw, d, top, bias)
 
 
 def _struct_fields(arg: StructArg) -> list[Any]:
@@ -140,29 +279,128 @@ def _struct_minimum(arg: StructArg, doms: Mapping[str, Domain], env: dict[str, A
 
 
 def _struct_draw(draw: Callable, arg: StructArg, layout: "_Layout", env: dict[str, Any],
-                 positions: Mapping[str, str]) -> None:
+                 positions: Mapping[str, str], bias: bool = False, skip: frozenset[str] = frozenset()) -> None:
     """The members of a present struct, each below the largest value that still fits (as scalar arguments)."""
     if not env.get(f"{arg.name}.present", True):
         return
     for f in _struct_fields(arg):
+        if f.name in skip:
+            continue
         d = layout.domains[f.name]
         if f.type.kind in ("bool", "enum"):
-            env[f.name] = bool(_draw_value(draw, d)) if f.type.kind == "bool" else _draw_value(draw, d)
+            env[f.name] = bool(_draw_value(draw, d)) if f.type.kind == "bool" else _draw_value(draw, d, None, bias)
             continue
         top = _max_feasible(layout, env, f.name, d, positions)
         assume(top is not None)
-        env[f.name] = _draw_value(draw, d, top)
+        env[f.name] = _draw_value(draw, d, top, bias)
 
 
-def _draw_value(draw: Callable, d: Domain, hi: int | None = None) -> int:
-    dd = d.clip(hi) if hi is not None else d
-    if dd.choices is not None:
-        return draw(st.sampled_from(sorted(dd.choices)))
-    return dd.nth(draw(st.integers(0, dd.values_count() - 1)))
+#: With boundary bias, each bounded draw first picks a mode: 0-1 the lowest value, 2-3 the highest, 4 the second
+#: lowest, 5 the second highest, else uniform (so each end comes 1 draw in 8, its neighbour 1 in 16; shrinking goes
+#: to the lowest value).
+_MODES = st.integers(0, 15)
+_BOOLS = st.booleans()
+
+
+@lru_cache(maxsize=8192)
+def _ints(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """``st.integers(lo, hi)``, built once per bounds (building a strategy costs more than drawing from it)."""
+    return st.integers(lo, hi)
+_SORTED: dict[int, tuple[Domain, tuple[int, ...]]] = {}
+
+
+def _choices(d: Domain) -> tuple[int, ...]:
+    """The domain's choices in increasing order (cached per domain object: the layouts keep them alive)."""
+    got = _SORTED.get(id(d))
+    if got is None or got[0] is not d:
+        got = _SORTED[id(d)] = (d, tuple(sorted(d.choices or ())))
+    return got[1]
+
+
+def _pick(draw: Callable, count: int, bias: bool) -> int:
+    """An index in [0, count) (uniform, or with boundary bias, see `_MODES`)."""
+    if count <= 1:
+        return 0
+    if bias:
+        mode = draw(_MODES)
+        if mode <= 1:
+            return 0
+        if mode <= 3:
+            return count - 1
+        if mode == 4:
+            return 1
+        if mode == 5:
+            return count - 2
+    return draw(_ints(0, count - 1))
+
+
+def _draw_int(draw: Callable, lo: int, hi: int, bias: bool = False) -> int:
+    return lo + _pick(draw, hi - lo + 1, bias)
+
+
+def _draw_value(draw: Callable, d: Domain, hi: int | None = None, bias: bool = False) -> int:
+    if d.choices is not None:
+        ch = _choices(d)
+        if hi is not None:
+            ch = ch[:bisect_right(ch, hi)]
+        if not ch:
+            raise IndexError(f"no choice of {d.field} below {hi}")
+        return ch[_pick(draw, len(ch), bias)]
+    count = d.values_count() if hi is None else Domain(d.field, d.lo, min(d.hi, hi), d.step).values_count()
+    return d.nth(_pick(draw, count, bias))
+
+
+#: Values of a field tried at once per step of `_max_feasible` (each step narrows the bracket this many times).
+PROBES = 256
 
 
 def _max_feasible(layout: _Layout, env: dict[str, Any], name: str, d: Domain, positions: Mapping[str, str]) -> int | None:
-    """The largest value of field ``name`` (others as in env) whose minimal tensors fit, by bisection."""
+    """The largest value of field ``name`` (others as in env) whose minimal tensors fit: the minimum sizes grow with
+    the field, so the fitting values are a prefix of the domain; its end is found by evaluating `PROBES` values at once
+    (numpy columns) and narrowing the bracket, about 2 to 4 evaluations for the widest domains."""
+    count = d.values_count()
+    if count == 0:
+        return None
+    last = d.nth(count - 1)
+    if count > 2**40 or not -2**62 < d.nth(0) <= last < 2**62:  # 64-bit fields: one value at a time
+        return _max_feasible_scalar(layout, env, name, d, positions)
+    ch = np.asarray(_choices(d), dtype=np.int64) if d.choices is not None else None
+
+    def value(idx: np.ndarray) -> np.ndarray:
+        return ch[idx] if ch is not None else d._first() + idx.astype(np.int64) * d.step
+
+    def spread(a: int, b: int) -> np.ndarray:
+        """At most PROBES indices from a to b (both included), increasing, in integer arithmetic."""
+        k = min(b - a + 1, PROBES)
+        return a + (np.arange(k, dtype=np.int64) * (b - a)) // max(k - 1, 1)  # strictly increasing (k - 1 <= b - a)
+
+    trial = dict(env)
+    trial[name] = last
+    if layout.fits(trial, positions):  # the common case: the whole domain fits
+        return last
+    lo, hi = -1, count - 1  # ok(lo) (lo = -1: nothing known), not ok(hi)
+    probe = spread(0, count - 2) if count > 1 else np.zeros(0, dtype=np.int64)
+    for _ in range(64):  # each step narrows the bracket PROBES times: 64 steps are never needed
+        if hi - lo <= 1:
+            return None if lo < 0 else int(value(np.array([lo]))[0])
+        ok = layout.fits_many(env, name, value(probe), positions)
+        if ok is None:
+            return _max_feasible_scalar(layout, env, name, d, positions)
+        bad = np.flatnonzero(~ok)
+        first_bad = int(bad[0]) if bad.size else probe.size
+        if first_bad > 0:
+            lo = int(probe[first_bad - 1])
+        if first_bad < probe.size:
+            hi = int(probe[first_bad])
+        if hi - lo <= 1:
+            return None if lo < 0 else int(value(np.array([lo]))[0])
+        probe = spread(lo + 1, hi - 1)
+    return _max_feasible_scalar(layout, env, name, d, positions)
+
+
+def _max_feasible_scalar(layout: _Layout, env: dict[str, Any], name: str, d: Domain,
+                         positions: Mapping[str, str]) -> int | None:
+    """`_max_feasible` by bisection, one value at a time."""
     def ok(i: int) -> bool:
         trial = dict(env)
         trial[name] = d.nth(i)
@@ -183,9 +421,15 @@ def _max_feasible(layout: _Layout, env: dict[str, Any], name: str, d: Domain, po
     return d.nth(lo)
 
 
+def _flag(draw: Callable, usually: bool) -> bool:
+    """A Boolean that is ``usually`` 15 times in 16 (and shrinks to it)."""
+    return usually if draw(_MODES) != 15 else not usually
+
+
 @st.composite
 def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
-                args: Mapping[str, Any] | None) -> Case:
+                args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False,
+                data: bool = False) -> Case:
     product = draw(st.sampled_from(products))
     supported = model.support.get(product, ())
     if dtype is not None:
@@ -198,6 +442,7 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
     layout = _layout(model.name, ctx)
     env = model.default_env()
     doms = layout.domains
+    flags = {a.placeholder_flag for a in model.args if isinstance(a, MaskArg) and a.placeholder_flag}
 
     # tensor positions and presence first: capacity depends on which buffer each lands in
     positions: dict[str, str] = {}
@@ -205,12 +450,18 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
         positions[decl.name] = POSITION_NAMES[_draw_value(draw, doms[f"{decl.name}.position"])]
         env[f"{decl.name}.position"] = POSITION_NAMES.index(positions[decl.name])
         if decl.optional:
-            env[f"{decl.name}.present"] = decl.name in layout.required or draw(st.booleans())
+            env[f"{decl.name}.present"] = decl.name in layout.required or draw(_BOOLS)
 
-    # optional arguments: those of one prototype (ApiModel.forms), or each at random without forms
+    # optional arguments: those of one prototype (ApiModel.forms), or each at random without forms (an optional
+    # argument without forms is one a call may leave to an earlier call's state: with ``specified``, usually given)
     optional = [a.name for a in model.args if getattr(a, "optional", False)]
     if optional:
-        form = set(draw(st.sampled_from(model.forms))) if model.forms else {n for n in optional if draw(st.booleans())}
+        if model.forms:
+            form = set(draw(st.sampled_from(model.forms)))
+        elif specified:
+            form = {n for n in optional if _flag(draw, True)}
+        else:
+            form = {n for n in optional if draw(_BOOLS)}
         for n in optional:
             env[f"{n}.present"] = n in form
 
@@ -218,7 +469,7 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
     given = dict(args or {})
     for a in model.args:
         if isinstance(a, MaskArg):
-            _mask_strategy(draw, a, ctx, env)
+            _mask_strategy(draw, a, ctx, env, bias)
             continue
         if isinstance(a, LevelsArg):  # drawn below, once the scalar arguments are at their minimum
             continue
@@ -229,23 +480,49 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
             env[a.name] = given[a.name]
     for a in model.args:
         if not isinstance(a, (MaskArg, LevelsArg, StructArg)) and a.name not in given:
-            env[a.name] = doms[a.name].nth(0) if doms[a.name].choices is None else min(doms[a.name].choices)
+            env[a.name] = doms[a.name].nth(0) if doms[a.name].choices is None else _choices(doms[a.name])[0]
+    # boundary bias, one case in four: a *focus* argument at an end of its domain (as far as the buffers allow with
+    # the others at their minimum), drawn first, the others leaning to their minimum, so that an extreme that only
+    # fits when the other arguments are small (vRepeat = 255) comes too
+    focus: str | None = None
+    skip = layout.skip()
+    scalars = [a.name for a in model.args if not isinstance(a, (MaskArg, LevelsArg, StructArg))
+               and a.name not in given and a.type.kind not in ("bool", "enum") and a.name not in skip]
+    if bias and scalars and draw(_MODES) < 4:
+        focus = scalars[draw(_ints(0, len(scalars) - 1))]
+        d = doms[focus]
+        top = _max_feasible(layout, env, focus, d, positions)
+        assume(top is not None)
+        ch = _choices(d) if d.choices is not None else None
+        if draw(_BOOLS):
+            env[focus] = ch[bisect_right(ch, top) - 1] if ch is not None else d.nth(
+                Domain(d.field, d.lo, min(d.hi, top), d.step).values_count() - 1)
+        else:
+            env[focus] = ch[0] if ch is not None else d.nth(0)
     for a in model.args:
         if isinstance(a, LevelsArg) and a.name not in given:
-            _levels_strategy(draw, a, layout, env, positions)
+            _levels_strategy(draw, a, layout, env, positions, bias)
             continue
         if isinstance(a, StructArg) and a.name not in given:
-            _struct_draw(draw, a, layout, env, positions)
+            _struct_draw(draw, a, layout, env, positions, bias, skip)
             continue
-        if isinstance(a, (MaskArg, LevelsArg, StructArg)) or a.name in given:
+        if isinstance(a, (MaskArg, LevelsArg, StructArg)) or a.name in given or a.name in skip:
             continue
         d = doms[a.name]
         if a.type.kind in ("bool", "enum"):
-            env[a.name] = bool(draw(st.booleans())) if a.type.kind == "bool" else _draw_value(draw, d)
+            if a.type.kind == "bool":
+                # with ``specified``, a mask set elsewhere (isSetMask=false: every result unspecified) is rare
+                env[a.name] = _flag(draw, True) if specified and a.name in flags else bool(draw(_BOOLS))
+            else:
+                env[a.name] = _draw_value(draw, d)
             continue
+        if a.name == focus:
+            continue
+        if focus is not None and draw(_BOOLS):
+            continue  # leaning to the minimum, where the focus argument's extreme fits
         top = _max_feasible(layout, env, a.name, d, positions)
         assume(top is not None)
-        env[a.name] = _draw_value(draw, d, top)
+        env[a.name] = _draw_value(draw, d, top, bias)
     model.construct_args(draw, ctx, env)  # relational rules among arguments, by construction
     # the hook may also have moved a tensor (a data path ties positions together): pack where env says
     positions = {decl.name: POSITION_NAMES[int(env[f"{decl.name}.position"])] for decl in model.tensors}
@@ -257,14 +534,15 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
                 env[f"{a.name}.{k}"] = 0
 
     # sizes in declaration order (a minimum may depend on earlier tensors' sizes), then pack each
-    # buffer in a random order, aligned, with small random gaps
+    # buffer in a random order, aligned, with small random gaps (with boundary bias: often none, exact minimum
+    # sizes, and the last tensor now and then at the buffer's end)
     v = Values(env, ctx, model)
     for decl in model.tensors:
         need = 0
         for r in layout.min_rules[decl.name]:
             need = max(need, int(r.domain["elems"](v, ctx)))
         headroom = model.size_headroom(ctx, env, decl.name, need, 256 // ctx.sizeof(decl.name))
-        extra = draw(st.integers(0, max(0, headroom)))
+        extra = _draw_int(draw, 0, max(0, headroom), bias)
         env[f"{decl.name}.size"] = need + extra
     by_buffer: dict[str, list[str]] = {}
     for decl in model.tensors:
@@ -281,31 +559,69 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
             start = -(-used // a) * a
             slack = cap - rest - start - nbytes
             assume(slack >= 0)
-            gap = draw(st.integers(0, min(slack, 4 * a) // a)) * a
+            if bias and i == len(order) - 1 and draw(_MODES) == 0:
+                gap = slack // a * a  # the last tensor ends at (or just before) the buffer's end
+            else:
+                gap = _draw_int(draw, 0, min(slack, 4 * a) // a, bias) * a
             env[f"{name}.addr"] = start + gap
             used = start + gap + nbytes
     case = Case(model, ctx, env, origin="strategy")
+    if specified:
+        # a call whose rules depend on what an earlier call set (reported as not checked: isSetMask=false, no
+        # feature map) leaves its results unspecified; a call that stores nothing compares nothing
+        unchecked = getattr(model, "unchecked", None)
+        assume(unchecked is None or next(iter(unchecked(case)), None) is None)
+        if any(d.role in ("out", "inout") for d in model.tensors):
+            assume(any(model.footprint(case).values()))
     return case
 
 
 def cases(api: str | ApiModel, *, product: str | Sequence[str] | None = None, dtype: str | None = None,
-          args: Mapping[str, Any] | None = None) -> st.SearchStrategy[Case]:
+          args: Mapping[str, Any] | None = None, bias: bool = False, specified: bool = False,
+          data: bool = False) -> st.SearchStrategy[Case]:
     """Valid cases of ``api`` (every error rule holds), drawn by construction.
 
     ``product``: one product or several (default: every product that supports the API); ``dtype``:
     the element type T (default: drawn among the supported ones); ``args``: arguments held fixed.
+    ``bias``: boundary bias: every field's extremes (and the values next to them), masks of all ones,
+    one bit or one zero word, exact minimum sizes, adjacent tensors and tensors at a buffer's end come
+    early and often (about one draw in four). ``specified``: mostly cases whose outputs the core specifies
+    (a mask set here rather than by an earlier SetVectorMask, optional state arguments given, something
+    stored). ``data``: every tensor the call reads gets contents from `ascverify.engines.properties.values`
+    (ordinary values mixed with ±0, ±inf, NaN, subnormals, the largest values, values needing rounding),
+    except those whose contents a rule constrains (the model fills those when the case runs).
     """
     model = _model(api)
     products = _products(model, product)
     if not products:
         raise InvalidArgument(f"{model.name} is supported on no product given ({product!r})")
-    return _valid_case(model, products, dtype, args).filter(lambda c: check_case(c).valid)
+    base = _valid_case(model, products, dtype, args, bias, specified).filter(lambda c: check_case(c).valid)
+    return base.flatmap(_with_data) if data else base
 
 
 def raw_cases(api: str | ApiModel, **kw: Any) -> st.SearchStrategy[Case]:
     """The construction of `cases` without the model's final check (for measuring its valid rate)."""
     model = _model(api)
-    return _valid_case(model, _products(model, kw.get("product")), kw.get("dtype"), kw.get("args"))
+    return _valid_case(model, _products(model, kw.get("product")), kw.get("dtype"), kw.get("args"),
+                       kw.get("bias", False), kw.get("specified", False))
+
+
+def data_tensors(case: Case) -> list[str]:
+    """The tensors whose contents value strategies fill: inputs and outputs' old contents, except temporaries and
+    tensors whose contents a rule constrains (offsets and the like, which the model builds)."""
+    structural = {t for r in case.model.rules for t in r.requires_data}
+    return [d.name for d in case.model.tensors if d.role != "tmp" and d.name not in structural]
+
+
+def _with_data(case: Case) -> st.SearchStrategy[Case]:
+    def fill(plan: ValuePlan) -> Case:
+        c = case.with_fields()
+        for name in data_tensors(c):
+            t = c.tensor(name)
+            if t.present and t.size >= 0 and not c.has_data(name):
+                c.set_data(name, realize(tensor_seed(plan, name), t.dtype, t.size))
+        return c
+    return value_plans(case.ctx.dtype).map(fill)
 
 
 @lru_cache(maxsize=128)

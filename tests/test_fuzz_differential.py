@@ -1,0 +1,239 @@
+"""Differential campaigns: what is compared (written elements, NaN and infinities, ULP, --exact, registers), what the
+target is handed (in-place contents, registers), which cases run (specified outputs), and the time budget and seed
+of a timed campaign."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ascverify import check_case, get_api, parse_case
+from ascverify.engines.fuzz.campaign import CampaignConfig, run_campaign
+from ascverify.engines.fuzz.checks import Differential, Failure, compare_registers, core_outputs, target_doc
+from ascverify.engines.fuzz.compare import compare_tensor, tolerance_for, ulp_distance
+from ascverify.engines.fuzz.plan import Unit, has_outputs
+from ascverify.engines.fuzz.progress import Display
+from ascverify.engines.fuzz.runner import ItemRunner, RunOptions
+from ascverify.engines.fuzz.targets import ANY_INDEX, REGISTERS, Target, limit_answer, read_registers, registers_answer
+from ascverify.spec.dtypes import get_dtype
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS = ROOT / "bench" / "mutants"
+HALF = get_dtype("half")
+
+
+def _load(file: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_test_mutants_{Path(file).stem}", MUTANTS / file)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class InProcess(Target):
+    """A target function called in this process (the tests' fast stand-in for a PythonTarget)."""
+
+    kind = "python"
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.spec = getattr(fn, "__name__", "fn")
+        self.calls = []
+
+    def run(self, case_doc, inputs, outputs, timeout):
+        from ascverify.engines.fuzz.targets import _check_outputs
+
+        self.calls.append(case_doc)
+        return _check_outputs(limit_answer(self.fn(json.loads(json.dumps(case_doc)), dict(inputs)), outputs), outputs)
+
+
+class Quiet:
+    def start(self, *a): ...
+    def advance(self, *a, **k): ...
+    def finding(self, *a): ...
+    def done(self, *a): ...
+
+
+# -- the comparison --------------------------------------------------------------------------------------------------
+
+def test_the_error_ratio_counts_only_the_written_elements():
+    # the issue's example: 22 of 22 written elements wrong in a 60,000-element dst
+    exp = np.zeros(60000, dtype=np.float16)
+    got = exp.copy()
+    written = np.zeros(60000, dtype=bool)
+    written[1000:1022] = True
+    exp[1000:1022] = 3.0
+    got[1000:1022] = 4.0
+    tol = tolerance_for(HALF)
+    d = compare_tensor("dst", HALF, exp, got, None, tol, written=written)
+    assert not d.ok and d.written == 22 and d.mismatches == 22 and "22 of 22 written" in d.message
+    # counted over every element (no written mask), 22 of 60,000 is within the allowed share: the old blind spot
+    assert compare_tensor("dst", HALF, exp, got, None, tol).ok
+
+
+def test_elements_the_call_does_not_write_must_keep_their_contents():
+    exp = np.arange(64, dtype=np.float16)
+    got = exp.copy()
+    got[40] = np.float16(40.03125)          # within rtol, but the call never writes element 40
+    written = np.arange(64) < 32
+    d = compare_tensor("dst", HALF, exp, got, None, tolerance_for(HALF), written=written)
+    assert not d.ok and d.kept_differ == 1 and d.first[0]["kept"] is True
+
+
+def test_a_wrong_nan_or_infinity_fails_whatever_the_share():
+    exp = np.ones(10000, dtype=np.float16)
+    for bad in (np.nan, np.inf, -np.inf):
+        got = exp.copy()
+        got[7] = bad
+        d = compare_tensor("dst", HALF, exp, got, None, tolerance_for(HALF))
+        assert not d.ok and d.special_differ == 1, bad
+    got = exp.copy()
+    got[7] = 1.5                              # one ordinary mismatch in 10,000: within the allowed share
+    assert compare_tensor("dst", HALF, exp, got, None, tolerance_for(HALF)).ok
+
+
+def test_exact_mode_and_ulp_distances():
+    one_ulp = np.array([0x3C01], dtype=np.uint16).view(np.float16)  # 1 + 2^-10
+    exp = np.ones(4, dtype=np.float16)
+    got = np.concatenate([one_ulp, exp[1:]])
+    d = compare_tensor("dst", HALF, exp, got, None, tolerance_for(HALF))
+    assert d.ok and d.max_ulp == 1
+    d = compare_tensor("dst", HALF, exp, got, None, tolerance_for(HALF, exact=True))
+    assert not d.ok and "bit-exact" in d.message and d.max_ulp == 1
+    # IEEE ordering: +0 and -0 are 0 apart; the largest finite half and +inf are neighbours; the two smallest
+    # subnormals of opposite sign are 2 apart (through zero)
+    bits = lambda *b: np.array(b, dtype=np.uint16).view(np.float16)  # noqa: E731
+    assert ulp_distance(bits(0x0000, 0x3C00, 0x7BFF, 0x0001), bits(0x8000, 0x3C02, 0x7C00, 0x8001)).tolist() == \
+        [0, 2, 1, 2]
+    assert ulp_distance(bits(0x7E00), bits(0x3C00)).tolist() == [-1]           # NaN: no distance
+
+
+def test_registers_compare_bit_for_bit_in_every_answer_form():
+    exp = np.arange(32, dtype=np.uint8)
+    expected = {"mask": {3: exp}}
+    bits = np.unpackbits(exp, bitorder="little").astype(bool)
+    for answer in ({"mask": {3: exp}}, {"mask": {ANY_INDEX: exp}}, {"mask": {3: bits}}):
+        (d,) = compare_registers(expected, answer)
+        assert d.ok, answer
+    flipped = exp.copy()
+    flipped[1] ^= 0x04                                                         # bit 10
+    (d,) = compare_registers(expected, {"mask": {3: flipped}})
+    assert not d.ok and d.mismatches == 1 and d.first[0]["index"] == 10
+    (d,) = compare_registers(expected, {"mask": {2: exp}})
+    assert d.kind == "missing"
+    # a target answers {"MaskReg": bytes}, {"MaskReg": {index: bytes}} or {"registers": {"mask": {"3": bytes}}}
+    assert registers_answer({"MaskReg": exp})["mask"][ANY_INDEX].tolist() == exp.tolist()
+    assert registers_answer({"registers": {"mask": {"3": exp.tolist()}}})["mask"][3].tolist() == exp.tolist()
+    assert REGISTERS in limit_answer({"MaskReg": {3: exp}}, {})
+
+
+def test_a_command_target_answers_registers_in_registers_json(tmp_path):
+    (tmp_path / "registers.json").write_text(json.dumps({"mask": {"5": list(range(32))}}))
+    assert read_registers(tmp_path)["mask"][5].tolist() == list(range(32))
+    assert read_registers(tmp_path / "none") is None
+
+
+# -- what the target is handed ---------------------------------------------------------------------------------------
+
+IN_PLACE = {  # valid on atlas-a2: dst at src's start, results of repeat r land on bytes repeat r read already
+    "api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
+    "args": {"repeatTime": 2, "mask": [0xFFFF_FFFF_FFFF_0000, 0xFFFF_FFFF_FFFF_FFFF], "dstRepStride": 1,
+             "srcBlkStride": 1, "srcRepStride": 8, "isSetMask": True},
+    "tensors": {"dst": {"position": "VECCALC", "addr": 0, "size": 16},
+                "src": {"position": "VECCALC", "addr": 0, "size": 256}},
+}
+
+
+def test_in_place_dst_handed_to_the_target_is_what_the_core_memory_holds():
+    case = parse_case(IN_PLACE)
+    assert check_case(case).valid
+    run = core_outputs(case, seed=3)
+    # dst and src share their first 32 bytes: what a target gets as dst's old contents is src's bytes there
+    assert run.inputs["dst"].view(np.uint16).tolist() == run.inputs["src"][:16].view(np.uint16).tolist()
+    # block 0 of repeat 0 is fully masked off: atlas-a2 keeps dst, and dst there holds src's bytes
+    assert run.outputs["dst"][0].view(np.uint16) == run.inputs["src"][0].view(np.uint16)
+    ref = _load("block_reduce.py").block_reduce_min
+    Differential(InProcess(ref), exact=True).run(case, 3)                    # no false finding, even bit-exact
+
+
+def test_register_apis_are_targets_and_get_their_input_registers():
+    assert has_outputs(get_api("LoadAlign")) and has_outputs(get_api("MaskGenWithRegTensor"))
+    assert not has_outputs(get_api("SetVectorMask"))
+    reg = _load("reg.py")
+    doc = {"api": "MaskGenWithRegTensor", "product": "atlas-350", "dtype": "b16",
+           "args": {"dst": 2, "srcReg": 5, "offset": 3}, "tensors": {}}
+    case = parse_case(doc)
+    run = core_outputs(case, seed=1)
+    assert list(run.registers_out) == ["mask"] and list(run.registers_out["mask"]) == [2]
+    handed = target_doc(case, run)
+    assert len(handed["registers"]["vreg"]["5"]) == 256                      # the RegTensor the call reads
+    Differential(InProcess(reg.mask_gen)).run(case, 1)
+    with pytest.raises(Failure) as err:
+        Differential(InProcess(reg.mask_gen_msb_first)).run(case, 1)
+    assert err.value.key == "differential.mismatch:mask"
+
+
+# -- which cases run, the time budget, the seed ----------------------------------------------------------------------
+
+def _item(api, product, fn, examples=40, seed=2, **kw):
+    opts = RunOptions(seed=seed, examples=examples, findings=None, database="none", shrink=False, **kw)
+    target = InProcess(fn)
+    res = ItemRunner(Unit(api, product, "differential"), opts, Quiet(), target).run()
+    return res, target
+
+
+@pytest.mark.parametrize("api, product", [("BlockReduceMin", "atlas-inference-aicore"), ("Load3DBitMode", "atlas-350")])
+def test_nine_in_ten_cases_drawn_compare_something(api, product):
+    fn = _load("block_reduce.py").block_reduce_min if api == "BlockReduceMin" else _load("img2col.py").core
+    res, _ = _item(api, product, fn, examples=30)
+    assert not res.findings and res.status == "passed", res.error
+    assert res.cases == 30 and res.cases / (res.cases + res.unspecified) >= 0.9
+
+
+def test_time_budget_bounds_the_campaign_while_it_shrinks(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "slow.py").write_text(
+        "import time\n"
+        "def wrong(case, inputs):\n"
+        "    time.sleep(0.25)\n"
+        "    return {'dst': inputs['dst'] + 1}\n")
+    config = CampaignConfig(apis=("BlockReduceMin",), products=("atlas-a2",), target={"kind": "python",
+                            "spec": "slow.py:wrong"}, examples=None, time_budget=4, seed=1,
+                            findings=str(tmp_path / "f"), database="none", report=str(tmp_path / "r.json"))
+    t0 = time.monotonic()
+    result = run_campaign(config, display=Display(items=1, quiet=True), print_coverage=False)
+    wall = time.monotonic() - t0
+    assert result.findings and result.exit_status == 1
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["items"][0]["time_up"] is True
+    # shrinking this failure takes dozens of 0.25 s calls: without the bound it runs far past the budget
+    assert wall < 4 + 10, wall
+
+
+def test_a_seed_reproduces_a_timed_campaign(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "log.py").write_text(
+        "import json, hashlib, os\n"
+        "from ascverify.engines.fuzz.mutants import run_as_target\n"
+        "def core(case, inputs):\n"
+        "    digest = hashlib.sha256(b''.join(inputs[k].tobytes() for k in sorted(inputs))).hexdigest()\n"
+        "    with open(os.environ['CASE_LOG'], 'a') as f:\n"
+        "        f.write(json.dumps([case, digest], sort_keys=True) + '\\n')\n"
+        "    return run_as_target(case, inputs)\n")
+    logs = []
+    for i in range(2):
+        log = tmp_path / f"log{i}.jsonl"
+        monkeypatch.setenv("CASE_LOG", str(log))
+        config = CampaignConfig(apis=("BlockReduceMin",), products=("atlas-a2",), target={"kind": "python",
+                                "spec": "log.py:core"}, examples=None, time_budget=3 + 2 * i, seed=7,
+                                findings=str(tmp_path / f"f{i}"), database="none")
+        result = run_campaign(config, display=Display(items=1, quiet=True), print_coverage=False)
+        assert result.exit_status == 0, result.findings
+        logs.append(log.read_text().splitlines())
+    short, long = sorted(logs, key=len)
+    assert len(short) >= 5 and long[:len(short)] == short     # the same cases, with the same inputs, in order
