@@ -6,7 +6,8 @@ size is on the boundary when the tensor is exactly as large as needed; a tensor 
 of its buffer when less than one alignment unit is left; two disjoint tensors are on the boundary
 when adjacent. A relational rule (a custom predicate) is on the boundary when moving one of its
 integer fields by one step breaks it; its distance is the fewest steps that do (probed at 1, 2, 8 and
-`PROBE_STEPS` steps on one case in `SAMPLE_EVERY`, one step on the others; see `_relational_point`). Alignment, multiple-of and one-of rules are satisfied (interior) or violated.
+`PROBE_STEPS` steps; relational rules are classified on one case in `SAMPLE_EVERY`, see `_relational_point`).
+Alignment, multiple-of and one-of rules are satisfied (interior) or violated.
 
 Each classification is emitted as a Hypothesis event (``rule-id: boundary``) and, where a distance
 exists, as ``hypothesis.target(-distance, label=rule-id)``, so Hypothesis (and coverage-guided tools
