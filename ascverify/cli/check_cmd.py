@@ -233,7 +233,10 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
     def run() -> Iterator[_FileReport]:
         import multiprocessing
 
-        ctx = multiprocessing.get_context("fork")
+        # forkserver, not fork: forking a process that runs threads (a test runner, a progress display) can copy
+        # a held lock into the child, which then hangs
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["ascverify.cli.check_cmd"])
         try:
             with ctx.Pool(jobs) as pool:
                 flight: deque = deque()
