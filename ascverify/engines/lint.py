@@ -434,8 +434,12 @@ def lint(models: Sequence[ApiModel], products: Sequence[str] | None = None, *, t
 
         # the largest APIs first, so that the pool's last task is a small one
         order = sorted(range(len(work)), key=lambda i: -len(work[i][0]) * len(get_rules(work[i][0][0][0])))
+        # forkserver, not fork: forking a process that runs threads (a test runner, a progress display) can copy
+        # a held lock into the child, which then hangs (seen with check under pytest-xdist)
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["ascverify.engines.lint"])
         with interrupts.deferred():  # a Ctrl-C while the workers start is raised once the pool is whole
-            pool = multiprocessing.get_context("fork").Pool(min(jobs, len(work)), initializer=interrupts.worker_signals)
+            pool = ctx.Pool(min(jobs, len(work)), initializer=interrupts.worker_signals)
         with pool:
             interrupts.checkpoint()
             done = pool.map(_worker, [work[i] for i in order], chunksize=1)

@@ -68,6 +68,32 @@ ENVIRONMENT_ERRNOS = frozenset(e for e in (errno.ENOSPC, errno.EROFS, errno.EACC
                                            getattr(errno, "ENOTEMPTY", None)) if e is not None)
 
 
+def check_file_path(path: str, field: str, inputs: "Inputs | None" = None) -> Path:
+    """``path`` can be written as one file: a name not too long, not a folder, its nearest existing parent a
+    folder, not an input of the command; OutputError (one line, exit status 2) otherwise. Checked before the
+    work that fills it."""
+    p = Path(path)
+    if not p.name or len(os.fsencode(p.name)) > 255:
+        raise OutputError("cannot write: not a file name" if not p.name else
+                          f"cannot write: File name too long ({len(os.fsencode(p.name))} bytes)",
+                          where=shown(path), field=field)
+    try:
+        if p.is_dir():
+            raise OutputError("is a folder; give the path of a file", where=shown(path), field=field)
+        for parent in (p.parent, *p.parent.parents):
+            if parent.exists():
+                if not parent.is_dir():
+                    raise OutputError(f"cannot write: {shown(parent)} is not a folder", where=shown(path), field=field)
+                break
+    except OSError as exc:
+        raise os_error(exc, path, field=field) from None
+    what = inputs.which(p) if inputs is not None else None
+    if what:
+        raise OutputError(f"is {what}: an input is never overwritten; choose another file", where=shown(path),
+                          field=field)
+    return p
+
+
 def is_environment_error(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS
 

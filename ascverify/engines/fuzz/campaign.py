@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ...spec.errors import InputError
-from ..outputs import OutputError, make_dir, os_error, shown
+from ..outputs import OutputError, check_file_path, make_dir, os_error
 from . import procs, signals
 from .coverage import Coverage
 from .database import describe as describe_database, open_database
@@ -348,21 +348,8 @@ def run_campaign(config: CampaignConfig, *, display: Display | None = None,
 
 
 def check_report_path(path: str, field: str) -> None:
-    """A report can be written at ``path``: not a folder, its parent a folder (or creatable), a name not too long."""
-    p = Path(path)
-    if len(os.fsencode(p.name)) > 255:
-        raise OutputError(f"cannot write: File name too long ({len(os.fsencode(p.name))} bytes)", where=shown(path),
-                          field=field)
-    try:
-        if p.is_dir():
-            raise OutputError("is a folder; give the path of a file", where=shown(path), field=field)
-        for parent in (p.parent, *p.parent.parents):
-            if parent.exists():
-                if not parent.is_dir():
-                    raise OutputError(f"cannot write: {shown(parent)} is not a folder", where=shown(path), field=field)
-                break
-    except OSError as exc:
-        raise os_error(exc, path, field=field) from None
+    """A report can be written at ``path`` (``outputs.check_file_path``), checked before the campaign runs."""
+    check_file_path(path, field)
 
 
 def _run_campaign(config: CampaignConfig, opts: RunOptions, seed: int, items: list[Unit], known: set[str], t0: float,
