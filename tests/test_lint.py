@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from ascverify import get_api
 from ascverify.cli import main
-from ascverify.engines.lint import definition_problems, lint_context
+from ascverify.engines.lint import definition_problems, lint, lint_context
 from ascverify.spec.logic import Implies
 from ascverify.spec.model import ApiModel, SpecNote
 from ascverify.spec.params import BOOL, UINT8, Arg
@@ -132,3 +132,18 @@ def test_lint_cli():
 def test_lint_bad_input(argv, message):
     r = CliRunner().invoke(main, argv)
     assert r.exit_code == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_lint_with_two_workers_gives_the_reports_of_one_process():
+    """The worker pool (a forkserver: a forked child of a threaded process can hang on a copied lock) returns
+    the same reports, in context order, as linting in this process."""
+    models = [get_api("SetVectorMask"), get_api("MaskGenWithRegTensor")]
+
+    def summary(reports):
+        return [(r.api, r.product, r.dtype, r.legal, sorted(f.kind + ":" + ",".join(f.rules) for f in r.findings))
+                for r in reports]
+
+    one = lint(models, jobs=1)
+    two = lint(models, jobs=2)
+    assert len(one) >= 2
+    assert summary(two) == summary(one)
