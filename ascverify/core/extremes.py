@@ -1,10 +1,12 @@
-"""Per-row minimum and maximum of IEEE floats through integer keys, at integer speed.
+"""Per-row minimum and maximum of IEEE floats through their bits, at integer speed.
 
-A float's bits, read as a signed integer and with the magnitude bits flipped when the sign is set, order like the
-float itself, with -0 below +0 (the order a vector unit's min/max keeps when it returns -0 for min(-0, +0)). numpy's
-float16 comparisons convert element by element; integer minima over short rows are also slow along the last axis,
-so rows are halved pairwise instead. NaN has no place in that order: rows with an active NaN are reported, and
-the caller gives them the value the hardware gives.
+A float's bits read as an unsigned integer put the negative floats above the positive ones, each half ordered by
+magnitude; read as a signed integer, the non-negative floats lie above the negative ones in their own order. So a
+row's minimum is its largest unsigned value when the row holds a negative float (-0 included: -0 below +0, the order
+a vector unit's min/max keeps when it returns -0 for min(-0, +0)), else its smallest; the maximum is symmetric. Two
+integer reductions per row, no key transform. numpy's float16 comparisons convert element by element, and integer
+reductions over short rows are slow along the last axis, so the lanes are moved first once. NaN has no place in
+that order: rows with an active NaN are reported, and the caller gives them the value the hardware gives.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 __all__ = ["masked_extreme", "any_last"]
 
 _INT = {2: np.int16, 4: np.int32, 8: np.int64}
+_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def any_last(flags: np.ndarray) -> np.ndarray:
@@ -37,16 +40,16 @@ def _int_limits(dt: np.dtype) -> tuple:
     return got
 
 
-def _float_keys(dt: np.dtype) -> tuple:
-    """For the float type ``dt``: the integer type of its bits, its width, the magnitude mask, and the keys of +inf
-    and -inf."""
+def _float_bits(dt: np.dtype) -> tuple:
+    """For the float type ``dt``: the signed integer type of its bits, the magnitude mask, and the bits of +inf and
+    of -inf (read signed)."""
     got = _CONSTANTS.get(("float", dt))
     if got is None:
         itype = _INT[dt.itemsize]
         mag = itype(np.iinfo(itype).max)                  # 0x7fff...: every bit but the sign
         inf_bits = np.array(np.inf, dtype=dt).view(itype)
         neg_inf_bits = np.array(-np.inf, dtype=dt).view(itype)
-        got = _CONSTANTS[("float", dt)] = (itype, 8 * dt.itemsize, mag, int(inf_bits), int(neg_inf_bits ^ mag))
+        got = _CONSTANTS[("float", dt)] = (itype, mag, int(inf_bits), int(neg_inf_bits))
     return got
 
 
@@ -73,38 +76,60 @@ def masked_extreme(x: np.ndarray, active: np.ndarray, kind: str) -> tuple[np.nda
         raise ValueError(f"kind must be 'min' or 'max', not {kind!r}")
     x = np.ascontiguousarray(x)
     dt = x.dtype
-    op = np.minimum if kind == "min" else np.maximum
-    floats = dt.kind == "f"
-    if dt.kind in "iu":
-        lo_value, hi_value = _int_limits(dt)
-        ident = hi_value if kind == "min" else lo_value
-        keys = x
-    elif floats and dt.itemsize in _INT:
-        itype, width, mag, top, bottom = _float_keys(dt)
-        bits = x.view(itype)
-        keys = bits >> (width - 1)
-        keys &= mag
-        keys ^= bits                                      # negative floats: magnitude bits flipped
-        ident = itype(top if kind == "min" else bottom)
-    else:
+    if dt.kind == "f" and dt.itemsize in _INT:
+        itype, mag, top, bottom = _float_bits(dt)
+        bits = _lanes_first(x.view(itype))
+        _fill_inactive(bits, active, x.shape, top if kind == "min" else bottom)
+        return _float_extreme(bits, dt, kind, top, mag)
+    if dt.kind not in "iu":
         raise TypeError(f"masked_extreme: unsupported element type {dt}")
-    # lanes first, contiguous: the reduction is then over whole rows
-    keys = keys.transpose((x.ndim - 1,) + tuple(range(x.ndim - 1))).copy()
-    active = np.asarray(active, dtype=bool)
-    if active.shape != x.shape[1:]:
-        active = np.broadcast_to(active, x.shape[1:])
+    lo_value, hi_value = _int_limits(dt)
+    keys = _lanes_first(x)
+    _fill_inactive(keys, active, x.shape, hi_value if kind == "min" else lo_value)
+    best = (np.minimum if kind == "min" else np.maximum).reduce(keys, axis=0)
+    return best, np.zeros(x.shape[:-1], dtype=bool)
+
+
+def _lanes_first(a: np.ndarray) -> np.ndarray:
+    """A contiguous copy of ``a`` with the last axis (the lanes) first: a reduction is then over whole rows."""
+    return a.transpose((a.ndim - 1,) + tuple(range(a.ndim - 1))).copy()
+
+
+def _fill_inactive(lanes_first: np.ndarray, active: np.ndarray, shape: tuple, ident: int) -> None:
+    """Set the lanes ``active`` leaves out to ``ident`` (``lanes_first``: `_lanes_first` of an array of ``shape``)."""
+    if type(active) is not np.ndarray or active.dtype != bool:
+        active = np.asarray(active, dtype=bool)
+    if active.shape != shape[1:]:
+        active = np.broadcast_to(active, shape[1:])
     if not active.all():
         inactive = np.nonzero(~active.transpose((active.ndim - 1,) + tuple(range(active.ndim - 1))))
-        keys[(inactive[0], slice(None)) + inactive[1:]] = ident
-    best = op.reduce(keys, axis=0)
-    if not floats:
-        return best, np.zeros(x.shape[:-1], dtype=bool)
-    flip = best >> (width - 1)
-    flip &= mag
-    flip ^= best
-    value = flip.view(dt)
-    # NaN keys lie beyond the infinities' keys: above +inf's for a positive NaN, below -inf's for a negative one
-    if int(keys.max()) <= top and int(keys.min()) >= bottom:
-        return value, np.zeros(x.shape[:-1], dtype=bool)
-    nan = (keys > top) | (keys < bottom)               # inactive lanes hold an infinity's key: never NaN
-    return value, np.logical_or.reduce(nan, axis=0)
+        lanes_first[(inactive[0], slice(None)) + inactive[1:]] = ident
+
+
+def _float_extreme(bits: np.ndarray, dt: np.dtype, kind: str, top: int, mag: object) -> tuple[np.ndarray, np.ndarray]:
+    """`masked_extreme` of floats from their bits (signed integers, lanes first, inactive lanes already the
+    identity): two integer reductions, one over the bits read unsigned and one over them read signed or unsigned.
+
+    Read unsigned, the negative floats lie above the positive ones, ordered by magnitude: a row's minimum is its
+    largest unsigned value when the row holds a negative float (-0 included), else its smallest. Read signed, the
+    non-negative floats lie above the negative ones in their own order: a row's maximum is its largest signed value
+    when the row holds one, else its smallest unsigned value (the negative of least magnitude). NaN bits lie beyond
+    the infinities' in both readings."""
+    ubits = bits.view(_UINT[dt.itemsize])
+    sign = 1 << (8 * dt.itemsize - 1)
+    neg_inf = sign | top                                  # -inf's bits read unsigned
+    if kind == "min":
+        hi = np.maximum.reduce(ubits, axis=0)
+        best = np.where(hi >= sign, hi, np.minimum.reduce(ubits, axis=0))
+        # a negative NaN is its row's largest unsigned value, a positive NaN the largest signed value of all
+        clean = int(hi.max()) <= neg_inf and int(bits.max()) <= top
+    else:
+        hi = np.maximum.reduce(bits, axis=0)
+        best = np.where(hi >= 0, hi.view(ubits.dtype), np.minimum.reduce(ubits, axis=0))
+        # a positive NaN is its row's largest signed value, a negative NaN the largest unsigned value of all
+        clean = int(hi.max()) <= top and int(ubits.max()) <= neg_inf
+    value = best.view(dt)
+    if clean:
+        return value, np.zeros(value.shape, dtype=bool)
+    magnitude = bits & mag                                # inactive lanes hold an infinity: never NaN
+    return value, np.logical_or.reduce(magnitude > top, axis=0)

@@ -1,12 +1,15 @@
-"""What BlockReduceMax and BlockReduceSum share with BlockReduceMin: one vendor page for the three (a family helper;
+"""The block reductions BlockReduceMin, BlockReduceMax and BlockReduceSum: what the three share (a family helper;
 registers nothing).
 
 The three functions are asc-devkit's ``ReduceDataBlock<ReduceType::{MIN,MAX,SUM}>`` under their pre-CANN-9.1 names:
 one page states the products, types, argument ranges, alignment, overlap and no-op rules once for the three, and
 the implementations differ only in the instruction (``vcgmin`` / ``vcgmax`` / ``vcgadd``). `BlockReduceFamily`
-declares those shared parameters, rules and spec notes from a subclass's ``name``, ``prefix`` and ``op``; the
-subclass adds what differs (the reduction, the value of a fully masked block, NaN and zeros, Sum's order) and its
-invariants. The address arithmetic, the in-place rule and three invariants are BlockReduceMin's own functions.
+declares those shared parameters, rules, spec notes and the execution skeleton from a subclass's ``name``,
+``prefix`` and ``op``; the subclass adds what differs (the reduction, the value of a fully masked block, NaN and
+zeros, Sum's order) and its invariants. BlockReduceMin, modelled first from pyasc's page 004 and the hardware
+notes, keeps those citations and its own wording of the notes (`BlockReduceFamily.citations`, ``notes``); Max and
+Sum cite the ReduceDataBlock page. The address arithmetic, the in-place rule and the invariants the three share
+are here too.
 
 Where the sources are (cited in English by the titles below; line numbers at these commits):
 
@@ -30,29 +33,31 @@ pyasc cecba26a         ``python/asc/language/basic/utils.py`` (the docstrings, `
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Iterator, Mapping
 
 import numpy as np
 
 from ..cases.case import Case, fresh
-from ..core.memory import Trace
-from ..core.run import prepare
-from ..spec.logic import And, Between, Implies, Not, Or
+from ..checking.checker import check_case
+from ..core import repeat_overlap
+from ..core.memory import POISON, Trace
+from ..core.run import prepare, run_case
+from ..spec.logic import And, Between, Exists, Implies, Not, Or, is_symbolic
 from ..spec.model import ApiModel, SpecNote
-from ..spec.params import BOOL, INT32, Arg, MaskArg, TensorDecl
+from ..spec.params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
+from ..spec.products import BUFFERS
 from ..spec.rules import WARNING, Context, Values, field_range, order_rule, rule, tensor_min_size
-from .block_reduce_min import (
-    BLOCKS_PER_REPEAT,
-    KEEP_PRODUCTS,
-    MAX_REPEAT,
-    MAX_STRIDE,
-    PLACEHOLDER,
-    dst_elems_needed,
-    first_clobber,
-    in_place_clobber,
-    src_elems_needed,
-)
-from .vector_common import BLOCK_BYTES, effective_mask, mask_rules, mask_word_count
+from .vector_common import BLOCK_BYTES, effective_mask, lane_mask, mask_rules, mask_word_count
+
+BLOCKS_PER_REPEAT = 8
+MAX_REPEAT = 255
+MAX_STRIDE = 65535
+PLACEHOLDER = "MASK_PLACEHOLDER"
+#: Products that leave the destination of a fully masked-off datablock untouched.
+KEEP_PRODUCTS = ("atlas-a2", "atlas-a3")
+#: `BlockReduceFamily.masked_fill`'s answer on those products: store nothing.
+KEEP = "keep"
 
 #: The current vendor page of the three reductions (asc-devkit docs), by the title users find it under.
 PAGE = "ReduceDataBlock (asc-devkit docs)"
@@ -68,7 +73,13 @@ MASK_NOTES = "HARDWARE_NOTES.md Masks (vector ops)"
 SEED_004 = "004_2ad9555534615f32.txt"
 #: The in-place sentence of the pre-rename pages and of pyasc's docstrings.
 IN_PLACE_SENTENCE = "Restrictions (address overlap): 计算后的目的操作数数据不能覆盖未参与计算的源操作数"
+#: The int32 arguments in Ascend C's names and in pyasc's (parameter list) names.
+INT_ARGS = (("repeatTime", "repeat_time"), ("dstRepStride", "dst_rep_stride"), ("srcBlkStride", "src_blk_stride"),
+            ("srcRepStride", "src_rep_stride"))
+STRIDES = tuple(name for name, _ in INT_ARGS[1:])
 
+
+# -- address arithmetic -------------------------------------------------------------------------------------------
 
 def _stride_ok(x: Any) -> Any:
     return Between(0, x, MAX_STRIDE)
@@ -83,6 +94,31 @@ def dst_align(ctx: Context) -> int:
     return BLOCKS_PER_REPEAT * ctx.sizeof("dst")
 
 
+def dst_elems_needed(v: Values, ctx: Context) -> Any:
+    """Elements from dst's start to one past the last result: (repeatTime-1)*dstRepStride*8 + 8."""
+    return ((v.repeatTime - 1) * v.dstRepStride + 1) * BLOCKS_PER_REPEAT
+
+
+def src_elems_needed(v: Values, ctx: Context) -> Any:
+    """Elements from src's start to one past the last byte read, over r = repeatTime-1 and b = 7.
+
+    The last byte read is max over r, b of (r*srcRepStride + b*srcBlkStride)*32 + 32; the strides are
+    non-negative (the guard), so the maximum is at r = repeatTime-1, b = 7, and the rule stays linear.
+    """
+    return ((v.repeatTime - 1) * v.srcRepStride + (BLOCKS_PER_REPEAT - 1) * v.srcBlkStride + 1) \
+        * (BLOCK_BYTES // ctx.sizeof("src"))
+
+
+def dst_span_bytes(v: Values, ctx: Context) -> Any:
+    """Bytes from dst's start to one past the last result."""
+    return dst_elems_needed(v, ctx) * ctx.sizeof("dst")
+
+
+def src_span_bytes(v: Values, ctx: Context) -> Any:
+    """Bytes from src's start to one past the last byte read."""
+    return src_elems_needed(v, ctx) * ctx.sizeof("src")
+
+
 def mask_all_zero(v: Values, ctx: Context) -> Any:
     """The mask argument selects no lane (a contiguous 0, or bitwise words all 0)."""
     m = v.mask
@@ -90,11 +126,97 @@ def mask_all_zero(v: Values, ctx: Context) -> Any:
     return And(Not(v["mask.placeholder"]), Or(And(m.bitwise, words_zero), And(Not(m.bitwise), m.count == 0)))
 
 
-class BlockReduceFamily(ApiModel):
-    """The shared part of a block reduction; a subclass sets ``name``, ``aliases``, ``prefix``, ``op`` (MAX, SUM),
-    ``summary``, ``own_notes`` and implements `reduce`, `masked_fill` and `active_lanes`."""
+# -- the in-place rule --------------------------------------------------------------------------------------------
 
-    #: the ReduceType the function forwards to: "MAX" or "SUM"
+def _clobber_body(r: Any, r2: Any, b: Any, d0: Any, s0: Any, dst_rep: Any, width: Any, src_rep: Any,
+                  src_blk: Any) -> Any:
+    """The results of repeat r (bytes [d0 + r*dst_rep, +width)) meet block b of a later repeat r2."""
+    dlo = d0 + r * dst_rep
+    slo = s0 + (r2 * src_rep + b * src_blk) * BLOCK_BYTES
+    return And(r < r2, dlo < slo + BLOCK_BYTES, slo < dlo + width)
+
+
+def in_place_clobber(v: Values, ctx: Context) -> Any:
+    """Some result of a repeat r lands on a source byte that a later repeat r' > r reads (exact).
+
+    Results of repeat r occupy bytes [dst + r*dstRepStride*8*e, +8*e) (e = sizeof(T)); repeat r' reads
+    [src + (r'*srcRepStride + b*srcBlkStride)*32, +32) for b in 0..7. Evaluated only where the cheap guard holds:
+    both tensors in one buffer, repeatTime >= 2, strides and addresses in range, and the two footprints' byte
+    ranges intersect. On Z3 terms a bounded existential over (r, r', b); on values and columns the same question
+    answered by interval arithmetic over the repeats (`core.repeat_overlap`), without a grid.
+    """
+    d, s = v.dst, v.src
+    e = ctx.sizeof("dst")
+    width = BLOCKS_PER_REPEAT * e
+    same = Or(*(And(d.in_buffer(buf), s.in_buffer(buf)) for buf in BUFFERS))
+    guard = And(same, _repeat_ok(v, 2), _stride_ok(v.dstRepStride), _stride_ok(v.srcRepStride),
+                _stride_ok(v.srcBlkStride), Between(0, d.addr, UINT32.hi), Between(0, s.addr, UINT32.hi),
+                d.addr < s.addr + src_span_bytes(v, ctx), s.addr < d.addr + dst_span_bytes(v, ctx))
+    n = v.repeatTime
+    consts = (d.addr, s.addr, v.dstRepStride * width, width, v.srcRepStride, v.srcBlkStride)
+    if is_symbolic(guard):
+        return Exists([(0, n - 2), (1, n - 1), (0, BLOCKS_PER_REPEAT - 1)], _clobber_body, where=guard,
+                      consts=consts)
+    if not any(isinstance(x, np.ndarray) for x in (guard, n, *consts)):  # one case
+        return bool(guard) and bool(_clobbers(n, *consts)[0])
+    cols = (guard, n, *consts)
+    k = max(np.size(x) for x in cols)
+    out = np.zeros(k, dtype=bool)
+    rows = np.flatnonzero(np.broadcast_to(np.asarray(guard, dtype=bool), (k,)))
+    if rows.size:
+        out[rows] = _clobbers(*(np.broadcast_to(np.asarray(x), (k,))[rows].astype(np.int64) for x in cols[1:]))
+    return out
+
+
+def _clobbers(n: Any, d0: Any, s0: Any, dst_step: Any, width: Any, src_rep: Any, src_blk: Any) -> np.ndarray:
+    return repeat_overlap.clobbers(d0, s0, n, dst_step, width, np.asarray(src_rep, dtype=np.int64) * BLOCK_BYTES,
+                                   np.asarray(src_blk, dtype=np.int64) * BLOCK_BYTES, blocks=BLOCKS_PER_REPEAT,
+                                   block=BLOCK_BYTES)
+
+
+def first_clobber(v: Values, ctx: Context) -> Mapping[str, Any]:
+    """For the in-place message (concrete values): the first repeat r whose results land on source block b of a
+    later repeat r2, as ``{"clobber": "..."}``."""
+    width = BLOCKS_PER_REPEAT * ctx.sizeof("dst")
+    hit = repeat_overlap.first_clobber(int(v.dst.addr), int(v.src.addr), int(v.repeatTime),
+                                       int(v.dstRepStride) * width, width, int(v.srcRepStride) * BLOCK_BYTES,
+                                       int(v.srcBlkStride) * BLOCK_BYTES, blocks=BLOCKS_PER_REPEAT,
+                                       block=BLOCK_BYTES)
+    if hit is None:
+        return {"clobber": "some result"}
+    i, j, k = hit
+    return {"clobber": f"the results of repeat {i} land on src block {k} of repeat {j}, which reads it later"}
+
+
+# -- what a member cites ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Citations:
+    """Where a member of the family cites each shared declaration and rule (`BlockReduceFamily.citations`)."""
+
+    #: the argument declarations: repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride, isSetMask
+    args: Mapping[str, str]
+    dst: str
+    src: str
+    mask: str
+    #: isSetMask and the placeholder (the order and placeholder rules)
+    set_mask: str
+    repeat_range: str
+    #: the range rules of dstRepStride, srcBlkStride and srcRepStride
+    stride_ranges: Mapping[str, str]
+    dst_rep_nonzero: str
+    src_footprint: str
+    dst_footprint: str
+    in_place: str
+    noop: str
+
+
+class BlockReduceFamily(ApiModel):
+    """The shared part of a block reduction; a subclass sets ``name``, ``prefix``, ``op`` (MIN, MAX, SUM),
+    ``summary``, ``own_notes`` and implements `reduce`, `masked_fill` and `active_lanes` (in its own module, so
+    that ``ascverify selftest``'s module mutants reach them)."""
+
+    #: the ReduceType the function forwards to: "MIN", "MAX" or "SUM"
     op: ClassVar[str]
     #: the notes of what the subclass's reduction does (masked blocks, NaN, zeros, order)
     own_notes: ClassVar[tuple[SpecNote, ...]] = ()
@@ -103,6 +225,12 @@ class BlockReduceFamily(ApiModel):
     py_page: ClassVar[str]
     old_page: ClassVar[str]
     MASK_RULES: ClassVar[tuple[str, ...]]
+    #: the sources of the shared declarations and rules (set from `citations`)
+    cite: ClassVar[Citations]
+    #: what dst holds, for its declaration (default: "the 8 results of every repeat (<op>)")
+    dst_doc: ClassVar[str] = ""
+    #: the label of the spelling whose iteration count is ``repeat_time`` (pyasc's parameter list)
+    repeat_time_spelling: ClassVar[str] = "pyasc (docstring parameter list)"
 
     seed = PAGE
     iteration_label = "repeat"
@@ -125,49 +253,71 @@ class BlockReduceFamily(ApiModel):
         cls.old_page = f"{cls.name} (asc-devkit docs before the rename to ReduceDataBlock)"
         cls.aliases = (p, f"asc.language.basic.{p}")
         cls.lint_expected = {f"redundant:{p}.dstRepStride.range": f"{p}.dstRepStride-zero"}
-        cls.args = _args(cls)
+        cls.cite = cls.citations()
+        cls.args = _args(cls.cite)
         cls.tensors = _tensors(cls)
-        cls.arg_spellings = _spellings()
-        cls.notes = (*_family_notes(cls), *cls.own_notes)
+        cls.arg_spellings = _spellings(cls.repeat_time_spelling)
+        if "notes" not in cls.__dict__:  # a member that words the shared notes itself declares ``notes``
+            cls.notes = (*_family_notes(cls), *cls.own_notes)
         cls.MASK_RULES = (f"{p}.mask.count.range", f"{p}.mask.words.count", f"{p}.mask.words.nonzero",
                           f"{p}.mask.words.width")
+
+    @classmethod
+    def citations(cls) -> Citations:
+        """The sources of the shared declarations and rules: the ReduceDataBlock page, the pre-rename page, pyasc's
+        docstring and the hardware notes (a member modelled from other pages overrides this)."""
+        p, py, par, proto = cls.prefix, cls.py_page, f"{PAGE}, Parameters", f"{PAGE}, Prototype"
+        return Citations(
+            args={**{name: f"{proto}, int32_t {name}; {FAMILY_NOTES}" for name, _ in INT_ARGS},
+                  "mask": f"{proto}, const int32_t mask / const uint64_t mask[]; {MASK_NOTES}",
+                  "isSetMask": _set_mask_source()},
+            dst=f"{par}, dst; {PAGE}, Restrictions (dst alignment); {FAMILY_NOTES}",
+            src=f"{par}, src; {PAGE}, Restrictions (src alignment); {FAMILY_NOTES}",
+            mask=f"{MASK_NOTES}; {py}, Parameters",
+            set_mask=_set_mask_source(),
+            repeat_range=f"{par}, repeatTime; {py}, Parameters, repeat_time; {FAMILY_NOTES}",
+            stride_ranges={name: f"{par}, {name}; {FAMILY_NOTES}" for name in STRIDES},
+            dst_rep_nonzero=f"{par}, dstRepStride (atlas-training does not accept 0); {FAMILY_NOTES}",
+            src_footprint=f"{par}, srcBlkStride; {par}, srcRepStride; {FAMILY_NOTES}",
+            dst_footprint=f"{par}, dstRepStride; {FAMILY_NOTES}",
+            in_place=f"{cls.old_page}, {IN_PLACE_SENTENCE}; {py}, {IN_PLACE_SENTENCE}; {FAMILY_NOTES}",
+            noop=f"{PAGE}, Restrictions (mask or repeatTime 0: not guaranteed to be a no-op on atlas-350); "
+                 f"{FAMILY_NOTES}",
+        )
 
     # -- rules ------------------------------------------------------------------------------------------------
 
     def api_rules(self):
-        p, py, par = self.prefix, self.py_page, f"{PAGE}, Parameters"
-        yield from mask_rules(p, f"{MASK_NOTES}; {py}, Parameters", placeholder=True)
+        p, c = self.prefix, self.cite
+        shown = lambda v, ctx: {"shown": PLACEHOLDER if v["mask.placeholder"] else format(v.mask)}  # noqa: E731
+        yield from mask_rules(p, c.mask, placeholder=True)
         yield order_rule(f"{p}.order.vector_mask", "vector_mask",
                          "isSetMask=false needs a SetVectorMask earlier in the program (the mask comes from it)",
-                         _set_mask_source(), when=lambda v, ctx: Not(v.isSetMask), params=("isSetMask",),
+                         c.set_mask, when=lambda v, ctx: Not(v.isSetMask), params=("isSetMask",),
                          notes=(f"{p}.mask-placeholder",))
         yield rule(f"{p}.mask.placeholder", ("mask", "isSetMask"),
                    lambda v, ctx: And(Implies(v["mask.placeholder"], Not(v.isSetMask)),
                                       Implies(Not(v.isSetMask), v["mask.placeholder"])),
                    f"isSetMask={{isSetMask}} with mask={{shown}}: the placeholder {PLACEHOLDER!r} is required "
                    "with isSetMask=false and refused otherwise",
-                   _set_mask_source(), notes=(f"{p}.mask-placeholder",),
-                   facts=lambda v, ctx: {"shown": PLACEHOLDER if v["mask.placeholder"] else format(v.mask)},
+                   c.set_mask, notes=(f"{p}.mask-placeholder",), facts=shown,
                    help=f"mask is {PLACEHOLDER!r} exactly when isSetMask=false")
-        yield field_range(f"{p}.repeatTime.range", "repeatTime", 0, MAX_REPEAT,
-                          f"{par}, repeatTime; {py}, Parameters, repeat_time; {FAMILY_NOTES}",
+        yield field_range(f"{p}.repeatTime.range", "repeatTime", 0, MAX_REPEAT, c.repeat_range,
                           notes=(f"{p}.int32-args",))
-        for name in ("dstRepStride", "srcBlkStride", "srcRepStride"):
-            yield field_range(f"{p}.{name}.range", name, 0, MAX_STRIDE, f"{par}, {name}; {FAMILY_NOTES}",
+        for name in STRIDES:
+            yield field_range(f"{p}.{name}.range", name, 0, MAX_STRIDE, c.stride_ranges[name],
                               notes=(f"{p}.int32-args",))
-        yield field_range(f"{p}.dstRepStride.nonzero", "dstRepStride", 1, MAX_STRIDE,
-                          f"{par}, dstRepStride (atlas-training does not accept 0); {FAMILY_NOTES}",
+        yield field_range(f"{p}.dstRepStride.nonzero", "dstRepStride", 1, MAX_STRIDE, c.dst_rep_nonzero,
                           products=("atlas-training",), notes=(f"{p}.dstRepStride-zero",),
                           message="dstRepStride={value} is not accepted on {product}: it must be in [{lo}, {hi}]")
-        yield tensor_min_size(f"{p}.src.footprint", "src", src_elems_needed,
-                              f"{par}, srcBlkStride; {par}, srcRepStride; {FAMILY_NOTES}",
+        yield tensor_min_size(f"{p}.src.footprint", "src", src_elems_needed, c.src_footprint,
                               what="the datablocks read (((repeatTime-1)*srcRepStride + 7*srcBlkStride + 1) "
                                    "datablocks)",
                               params=("repeatTime", "srcRepStride", "srcBlkStride"),
                               when=lambda v, ctx: And(_repeat_ok(v, 1), _stride_ok(v.srcRepStride),
                                                       _stride_ok(v.srcBlkStride)),
                               notes=(f"{p}.full-footprints", f"{p}.src-stride-units"))
-        yield tensor_min_size(f"{p}.dst.footprint", "dst", dst_elems_needed, f"{par}, dstRepStride; {FAMILY_NOTES}",
+        yield tensor_min_size(f"{p}.dst.footprint", "dst", dst_elems_needed, c.dst_footprint,
                               what="the results written ((repeatTime-1)*dstRepStride*8 + 8)",
                               params=("repeatTime", "dstRepStride"),
                               when=lambda v, ctx: And(_repeat_ok(v, 1), _stride_ok(v.dstRepStride)),
@@ -177,15 +327,12 @@ class BlockReduceFamily(ApiModel):
                    lambda v, ctx: Not(in_place_clobber(v, ctx)),
                    "{clobber} (dst at {dst.addr}, src at {src.addr}, repeatTime={repeatTime}, "
                    "dstRepStride={dstRepStride}, srcRepStride={srcRepStride}, srcBlkStride={srcBlkStride})",
-                   f"{self.old_page}, {IN_PLACE_SENTENCE}; {py}, {IN_PLACE_SENTENCE}; {FAMILY_NOTES}",
-                   notes=(f"{p}.in-place",), facts=first_clobber, help="no result overwrites source bytes a later repeat reads")
+                   c.in_place, notes=(f"{p}.in-place",), facts=first_clobber,
+                   help="no result overwrites source bytes a later repeat reads")
         yield rule(f"{p}.noop", ("repeatTime", "mask", "product"),
                    lambda v, ctx: Not(Or(v.repeatTime == 0, mask_all_zero(v, ctx))),
                    "repeatTime={repeatTime}, mask={shown}: the call may not be a no-op on {product}",
-                   f"{PAGE}, Restrictions (mask or repeatTime 0: not guaranteed to be a no-op on atlas-350); "
-                   f"{FAMILY_NOTES}",
-                   severity=WARNING, products=("atlas-350",), notes=(f"{p}.noop",),
-                   facts=lambda v, ctx: {"shown": PLACEHOLDER if v["mask.placeholder"] else format(v.mask)},
+                   c.noop, severity=WARNING, products=("atlas-350",), notes=(f"{p}.noop",), facts=shown,
                    help="repeatTime and the mask are non-zero (a zero call is not a guaranteed no-op)")
 
     # -- programs and unchecked rules ---------------------------------------------------------------------------
@@ -211,17 +358,26 @@ class BlockReduceFamily(ApiModel):
     # -- semantics --------------------------------------------------------------------------------------------
 
     def active_lanes(self, case: Case) -> np.ndarray | None:
-        """Active lanes of one repeat, or None when a prior SetVectorMask set them (subclasses: see there)."""
+        """Active lanes of one repeat, or None when a prior SetVectorMask set them: `lanes_of` with the subclass
+        module's ``lane_mask``."""
         raise NotImplementedError
 
-    def reduce(self, case: Case, x: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per (repeat, block): the result (element type T) and whether it is unspecified, from the blocks
-        ``x`` (repeat, block, lane) and their active lanes; blocks without an active lane are handled by the caller."""
+    def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
+        if tensor == "src":
+            # quarter-integers in [-8, 8]: exact in half, with repeats inside a block (ties are common)
+            t = case.tensor(tensor)
+            return (rng.integers(-32, 33, size=t.size) / 4).astype(t.dtype.numpy)
+        return None
+
+    def reduce(self, case: Case, x: np.ndarray, lanes: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Per (repeat, block): the result (element type T, a fresh array) and whether it is unspecified (None: no
+        result is), from the blocks ``x`` (repeat, block, lane) and the active lanes ``lanes`` (block, lane), the
+        same for every repeat; blocks without an active lane are handled by the caller (`masked_fill`)."""
         raise NotImplementedError
 
-    def masked_fill(self, case: Case) -> float | None:
-        """The value the product stores for a fully masked block (products that store nothing: see
-        `KEEP_PRODUCTS`), or None where it is not documented (the result is unspecified)."""
+    def masked_fill(self, case: Case) -> float | str | None:
+        """What the product stores for a fully masked block: `KEEP` (nothing: dst keeps its value), a value, or
+        None where it is not documented (the result is unspecified)."""
         raise NotImplementedError
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
@@ -241,42 +397,59 @@ class BlockReduceFamily(ApiModel):
         dst, src = case.tensor("dst"), case.tensor("src")
         t = case.ctx.dtype
         np_t, esize = t.numpy, t.size
-        per_block = BLOCK_BYTES // esize
+        per_block, width = BLOCK_BYTES // esize, BLOCKS_PER_REPEAT * esize
         reps = np.arange(n, dtype=np.int64)
-        blocks = np.arange(BLOCKS_PER_REPEAT, dtype=np.int64)
 
         # every read first (repeat r is iteration r), so that the trace sees stores onto bytes read later
-        starts = src.addr + (reps[:, None] * src_rep + blocks[None, :] * blk) * BLOCK_BYTES
-        raw = trace.read(src.buffer, starts.reshape(-1), BLOCK_BYTES, np.repeat(reps, BLOCKS_PER_REPEAT),
+        starts = _grid(src.addr, src_rep * BLOCK_BYTES, blk * BLOCK_BYTES, n, BLOCKS_PER_REPEAT)
+        raw = trace.read(src.buffer, starts, BLOCK_BYTES, reps.repeat(BLOCKS_PER_REPEAT),
                          align=BLOCK_BYTES, what="src datablock")
-        x = np.ascontiguousarray(raw).reshape(-1).view(np_t).reshape(n, BLOCKS_PER_REPEAT, per_block)
+        x = raw.view(np_t).reshape(n, BLOCKS_PER_REPEAT, per_block)
 
         lanes = self.active_lanes(case)
         unknown_mask = lanes is None
-        if unknown_mask:
-            lanes = np.ones(BLOCKS_PER_REPEAT * per_block, dtype=bool)
-        active = np.broadcast_to(lanes.reshape(1, BLOCKS_PER_REPEAT, per_block), x.shape)
-        result, poison = self.reduce(case, x, active)
-        any_active = active.any(axis=-1)
-
-        stored = np.ones(result.shape, dtype=bool)
-        if case.product in KEEP_PRODUCTS:
-            stored = any_active
-        else:
-            fill = self.masked_fill(case)
-            if fill is None:
-                poison = poison | ~any_active
-            else:
-                result = np.where(any_active, result, np.array(fill, dtype=np_t))
+        block_lanes = (np.ones((BLOCKS_PER_REPEAT, per_block), dtype=bool) if unknown_mask
+                       else lanes.reshape(BLOCKS_PER_REPEAT, per_block))
+        result, poison = self.reduce(case, x, block_lanes)
+        stored = None                                       # every result stored
         if unknown_mask:  # the mask is a prior SetVectorMask's: which results are stored, and what, is unknown
-            stored[:] = True
-            poison = np.ones(result.shape, dtype=bool)
+            poison = np.ones((n, BLOCKS_PER_REPEAT), dtype=bool)
+        elif not lanes.all() and not (block_active := block_lanes.any(axis=1)).all():   # a fully masked block
+            fill = self.masked_fill(case)
+            if isinstance(fill, str):                       # KEEP: nothing stored for such a block
+                stored = block_active
+            elif fill is None:                              # the stored value is unspecified
+                poison = ~block_active if poison is None else poison | ~block_active
+            else:
+                result = np.where(block_active, result, np.array(fill, dtype=np_t))
 
-        width = BLOCKS_PER_REPEAT * esize
-        data = np.ascontiguousarray(result.astype(np_t)).view(np.uint8).reshape(n, width)
-        trace.write(dst.buffer, dst.addr + reps * dst_rep * width, width, data, reps, align=width,
-                    byte_mask=np.repeat(stored, esize, axis=1), poison=np.repeat(poison, esize, axis=1),
+        data = np.ascontiguousarray(result, dtype=np_t).view(np.uint8).reshape(n, width)
+        trace.write(dst.buffer, _steps(dst.addr, dst_rep * width, n), width, data, reps, align=width,
+                    byte_mask=None if stored is None else np.repeat(stored, esize),
+                    poison=None if poison is None else np.repeat(np.atleast_2d(poison), esize, axis=-1),
                     what="dst results")
+
+
+def _steps(start: int, step: int, count: int) -> np.ndarray:
+    """``start + step*i`` for i < count (int64)."""
+    if step:
+        return np.arange(start, start + step * count, step, dtype=np.int64)
+    return np.full(count, start, dtype=np.int64)
+
+
+def _grid(start: int, row_step: int, col_step: int, rows: int, cols: int) -> np.ndarray:
+    """``start + row_step*i + col_step*j`` for i < rows, j < cols, row by row (int64, flat)."""
+    if row_step == cols * col_step:   # the rows continue each other (contiguous datablocks, or all at one place)
+        return _steps(start, col_step, rows * cols)
+    return (_steps(start, row_step, rows)[:, None] + _steps(0, col_step, cols)).reshape(-1)
+
+
+def lanes_of(case: Case, lane_mask: Callable[[Case], np.ndarray]) -> np.ndarray | None:
+    """Active lanes of one repeat (128 for half, 64 for float) by ``lane_mask``, or None when a prior SetVectorMask
+    set them. A member passes its own module's ``lane_mask``: ``ascverify selftest``'s mask mutants swap it there."""
+    if not case.env["isSetMask"] or case.env.get("mask.placeholder"):
+        return None
+    return lane_mask(case)
 
 
 # -- declarations built from the subclass ---------------------------------------------------------------------------
@@ -286,40 +459,34 @@ def _set_mask_source() -> str:
             "pyasc docstrings share)")
 
 
-def _args(cls: type[BlockReduceFamily]) -> tuple[Arg | MaskArg, ...]:
-    proto = f"{PAGE}, Prototype"
+def _args(c: Citations) -> tuple[Arg | MaskArg, ...]:
     return (
-        Arg("repeatTime", INT32, f"{proto}, int32_t repeatTime; {FAMILY_NOTES}",
+        Arg("repeatTime", INT32, c.args["repeatTime"],
             "repeats (iterations); each reads 8 datablocks and stores 8 results"),
-        MaskArg("mask", source=f"{proto}, const int32_t mask / const uint64_t mask[]; {MASK_NOTES}",
-                count_type=INT32, placeholder=PLACEHOLDER, placeholder_flag="isSetMask"),
-        Arg("dstRepStride", INT32, f"{proto}, int32_t dstRepStride; {FAMILY_NOTES}",
+        MaskArg("mask", source=c.args["mask"], count_type=INT32, placeholder=PLACEHOLDER,
+                placeholder_flag="isSetMask"),
+        Arg("dstRepStride", INT32, c.args["dstRepStride"],
             "dst step between repeats, in 8 results (16 bytes for half, 32 for float)"),
-        Arg("srcBlkStride", INT32, f"{proto}, int32_t srcBlkStride; {FAMILY_NOTES}",
+        Arg("srcBlkStride", INT32, c.args["srcBlkStride"],
             "src step between the datablocks of one repeat, in 32-byte datablocks"),
-        Arg("srcRepStride", INT32, f"{proto}, int32_t srcRepStride; {FAMILY_NOTES}",
-            "src step between repeats, in 32-byte datablocks"),
-        Arg("isSetMask", BOOL, _set_mask_source(),
+        Arg("srcRepStride", INT32, c.args["srcRepStride"], "src step between repeats, in 32-byte datablocks"),
+        Arg("isSetMask", BOOL, c.args["isSetMask"],
             "true: the call sets the mask; false: a prior SetVectorMask did", default=True),
     )
 
 
 def _tensors(cls: type[BlockReduceFamily]) -> tuple[TensorDecl, ...]:
-    par = f"{PAGE}, Parameters"
     return (
-        TensorDecl("dst", "out", source=f"{par}, dst; {PAGE}, Restrictions (dst alignment); {FAMILY_NOTES}",
-                   align=dst_align, align_exact=True, doc=f"the 8 results of every repeat ({cls.op.lower()})"),
-        TensorDecl("src", "in", source=f"{par}, src; {PAGE}, Restrictions (src alignment); {FAMILY_NOTES}",
-                   align=32, doc="the datablocks reduced"),
+        TensorDecl("dst", "out", source=cls.cite.dst, align=dst_align, align_exact=True,
+                   doc=cls.dst_doc or f"the 8 results of every repeat ({cls.op.lower()})"),
+        TensorDecl("src", "in", source=cls.cite.src, align=32, doc="the datablocks reduced"),
     )
 
 
-def _spellings() -> dict[str, dict[str, str]]:
-    """pyasc's signature says ``repeat``, its docstrings' parameter list ``repeat_time``: both accepted."""
-    common = {"dstRepStride": "dst_rep_stride", "srcBlkStride": "src_blk_stride", "srcRepStride": "src_rep_stride",
-              "isSetMask": "is_set_mask"}
-    return {"pyasc": {"repeatTime": "repeat", **common},
-            "pyasc (docstring parameter list)": {"repeatTime": "repeat_time", **common}}
+def _spellings(repeat_time_label: str) -> dict[str, dict[str, str]]:
+    """pyasc's signature says ``repeat``, its parameter list ``repeat_time``: both accepted."""
+    common = {**dict(INT_ARGS[1:]), "isSetMask": "is_set_mask"}
+    return {"pyasc": {"repeatTime": "repeat", **common}, repeat_time_label: {"repeatTime": "repeat_time", **common}}
 
 
 def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
@@ -436,7 +603,7 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
     )
 
 
-# -- helpers of the subclasses' invariants --------------------------------------------------------------------------
+# -- the invariants the three share, and their helpers --------------------------------------------------------------
 
 def simulate(case: Case, seed: int, src: np.ndarray | None = None):
     """Memory before the call, memory after it, and the trace (strict), with src's contents optionally given."""
@@ -456,3 +623,128 @@ def block_reads(case: Case) -> np.ndarray:
     reps, blocks = np.arange(int(env["repeatTime"])), np.arange(BLOCKS_PER_REPEAT)
     first = (reps[:, None] * int(env["srcRepStride"]) + blocks[None, :] * int(env["srcBlkStride"])) * k
     return first[:, :, None] + np.arange(k)
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """One result a simulated call leaves in dst, as the invariants check it."""
+
+    where: str               # "repeat r, block b"
+    block: np.ndarray        # the block's elements, every lane, as the call read them
+    active: np.ndarray       # the block's active lanes
+    out: Any                 # the element of dst after the call
+    old: Any                 # the element before it
+    poisoned: bool           # the stored bytes are marked unspecified
+
+
+def stored_results(case: Case, seed: int) -> Iterator[StoredResult]:
+    """Every result a valid call leaves (with dstRepStride 0 the last repeat's), from a strict simulation. With
+    an unknown mask (a prior SetVectorMask's) every result must be poison: checked here, and nothing is yielded."""
+    n = int(case.env["repeatTime"])
+    if n <= 0:
+        return
+    before, after, _ = simulate(case, seed)
+    dst, src, t = case.tensor("dst"), case.tensor("src"), case.ctx.dtype
+    # on a valid case no byte is stored before a later repeat reads it: every read sees the initial memory
+    x = before.typed(src.buffer, src.addr, src.size, t.numpy)
+    old = before.typed(dst.buffer, dst.addr, dst.size, t.numpy)
+    out = after.typed(dst.buffer, dst.addr, dst.size, t.numpy)
+    state = after.state[dst.buffer][dst.addr:dst.end].reshape(-1, t.size)
+    stride = int(case.env["dstRepStride"])
+    unknown = case.model.active_lanes(case) is None
+    idx = block_reads(case)
+    active = None if unknown else lane_mask(case).reshape(BLOCKS_PER_REPEAT, -1)
+    for r in range(n - 1 if stride == 0 else 0, n):  # with dstRepStride 0 the last repeat's results remain
+        for b in range(BLOCKS_PER_REPEAT):
+            at = r * stride * BLOCKS_PER_REPEAT + b
+            poisoned = bool((state[at] == POISON).all())
+            where = f"repeat {r}, block {b}"
+            if unknown:
+                assert poisoned, f"{where}: the result of an unknown mask is not poison"
+                continue
+            yield StoredResult(where, x[idx[r, b]], active[b], out[at], old[at], poisoned)
+
+
+def check_masked_block(case: Case, res: StoredResult, fills: Mapping[str, tuple[float, float]]) -> None:
+    """A block without an active lane: dst keeps its value on atlas-a2/a3; it holds the product's fill where the
+    pages give one (``fills``: product -> (half, float) value); elsewhere it is unspecified (poison)."""
+    if case.product in KEEP_PRODUCTS:
+        assert res.old.tobytes() == res.out.tobytes(), f"{res.where}: a fully masked block changed dst"
+    elif case.product in fills:
+        want = np.array(fills[case.product][case.ctx.dtype.size != 2], dtype=case.ctx.dtype.numpy)
+        assert not res.poisoned and res.out.tobytes() == want.tobytes(), \
+            f"{res.where}: a fully masked block gives {res.out!r}, not {want!r}"
+    else:
+        assert res.poisoned, f"{res.where}: a fully masked block's result is not marked unspecified"
+
+
+def masked_lanes_never_matter(case: Case, seed: int = 0) -> None:
+    """Changing src elements no active lane reads (to NaN, -0, -inf, ...) changes no stored byte."""
+    if int(case.env["repeatTime"]) <= 0 or case.model.active_lanes(case) is None:
+        return
+    before, after, trace = simulate(case, seed)
+    src, t = case.tensor("src"), case.ctx.dtype
+    x = before.typed(src.buffer, src.addr, src.size, t.numpy)
+    idx, active = block_reads(case), lane_mask(case).reshape(BLOCKS_PER_REPEAT, -1)
+    ever = np.zeros(x.size, dtype=bool)
+    ever[idx[:, active]] = True  # an element may be read by several (repeat, block) pairs
+    junk = np.array([np.nan, -0.0, -np.inf, -1e4, 3.5] if t.kind == "float" else [0], dtype=t.numpy)
+    changed = np.where(ever, x, np.resize(np.roll(junk, seed % junk.size), x.size))
+    _, after2, trace2 = simulate(case, seed, src=changed)
+    buf = src.buffer
+    stored = trace.stored(buf)
+    assert np.array_equal(stored, trace2.stored(buf)), "masked-off src elements changed which bytes are stored"
+    assert np.array_equal(after.buffers[buf][stored], after2.buffers[buf][stored]), "masked-off src elements matter"
+    assert np.array_equal(after.state[buf][stored], after2.state[buf][stored]), "masked-off src elements matter"
+
+
+def contiguous_equals_bitwise(case: Case, seed: int = 0) -> None:
+    """A contiguous mask k stores exactly what the bitwise mask with the low k bits set stores."""
+    env = case.env
+    if env["mask.bitwise"] or env["mask.placeholder"] or not env["isSetMask"]:
+        return
+    k = int(env["mask.count"])
+    bits = (1 << k) - 1
+    words = [(bits >> (64 * i)) & (2**64 - 1) for i in range(mask_word_count(case.ctx))]
+    other = case.with_fields(**{"mask.bitwise": True, "mask.count": 0, "mask.nwords": len(words),
+                                **{f"mask.w{i}": w for i, w in enumerate(words)}})
+    _, a, _ = simulate(case, seed)
+    _, b, _ = simulate(other, seed)
+    for buf in a.buffers:
+        assert np.array_equal(a.buffers[buf], b.buffers[buf]) and np.array_equal(a.state[buf], b.state[buf]), \
+            f"contiguous mask {k} and its bitwise form {words} differ"
+
+
+def in_place_rule_matches_core(case: Case, seed: int = 0) -> None:
+    """Moved onto src (offset drawn from the seed), dst clobbers a source byte read later (a "hazard" in the
+    core) exactly when the in-place rule refuses the case; on atlas-a2/a3 with a fully masked block, which
+    stores nothing there, the rule (on footprints) may refuse where the core sees nothing."""
+    n = int(case.env["repeatTime"])
+    if n < 2:
+        return
+    v, ctx = case.values(), case.ctx
+    dst, src = case.tensor("dst"), case.tensor("src")
+    align = dst_align(ctx)
+    lo, hi = -int(dst_span_bytes(v, ctx)) // align, int(src_span_bytes(v, ctx)) // align
+    addr = src.addr + align * int(np.random.default_rng(seed).integers(lo, hi + 1))
+    if addr < 0 or addr + dst.nbytes > ctx.product.buffer_size(src.buffer):
+        return
+    moved = case.with_fields(**{"dst.addr": addr, "dst.position": case.env["src.position"]})
+    ids = {x.id for x in check_case(moved).violations}
+    if ids - {f"{case.model.prefix}.dst.src.in_place"}:
+        return
+    res = run_case(fresh(moved), seed=seed, strict=False)
+    kinds = {f.kind for f in res.faults}
+    assert kinds <= {"hazard"}, f"unexpected faults {kinds}"
+    refused, hazard = bool(ids), bool(kinds)
+    lanes = case.model.active_lanes(moved)
+    every_block = lanes is None or case.product not in KEEP_PRODUCTS or \
+        lanes.reshape(BLOCKS_PER_REPEAT, -1).any(axis=1).all()
+    if every_block:
+        assert refused == hazard, f"in-place rule says refused={refused}, core saw hazard={hazard} (dst at {addr})"
+    else:
+        assert hazard <= refused, f"core saw a hazard the in-place rule accepts (dst at {addr})"
+
+
+#: the invariants every member runs after its own
+SHARED_INVARIANTS = (masked_lanes_never_matter, contiguous_equals_bitwise, in_place_rule_matches_core)

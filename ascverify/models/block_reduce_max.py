@@ -11,17 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..cases.case import Case
-from ..core.memory import POISON
 from ..spec.model import SpecNote
 from ..spec.registry import register
-from .block_reduce_family import PAGE, REG_PAGE, BlockReduceFamily, block_reads, simulate
-from .block_reduce_min import (
-    BLOCKS_PER_REPEAT,
-    KEEP_PRODUCTS,
-    contiguous_equals_bitwise,
-    in_place_rule_matches_core,
-    masked_lanes_never_matter,
-)
+from .block_reduce_family import (KEEP, KEEP_PRODUCTS, PAGE, REG_PAGE, SHARED_INVARIANTS, BlockReduceFamily,
+                                  check_masked_block, lanes_of, stored_results)
 from .vector_common import lane_mask
 
 P = "block_reduce_max"
@@ -61,13 +54,13 @@ class BlockReduceMax(BlockReduceFamily):
     )
 
     def active_lanes(self, case: Case) -> np.ndarray | None:
-        """Active lanes of one repeat (128 for half, 64 for float), or None when a prior SetVectorMask set them
-        (here, not in the family, so that the mask mutants of ``ascverify selftest`` reach it)."""
-        if not case.env["isSetMask"] or case.env.get("mask.placeholder"):
-            return None
-        return lane_mask(case)
+        """Active lanes of one repeat, or None when a prior SetVectorMask set them (``lane_mask`` is looked up in
+        this module, so that the mask mutants of ``ascverify selftest`` reach it)."""
+        return lanes_of(case, lane_mask)
 
-    def masked_fill(self, case: Case) -> float | None:
+    def masked_fill(self, case: Case) -> float | str | None:
+        if case.product in KEEP_PRODUCTS:
+            return KEEP
         if case.product == "atlas-200i-500-a2":
             return HALF_FILL_200I if case.ctx.dtype.size == 2 else -np.inf
         if case.product == "atlas-350":
@@ -75,6 +68,7 @@ class BlockReduceMax(BlockReduceFamily):
         return None
 
     def reduce(self, case: Case, x: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``active`` (block, lane) broadcasts against ``x`` (repeat, block, lane)."""
         np_t = x.dtype
         result = np.where(active, x, np.array(-np.inf, dtype=np_t)).max(axis=-1)  # an active NaN propagates
         poison = np.zeros(result.shape, dtype=bool)
@@ -90,13 +84,6 @@ class BlockReduceMax(BlockReduceFamily):
             poison |= partial & (result == -np.inf)
         return result, poison
 
-    def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
-        if tensor == "src":
-            # quarter-integers in [-8, 8]: exact in half, with repeats inside a block (ties are common)
-            t = case.tensor(tensor)
-            return (rng.integers(-32, 33, size=t.size) / 4).astype(t.dtype.numpy)
-        return None
-
 
 # -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------
 
@@ -104,48 +91,22 @@ def results_are_block_maxima(case: Case, seed: int = 0) -> None:
     """Every result is >= each active element of its block and equal to one of them (NaN: atlas-350 gives NaN,
     elsewhere poison); a block without active element gives the product's value (old dst on atlas-a2/a3, -65504 /
     -inf on atlas-200i-500-a2, -inf on atlas-350, poison elsewhere); an unknown mask gives poison."""
-    n = int(case.env["repeatTime"])
-    if n <= 0:
-        return
-    before, after, _ = simulate(case, seed)
-    dst, src, t = case.tensor("dst"), case.tensor("src"), case.ctx.dtype
-    e = t.size
-    # on a valid case no byte is stored before a later repeat reads it: every read sees the initial memory
-    x = before.typed(src.buffer, src.addr, src.size, t.numpy)
-    old = before.typed(dst.buffer, dst.addr, dst.size, t.numpy)
-    out = after.typed(dst.buffer, dst.addr, dst.size, t.numpy)
-    state = after.state[dst.buffer][dst.addr:dst.end].reshape(-1, e)
-    stride = int(case.env["dstRepStride"])
-    unknown = case.model.active_lanes(case) is None
-    idx = block_reads(case)
-    active = lane_mask(case).reshape(BLOCKS_PER_REPEAT, -1) if not unknown else None
-    for r in range(n - 1 if stride == 0 else 0, n):  # with dstRepStride 0 the last repeat's results remain
-        for b in range(BLOCKS_PER_REPEAT):
-            at = r * stride * BLOCKS_PER_REPEAT + b
-            poisoned = bool((state[at] == POISON).all())
-            where = f"repeat {r}, block {b}"
-            if unknown:
-                assert poisoned, f"{where}: the result of an unknown mask is not poison"
-                continue
-            vals = x[idx[r, b]][active[b]]
-            partial = 0 < vals.size < active[b].size
-            if vals.size and np.isnan(vals).any():
-                assert np.isnan(out[at]) if case.product == "atlas-350" else poisoned, f"{where}: NaN handling"
-            elif partial and case.product == "atlas-200i-500-a2" and e == 2 and np.all(vals == -np.inf):
-                assert poisoned, f"{where}: all active -inf beside masked lanes is not marked unspecified"
-            elif vals.size:
-                assert not poisoned and np.all(out[at] >= vals) and np.any(out[at] == vals), \
-                    f"{where}: {out[at]} is not the maximum of {vals.tolist()}"
-                if out[at] == 0 and np.any((vals == 0) & ~np.signbit(vals)):
-                    assert not np.signbit(out[at]), f"{where}: max(-0, +0) gave -0"
-            elif case.product in KEEP_PRODUCTS:
-                assert old[at].tobytes() == out[at].tobytes(), f"{where}: a fully masked block changed dst"
-            elif case.product in ("atlas-350", "atlas-200i-500-a2"):
-                fill = HALF_FILL_200I if case.product != "atlas-350" and e == 2 else -np.inf
-                assert out[at] == fill, f"{where}: a fully masked block gives {out[at]}, not {fill}"
-            else:
-                assert poisoned, f"{where}: a fully masked block's result is not marked unspecified"
+    for res in stored_results(case, seed):
+        vals, out = res.block[res.active], res.out
+        partial = 0 < vals.size < res.active.size
+        if not vals.size:
+            check_masked_block(case, res, {"atlas-350": (-np.inf, -np.inf),
+                                           "atlas-200i-500-a2": (HALF_FILL_200I, -np.inf)})
+        elif np.isnan(vals).any():
+            assert np.isnan(out) if case.product == "atlas-350" else res.poisoned, f"{res.where}: NaN handling"
+        elif partial and case.product == "atlas-200i-500-a2" and case.ctx.dtype.size == 2 and \
+                np.all(vals == -np.inf):
+            assert res.poisoned, f"{res.where}: all active -inf beside masked lanes is not marked unspecified"
+        else:
+            assert not res.poisoned and np.all(out >= vals) and np.any(out == vals), \
+                f"{res.where}: {out} is not the maximum of {vals.tolist()}"
+            if out == 0 and np.any((vals == 0) & ~np.signbit(vals)):
+                assert not np.signbit(out), f"{res.where}: max(-0, +0) gave -0"
 
 
-BlockReduceMax.invariants = (results_are_block_maxima, masked_lanes_never_matter, contiguous_equals_bitwise,
-                             in_place_rule_matches_core)
+BlockReduceMax.invariants = (results_are_block_maxima, *SHARED_INVARIANTS)

@@ -11,17 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..cases.case import Case
-from ..core.memory import POISON
 from ..spec.model import SpecNote
 from ..spec.registry import register
-from .block_reduce_family import CTRL_PAGE, PAGE, REG_PAGE, BlockReduceFamily, block_reads, simulate
-from .block_reduce_min import (
-    BLOCKS_PER_REPEAT,
-    KEEP_PRODUCTS,
-    contiguous_equals_bitwise,
-    in_place_rule_matches_core,
-    masked_lanes_never_matter,
-)
+from .block_reduce_family import (CTRL_PAGE, KEEP, KEEP_PRODUCTS, PAGE, REG_PAGE, SHARED_INVARIANTS,
+                                  BlockReduceFamily, check_masked_block, lanes_of, stored_results)
 from .vector_common import lane_mask
 
 P = "block_reduce_sum"
@@ -94,16 +87,17 @@ class BlockReduceSum(BlockReduceFamily):
     )
 
     def active_lanes(self, case: Case) -> np.ndarray | None:
-        """Active lanes of one repeat (128 for half, 64 for float), or None when a prior SetVectorMask set them
-        (here, not in the family, so that the mask mutants of ``ascverify selftest`` reach it)."""
-        if not case.env["isSetMask"] or case.env.get("mask.placeholder"):
-            return None
-        return lane_mask(case)
+        """Active lanes of one repeat, or None when a prior SetVectorMask set them (``lane_mask`` is looked up in
+        this module, so that the mask mutants of ``ascverify selftest`` reach it)."""
+        return lanes_of(case, lane_mask)
 
-    def masked_fill(self, case: Case) -> float | None:
+    def masked_fill(self, case: Case) -> float | str | None:
+        if case.product in KEEP_PRODUCTS:
+            return KEEP
         return 0.0 if case.product in ZERO_FILL_PRODUCTS else None
 
     def reduce(self, case: Case, x: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``active`` (block, lane) broadcasts against ``x`` (repeat, block, lane)."""
         np_t = x.dtype
         result = tree_sum(np.where(active, x, np.array(0.0, dtype=np_t)))
         poison = np.zeros(result.shape, dtype=bool)
@@ -139,49 +133,22 @@ def results_are_tree_sums(case: Case, seed: int = 0) -> None:
     the spec notes leave it open (half trees meeting inf/NaN; an all -0 partial block off atlas-350); a block
     without active element gives the product's value (old dst on atlas-a2/a3, +0 on atlas-200i-500-a2 and
     atlas-350, poison elsewhere); an unknown mask gives poison."""
-    n = int(case.env["repeatTime"])
-    if n <= 0:
-        return
-    before, after, _ = simulate(case, seed)
-    dst, src, t = case.tensor("dst"), case.tensor("src"), case.ctx.dtype
-    e = t.size
-    x = before.typed(src.buffer, src.addr, src.size, t.numpy)
-    old = before.typed(dst.buffer, dst.addr, dst.size, t.numpy)
-    out = after.typed(dst.buffer, dst.addr, dst.size, t.numpy)
-    state = after.state[dst.buffer][dst.addr:dst.end].reshape(-1, e)
-    stride = int(case.env["dstRepStride"])
-    unknown = case.model.active_lanes(case) is None
-    idx = block_reads(case)
-    active = None if unknown else lane_mask(case).reshape(BLOCKS_PER_REPEAT, -1)
-    zero = t.numpy.type(0)
-    for r in range(n - 1 if stride == 0 else 0, n):  # with dstRepStride 0 the last repeat's results remain
-        for b in range(BLOCKS_PER_REPEAT):
-            at = r * stride * BLOCKS_PER_REPEAT + b
-            poisoned = bool((state[at] == POISON).all())
-            where = f"repeat {r}, block {b}"
-            if unknown:
-                assert poisoned, f"{where}: the result of an unknown mask is not poison"
-                continue
-            block, on = x[idx[r, b]], active[b]
-            if not on.any():
-                if case.product in KEEP_PRODUCTS:
-                    assert old[at].tobytes() == out[at].tobytes(), f"{where}: a fully masked block changed dst"
-                elif case.product in ZERO_FILL_PRODUCTS:
-                    assert out[at] == 0 and not np.signbit(out[at]) and not poisoned, f"{where}: fill is not +0"
-                else:
-                    assert poisoned, f"{where}: a fully masked block's result is not marked unspecified"
-                continue
-            with np.errstate(over="ignore", invalid="ignore"):
-                want = _scalar_tree([v if a else zero for v, a in zip(block, on)])
-            neg_zeros = bool(np.all((block[on] == 0) & np.signbit(block[on])))
-            if e == 2 and not np.isfinite(want):
-                assert poisoned, f"{where}: a half tree meeting inf/NaN is not marked unspecified"
-            elif case.product != LANES_AS_ZERO and not on.all() and neg_zeros:
-                assert poisoned, f"{where}: the sign of an all -0 partial block is not marked unspecified"
-            else:
-                same = want.tobytes() == out[at].tobytes() or (np.isnan(want) and np.isnan(out[at]))
-                assert not poisoned and same, f"{where}: {out[at]!r}, not the tree sum {want!r} of {block.tolist()}"
+    zero = case.ctx.dtype.numpy.type(0)
+    for res in stored_results(case, seed):
+        block, on, out = res.block, res.active, res.out
+        if not on.any():
+            check_masked_block(case, res, dict.fromkeys(ZERO_FILL_PRODUCTS, (0.0, 0.0)))
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = _scalar_tree([v if a else zero for v, a in zip(block, on)])
+        neg_zeros = bool(np.all((block[on] == 0) & np.signbit(block[on])))
+        if case.ctx.dtype.size == 2 and not np.isfinite(want):
+            assert res.poisoned, f"{res.where}: a half tree meeting inf/NaN is not marked unspecified"
+        elif case.product != LANES_AS_ZERO and not on.all() and neg_zeros:
+            assert res.poisoned, f"{res.where}: the sign of an all -0 partial block is not marked unspecified"
+        else:
+            same = want.tobytes() == out.tobytes() or (np.isnan(want) and np.isnan(out))
+            assert not res.poisoned and same, f"{res.where}: {out!r}, not the tree sum {want!r} of {block.tolist()}"
 
 
-BlockReduceSum.invariants = (results_are_tree_sums, masked_lanes_never_matter, contiguous_equals_bitwise,
-                             in_place_rule_matches_core)
+BlockReduceSum.invariants = (results_are_tree_sums, *SHARED_INVARIANTS)
