@@ -1,12 +1,21 @@
 """ascverify: verify and fuzz the hardware constraints of Ascend C kernel APIs.
 
 The public surface: read cases, check them, run them on the core, list models and notes. Importing the
-package registers every API model (`ascverify.models`); docs/architecture.md describes the layers.
+package declares every API model (`ascverify.models`: each model's module is imported when its name is first
+looked up); docs/architecture.md describes the layers.
 """
 
 from __future__ import annotations
 
-from . import models  # noqa: F401  (registers every API model: the registry is full once ascverify is imported)
+import gc as _gc
+
+# Importing the package allocates tens of thousands of objects that live as long as the process: the cyclic GC
+# would scan them again and again while they are made (about a tenth of `ascverify check`'s startup). Paused for the
+# imports, restored after them.
+_GC_WAS_ENABLED = _gc.isenabled()
+_gc.disable()
+
+from . import models  # noqa: F401  (declares every API model: the registry imports each when its name is looked up)
 from .cases.case import Case, TensorInfo
 from .cases.caseio import read_cases
 from .cases.parse import parse_case
@@ -18,6 +27,9 @@ from .spec.products import PRODUCTS, Product, get_product
 from .spec.registry import api_names, apis, get_api, register
 from .spec.rules import Rule
 from .spec.version import __version__
+
+if _GC_WAS_ENABLED:
+    _gc.enable()
 
 __all__ = [
     "ApiModel", "AscverifyError", "Case", "InputError", "ModelDefinitionError", "PRODUCTS", "Product", "Result",

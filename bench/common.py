@@ -279,6 +279,18 @@ def skip(bench: str, api: str, reason: str) -> None:
     note(f"{bench}: {api}: skipped ({reason})")
 
 
+def per_api(bench: str, bench_api: Callable[[Any, Config], list[Figure]], cfg: Config) -> list[Figure]:
+    """``bench_api(model, cfg)`` for every registered API; an API whose run raises is skipped (`skip`): a model in
+    progress elsewhere must not stop the benchmark."""
+    figures: list[Figure] = []
+    for model in load_models():
+        try:
+            figures.extend(bench_api(model, cfg))
+        except Exception as exc:  # noqa: BLE001 - see above
+            skip(bench, model.name, f"{type(exc).__name__}: {str(exc)[:200]}")
+    return figures
+
+
 def interleaved(tasks: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]], repeats: int, *,
                 gc_off: bool = False, warmup: bool = False) -> dict[str, tuple[float, list[float], Any]]:
     """Time several tasks in alternation (A B C, B C A, ...), so that a shared machine's load changes

@@ -17,7 +17,8 @@ Figures:
   finding. Quick: a representative subset with a shorter budget; tiny scales: one kernel, a few seconds.
 
 ``python -m bench.fuzz_bench --kill [--seconds 60] [--seed 0] [--only NAME,...]`` prints the time-to-kill table
-alone.
+alone; ``python -m bench.fuzz_bench --throughput [--api API,...] [--examples N] [--reps R]`` the differential
+examples/s table alone (against Hypothesis drawing the same choices).
 """
 
 from __future__ import annotations
@@ -161,8 +162,9 @@ class _Quiet:
     def done(self, *a: Any) -> None: ...
 
 
-def differential_figures(cfg: Config) -> list[Figure]:
-    """Per API with a correct kernel: one differential item against Hypothesis drawing the same choices."""
+def differential_figures(cfg: Config, apis: list[str] | None = None, reps: int | None = None) -> list[Figure]:
+    """Per API with a correct kernel (``apis``: only those): one differential item against Hypothesis drawing the
+    same choices (``reps`` runs of each, in alternation)."""
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st
     from hypothesis import seed as hseed
 
@@ -173,8 +175,10 @@ def differential_figures(cfg: Config) -> list[Figure]:
     from .mutants import correct
 
     n = cfg.size(150, 30, minimum=4)
-    reps = 3 if not cfg.quick else 1
+    reps = reps or (3 if not cfg.quick else 1)
     kernels = correct() if not cfg.quick or cfg.scale >= 0.1 else correct()[1:2]
+    if apis:
+        kernels = [k for k in correct() if k.api in apis]
     figures: list[Figure] = []
     for kernel in kernels:
         from ascverify import get_api
@@ -185,9 +189,6 @@ def differential_figures(cfg: Config) -> list[Figure]:
         opts = RunOptions(seed=1, examples=n, findings=None, database="none",
                           target={"kind": "python", "spec": kernel.spec}, cwd=str(ROOT), shrink=False)
         target = open_target(opts)
-        base = cases(model, product=product, bias=True, specified=True)
-        plain = st.tuples(base, SEEDS).flatmap(lambda cs: st.tuples(st.just(cs[0]), st.just(cs[1]),
-                                                                    _plans(cs[0].ctx.dtype.name)))
         counted: dict[str, int] = {}
 
         def run_campaign() -> int:
@@ -199,6 +200,10 @@ def differential_figures(cfg: Config) -> list[Figure]:
 
         def run_trivial() -> int:
             got = [0]
+            # the strategy is built afresh per run, as each campaign item builds its own
+            base = cases(model, product=product, bias=True, specified=True)
+            plain = st.tuples(base, SEEDS).flatmap(lambda cs: st.tuples(st.just(cs[0]), st.just(cs[1]),
+                                                                        _plans(cs[0].ctx.dtype.name)))
 
             @hseed(derive_seed(opts.seed, unit.key, 0))
             @settings(max_examples=n, database=None, deadline=None, suppress_health_check=list(HealthCheck),
@@ -212,7 +217,9 @@ def differential_figures(cfg: Config) -> list[Figure]:
             return got[0]
 
         try:
-            timed = interleaved({"campaign": (run_campaign, None), "trivial": (run_trivial, None)}, reps)
+            # a warm-up run of each first (imports, caches and the target's first call are no part of a campaign's rate)
+            timed = interleaved({"campaign": (run_campaign, None), "trivial": (run_trivial, None)}, reps,
+                                warmup=True)
         finally:
             target.close()
         t_c, s_c, n_c = timed["campaign"]
@@ -221,7 +228,8 @@ def differential_figures(cfg: Config) -> list[Figure]:
         figures.append(at_least(Figure(
             NAME, f"{kernel.api}: differential campaign examples/s", rate_c, "ex/s",
             "Hypothesis drawing the same choices, trivial body", rate_t, "ex/s", safe_ratio(rate_c, rate_t),
-            detail=f"{product}; target {kernel.name} (correct); {n} examples, median of {reps}; the campaign runs "
+            detail=f"{product}; target {kernel.name} (correct); {n} examples, median of {reps} after a warm-up run of "
+                   f"each; the campaign runs "
                    f"the core, the target (its own process), the comparison and the rule classification per case; "
                    f"target: >= 0.5x", samples=s_c, baseline_samples=s_t), 0.5))
     return figures
@@ -343,7 +351,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", metavar="NAME,...", help="kernels by name (e.g. bilinear.mask_words_swapped)")
     p.add_argument("--correct", action="store_true", help="the correct kernels instead of the buggy ones")
     p.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    p.add_argument("--throughput", action="store_true",
+                   help="only the differential examples/s table (campaign against Hypothesis alone)")
+    p.add_argument("--api", metavar="API,...", help="--throughput: only these APIs")
+    p.add_argument("--examples", type=int, default=150, help="--throughput: examples per run")
+    p.add_argument("--reps", type=int, default=3, help="--throughput: runs of each, in alternation (median)")
     args = p.parse_args(argv)
+    if args.throughput:
+        return throughput_main(args)
     from .mutants import correct, mutants
 
     kernels = correct() if args.correct else mutants()
@@ -358,6 +373,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'found' if args.correct else 'killed'}: {killed}/{len(rows)}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+def throughput_main(args: argparse.Namespace) -> int:
+    """The differential examples/s table alone (``--throughput``)."""
+    cfg = Config(quick=False, scale=args.examples / 150)
+    apis = args.api.split(",") if args.api else None
+    figures = differential_figures(cfg, apis, args.reps)
+    for f in figures:
+        print(f"{f.figure.split(':')[0]:22s} campaign {f.value:7.1f} ex/s   Hypothesis alone {f.baseline_value:7.1f} "
+              f"ex/s   ratio {f.ratio:.2f}x  {'met' if f.met else 'NOT met'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps([f.to_json() for f in figures], indent=2) + "\n")
     return 0
 
 

@@ -26,7 +26,7 @@ import statistics
 import time
 from typing import Any, Sequence
 
-from .common import Config, Figure, at_least, collect, distinct_key, load_models, pick_context, safe_ratio, skip
+from .common import Config, Figure, at_least, collect, distinct_key, load_models, per_api, pick_context, safe_ratio
 
 NAME = "gen"
 #: The product to generate for when the API supports it (with half when listed), else its first product.
@@ -100,6 +100,37 @@ def distinct_valid(cases: Sequence[Any]) -> list[Any]:
     return out
 
 
+def choices_per_case(model: Any, product: str, dtype: str, seed: int, n: int = 60) -> int:
+    """The mean number of choices Hypothesis makes per example of `strategies.cases` (its filter's retries included),
+    read off the engine's record of the example (``ConjectureData.nodes``, an internal: bench code only)."""
+    from hypothesis import strategies as st
+
+    from ascverify.strategies import cases as st_cases
+
+    @st.composite
+    def counted(draw: Any) -> int:
+        draw(st_cases(model, product=product, dtype=dtype))
+        return len(draw.__self__.nodes)
+
+    got, _ = collect(counted(), n, seed=seed)
+    return max(1, round(statistics.mean(got))) if got else 1
+
+
+def _integers(k: int) -> Any:
+    """k integers per example (`collect` draws them with an empty body)."""
+    from hypothesis import strategies as st
+
+    one = st.integers(0, 2**16)
+
+    @st.composite
+    def draw_k(draw: Any) -> int:
+        for _ in range(k):
+            draw(one)
+        return k
+
+    return draw_k()
+
+
 def _generate(kind: str, api: str, n: int, seed: int, budget_s: float) -> dict[str, Any]:
     """Run one generator (in a fresh process): the distinct valid cases' field values and the wall time."""
     from ascverify.engines.solver import Space
@@ -125,6 +156,10 @@ def _generate(kind: str, api: str, n: int, seed: int, budget_s: float) -> dict[s
 
         got_ints, t = collect(st.integers(0, 2**16), n, seed=seed, budget_s=budget_s or None)
         return {"envs": [{} for _ in got_ints], "drawn": len(got_ints), "seconds": [t], "median": t}
+    elif kind == "same-choices":  # Hypothesis drawing as many integers per example as strategies.cases makes choices
+        k = choices_per_case(model, product, dtype, seed)
+        got_ints, t = collect(_integers(k), n, seed=seed, budget_s=budget_s or None)
+        return {"envs": [{} for _ in got_ints], "drawn": len(got_ints), "seconds": [t], "median": t, "choices": k}
     elif kind == "enum":
         got, t = enumerate_blocking(space, n, budget_s)
         seconds = [t]
@@ -180,6 +215,7 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
     n_rand = cfg.size(3000, 100, minimum=10)
     rand = _fresh("gen-random", model.name, n_rand, 3, 0)
     trivial = _fresh("trivial", model.name, n_st, 4, budget)
+    same = _fresh("same-choices", model.name, n_st, 5, budget)
     n_enum = max(len(sample["envs"]), len(strat["envs"]), min(first, n_st))
     enum = _fresh("enum", model.name, n_enum, 0, budget)
     good_sample, good_st, good_enum = sample["envs"], strat["envs"], enum["envs"]
@@ -196,59 +232,66 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
 
     d_sample, d_enum_s, k_s = div_pair(good_sample)
     d_st, d_enum_st, k_st = div_pair(good_st)
+    d_rand, d_enum_r, k_r = div_pair(rand["envs"])
     rate_rand = len(rand["envs"]) / rand["median"]
     rate_trivial = trivial["drawn"] / trivial["median"]
+    rate_same = same["drawn"] / same["median"]
+    def rate_figure(who: str, rate: float, detail: str, seconds: list[float]) -> Figure:
+        """``who``'s distinct valid cases per second against the enumerator's (target: 1,000 per second)."""
+        return at_least(Figure(NAME, f"{model.name}: {who} distinct valid cases/s", rate, "cases/s",
+                               "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate, rate_enum),
+                               detail=f"{where}; {detail}; target: thousands per second", samples=seconds,
+                               baseline_samples=enum["seconds"]), 1000, on="value")
+
     figures = [
-        at_least(Figure(NAME, f"{model.name}: gen --mode random distinct valid cases/s", rate_rand, "cases/s",
-                        "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_rand, rate_enum),
-                        detail=f"{where}; {len(rand['envs'])} distinct valid of {n_rand} asked in {rand['median']:.2f} s "
-                               f"(the seeded construction of `generate`, no inputs or goldens); target: thousands per "
-                               f"second", samples=rand["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
+        rate_figure("gen --mode random", rate_rand,
+                    f"{len(rand['envs'])} distinct valid of {n_rand} asked in {rand['median']:.2f} s (the seeded "
+                    f"construction of `generate`, no inputs or goldens)", rand["seconds"]),
         Figure(NAME, f"{model.name}: Hypothesis's ceiling, a @given test drawing one integer", rate_trivial,
                "examples/s", detail="what `strategies.cases` runs inside: the engine's own cost per example, no "
                                     "construction at all (the strategies figure below cannot exceed it)",
                samples=trivial["seconds"]),
-        at_least(Figure(NAME, f"{model.name}: Space.sample distinct valid cases/s", rate_sample, "cases/s",
-                        "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_sample, rate_enum),
-                        detail=f"{where}; {len(good_sample)} distinct valid of {n_sample} asked in {t_sample:.2f} s; "
-                               f"enumerator {len(good_enum)} distinct valid of {enum['drawn']} in {t_enum:.2f} s; "
-                               f"target: thousands per second",
-                        samples=sample["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
-        at_least(Figure(NAME, f"{model.name}: strategies.cases distinct valid cases/s", rate_st, "cases/s",
-                        "Z3 blocking-clause enumerator", rate_enum, "cases/s", safe_ratio(rate_st, rate_enum),
-                        detail=f"{where}; {len(good_st)} distinct valid of {strat['drawn']} drawn; target: thousands per "
-                               f"second; Hypothesis's own ceiling here (one integer per example): "
-                               f"{rate_trivial:,.0f} examples/s",
-                        samples=strat["seconds"], baseline_samples=enum["seconds"]), 1000, on="value"),
-        at_least(Figure(NAME, f"{model.name}: Space.sample median distinct values per argument (first {k_s})",
-                        d_sample["median_distinct"], "values", "enumerator, same count", d_enum_s["median_distinct"],
-                        "values", safe_ratio(d_sample["median_distinct"], d_enum_s["median_distinct"]),
-                        detail=f"sum over fields {d_sample['distinct_values']} vs {d_enum_s['distinct_values']}; "
-                               f"per field: {d_sample['per_field']} vs {d_enum_s['per_field']}"), 1),
-        at_least(Figure(NAME, f"{model.name}: Space.sample domain ends hit (first {k_s})", d_sample["boundary_share"],
-                        "%", "enumerator, same count", d_enum_s["boundary_share"], "%",
-                        safe_ratio(d_sample["boundary_share"], d_enum_s["boundary_share"]),
-                        detail=f"{2 * len(bounds)} ends; missed: {', '.join(d_sample['missed']) or 'none'}; "
-                               f"enumerator missed: {', '.join(d_enum_s['missed']) or 'none'}"), 1),
-        at_least(Figure(NAME, f"{model.name}: strategies.cases median distinct values per argument (first {k_st})",
-                        d_st["median_distinct"], "values", "enumerator, same count", d_enum_st["median_distinct"],
-                        "values", safe_ratio(d_st["median_distinct"], d_enum_st["median_distinct"]),
-                        detail=f"sum over fields {d_st['distinct_values']} vs {d_enum_st['distinct_values']}; "
-                               f"per field: {d_st['per_field']} vs {d_enum_st['per_field']}"), 1),
-        at_least(Figure(NAME, f"{model.name}: strategies.cases domain ends hit (first {k_st})", d_st["boundary_share"],
-                        "%", "enumerator, same count", d_enum_st["boundary_share"], "%",
-                        safe_ratio(d_st["boundary_share"], d_enum_st["boundary_share"]),
-                        detail=f"missed: {', '.join(d_st['missed']) or 'none'}; enumerator missed: "
-                               f"{', '.join(d_enum_st['missed']) or 'none'}"), 1),
+        at_least(Figure(NAME, f"{model.name}: strategies.cases against Hypothesis's one-integer ceiling", rate_st,
+                        "cases/s", "@given drawing one integer, empty body", rate_trivial, "examples/s",
+                        safe_ratio(rate_st, rate_trivial),
+                        detail=f"distinct valid cases/s of `strategies.cases` over the ceiling; {same['choices']} "
+                               f"choices per example against 1", samples=strat["seconds"],
+                        baseline_samples=trivial["seconds"]), 0.5),
+        at_least(Figure(NAME, f"{model.name}: strategies.cases against Hypothesis drawing as many choices",
+                        rate_st, "cases/s", f"@given drawing {same['choices']} integers, empty body", rate_same,
+                        "examples/s", safe_ratio(rate_st, rate_same),
+                        detail="the engine's cost for the choices a case takes (counted on `strategies.cases`' "
+                               "examples), without the construction and its check", samples=strat["seconds"],
+                        baseline_samples=same["seconds"]), 0.5),
+        rate_figure("Space.sample", rate_sample,
+                    f"{len(good_sample)} distinct valid of {n_sample} asked in {t_sample:.2f} s; enumerator "
+                    f"{len(good_enum)} distinct valid of {enum['drawn']} in {t_enum:.2f} s", sample["seconds"]),
+        rate_figure("strategies.cases", rate_st,
+                    f"{len(good_st)} distinct valid of {strat['drawn']} drawn; Hypothesis's own ceiling here (one "
+                    f"integer per example): {rate_trivial:,.0f} examples/s", strat["seconds"]),
+        *spread_figures(model, "Space.sample", d_sample, d_enum_s, k_s, len(bounds)),
+        *spread_figures(model, "strategies.cases", d_st, d_enum_st, k_st, len(bounds)),
+        *spread_figures(model, "gen --mode random", d_rand, d_enum_r, k_r, len(bounds)),
     ]
     return figures
 
 
+def spread_figures(model: Any, who: str, ours: dict, enum: dict, k: int, n_bounds: int) -> list[Figure]:
+    """How far ``who``'s first ``k`` cases spread against the enumerator's first ``k``: distinct values per argument
+    field (median) and domain ends hit."""
+    return [
+        at_least(Figure(NAME, f"{model.name}: {who} median distinct values per argument (first {k})",
+                        ours["median_distinct"], "values", "enumerator, same count", enum["median_distinct"],
+                        "values", safe_ratio(ours["median_distinct"], enum["median_distinct"]),
+                        detail=f"sum over fields {ours['distinct_values']} vs {enum['distinct_values']}; "
+                               f"per field: {ours['per_field']} vs {enum['per_field']}"), 1),
+        at_least(Figure(NAME, f"{model.name}: {who} domain ends hit (first {k})", ours["boundary_share"],
+                        "%", "enumerator, same count", enum["boundary_share"], "%",
+                        safe_ratio(ours["boundary_share"], enum["boundary_share"]),
+                        detail=f"{2 * n_bounds} ends; missed: {', '.join(ours['missed']) or 'none'}; "
+                               f"enumerator missed: {', '.join(enum['missed']) or 'none'}"), 1),
+    ]
+
+
 def run(cfg: Config) -> list[Figure]:
-    figures: list[Figure] = []
-    for model in load_models():
-        try:
-            figures.extend(bench_api(model, cfg))
-        except Exception as exc:  # noqa: BLE001 - a model in progress elsewhere must not stop the benchmark
-            skip(NAME, model.name, f"{type(exc).__name__}: {str(exc)[:200]}")
-    return figures
+    return per_api(NAME, bench_api, cfg)

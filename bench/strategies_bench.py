@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from .common import Config, Figure, StopDrawing, at_least, collect, load_models, safe_ratio, skip
+from .common import Config, Figure, StopDrawing, at_least, collect, per_api, safe_ratio
 
 NAME = "strategies"
 
@@ -146,10 +146,4 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
 
 
 def run(cfg: Config) -> list[Figure]:
-    out: list[Figure] = []
-    for model in load_models():
-        try:
-            out.extend(bench_api(model, cfg))
-        except Exception as exc:  # noqa: BLE001 - a model in progress elsewhere must not stop the benchmark
-            skip(NAME, model.name, f"{type(exc).__name__}: {str(exc)[:200]}")
-    return out
+    return per_api(NAME, bench_api, cfg)

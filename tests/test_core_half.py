@@ -81,6 +81,19 @@ def test_running_sum_matches_numpy_float16_additions(scale):
     assert np.array_equal(bits32(got), bits32(reference_sum(t, 1).astype(np.float32)))
 
 
+def test_running_sum_of_every_half_matches_numpy_float16_additions():
+    # inf, NaN (payloads, signs: which NaN survives two NaNs is numpy's choice), -0, subnormals, overflow
+    rng = np.random.default_rng(7)
+    t = ALL_HALVES[rng.integers(0, ALL_HALVES.size, (3, 40, 64))]
+    t[:, :, :32] = FINITE[rng.integers(0, FINITE.size, (3, 40, 32))]   # half the lanes finite: overflow, -0 + +0
+    with np.errstate(all="ignore"):
+        got = half.running_sum(t.astype(np.float32), axis=1)
+        from_first = half.running_sum(t.astype(np.float32), axis=1, start_zero=False)
+        want_first = np.add.accumulate(t, axis=1, dtype=np.float16)[:, -1]
+    assert np.array_equal(bits32(got), bits32(reference_sum(t, 1).astype(np.float32)))
+    assert np.array_equal(bits32(from_first), bits32(want_first.astype(np.float32)))
+
+
 def test_running_sum_edges():
     # 60000 + 10000 overflows to inf and stays there; an all -0 sum from +0 is +0; NaN propagates
     t = np.array([[60000, 10000, -5000], [-0.0, -0.0, -0.0], [1, np.nan, 2], [np.inf, -np.inf, 1]], np.float16)
@@ -90,11 +103,17 @@ def test_running_sum_edges():
     assert np.array_equal(bits32(got), bits32(reference_sum(t, 1).astype(np.float32)))
 
 
-@pytest.mark.parametrize("kind", ["quarters", "normal", "wide"])
+@pytest.mark.parametrize("kind", ["quarters", "normal", "wide", "every half", "tiny"])
 def test_sum_of_products_matches_multiply_then_add(kind):
     rng = np.random.default_rng(4)
     shape = (5, 97, 8, 16)
-    if kind == "quarters":
+    if kind == "every half":   # inf, NaN (payloads, both signs), -0, subnormals, the largest halves
+        x = ALL_HALVES[rng.integers(0, ALL_HALVES.size, shape)]
+        y = ALL_HALVES[rng.integers(0, ALL_HALVES.size, (5, 97, 8, 1))]
+    elif kind == "tiny":        # products below 2**-14 round to the subnormal grid of 2**-24
+        x = (rng.standard_normal(shape) * 2.0 ** -8).astype(np.float16)
+        y = (rng.standard_normal((5, 97, 8, 1)) * 2.0 ** -6).astype(np.float16)
+    elif kind == "quarters":
         x = (rng.integers(-8, 9, shape) / 4).astype(np.float16)
         y = (rng.integers(-8, 9, (5, 97, 1, 1)) / 4).astype(np.float16)
     else:

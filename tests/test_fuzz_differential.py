@@ -190,9 +190,10 @@ def _item(api, product, fn, examples=40, seed=2, **kw):
 @pytest.mark.parametrize("api, product", [("BlockReduceMin", "atlas-inference-aicore"), ("Load3DBitMode", "atlas-350")])
 def test_nine_in_ten_cases_drawn_compare_something(api, product):
     fn = _load("block_reduce.py").block_reduce_min if api == "BlockReduceMin" else _load("img2col.py").core
-    res, _ = _item(api, product, fn, examples=30)
+    # 80 cases: with 30 the share was 86 % or 91 % depending on which tests had run before in the same process
+    res, _ = _item(api, product, fn, examples=80)
     assert not res.findings and res.status == "passed", res.error
-    assert res.cases == 30 and res.cases / (res.cases + res.unspecified) >= 0.9
+    assert res.cases == 80 and res.cases / (res.cases + res.unspecified) >= 0.9
 
 
 def test_time_budget_bounds_the_campaign_while_it_shrinks(tmp_path, monkeypatch):

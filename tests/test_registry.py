@@ -142,6 +142,20 @@ def test_strategy_cases_are_valid_by_construction(model):
 
 
 @pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_strategy_cases_pass_the_whole_checker(model):
+    """`cases()` re-checks only the rules its construction does not guarantee: every case it yields, in each of
+    its modes, must still pass every rule of the full checker (a construction gap would show here)."""
+    modes = st.sampled_from([{}, {"bias": True}, {"bias": True, "specified": True}])
+
+    @slow(60)
+    @given(modes.flatmap(lambda kw: strategies.cases(model, **kw)))
+    def check(case):
+        result = check_case(case)
+        assert result.valid, [v.id for v in result.violations]
+    check()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
 def test_valid_cases_satisfy_invariants(model):
     @slow(25)
     @given(strategies.cases(model), st.integers(0, 1000))

@@ -147,8 +147,11 @@ def _draw(api, n, **kw):
     return got
 
 
+# Sizes: Hypothesis replays and mutates earlier examples, so a count of examples is fewer distinct draws; at 200
+# (BlockReduceMin) and 150 (Bilinear) examples 6 and 5 seeds of ten met every assertion below (7 and 6 before the
+# construction stopped rejecting draws whose tensors fill a buffer); at 400 and 300, 9 and 10 of ten.
 def test_boundary_bias_draws_extremes_early_and_often():
-    got = _draw("BlockReduceMin", 200, product="atlas-a2", dtype="half", bias=True, specified=True)
+    got = _draw("BlockReduceMin", 400, product="atlas-a2", dtype="half", bias=True, specified=True)
     env = [c.env for c in got]
     full = sum(1 for e in env if e["isSetMask"] and not e["mask.bitwise"] and e["mask.count"] == 128)
     assert full >= 3                                                         # the contiguous mask of exactly 128
@@ -162,7 +165,7 @@ def test_boundary_bias_draws_extremes_early_and_often():
 
 
 def test_bilinear_bias_reaches_the_largest_repeats_and_masks():
-    got = _draw("BilinearInterpolation", 150, product="atlas-350", bias=True)
+    got = _draw("BilinearInterpolation", 300, product="atlas-350", bias=True)
     env = [c.env for c in got]
     assert any(e["hRepeat"] == 255 for e in env) and any(e["vRepeat"] == 255 for e in env)
     assert any(not e["mask.bitwise"] and e["mask.count"] == 128 for e in env)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -206,25 +206,13 @@ def _parse_common(obj: Any, base_dir: Path | None, origin: str) -> Case | None:
         if type(args) is not dict or type(tensors) is not dict:
             return None
     env = dict(plan.default_env)
-    readers = plan.readers
-    seen: set[str] = set()
-    allowed = plan.all_spellings
-    spellings = plan.spellings
-    single = len(allowed) == 1
-    for k, value in args.items():
-        reader = readers.get(k)
-        if reader is None:
-            return None
-        how, arg, name, extra = reader
-        if arg in seen:
-            return None
-        seen.add(arg)
-        if not single:
-            labels = spellings[k]
-            if not allowed <= labels:
-                allowed = allowed & labels
-                if not allowed:
-                    return None
+    keys = tuple(args)
+    readers = plan.by_keys.get(keys, _UNSEEN)
+    if readers is _UNSEEN:
+        readers = _readers_for(plan, keys)
+    if readers is None:
+        return None
+    for value, (k, how, name, extra) in zip(args.values(), readers):
         t = type(value)
         if how == _INT:
             if t is not int or not ABS_MIN <= value <= ABS_MAX:
@@ -243,14 +231,10 @@ def _parse_common(obj: Any, base_dir: Path | None, origin: str) -> Case | None:
             env.update(extra)
             env[name] = value
         else:
-            decl = plan.args[k]
             try:
-                _set_arg(env, decl, value, f"args.{k}")
+                _set_arg(env, plan.args[k], value, f"args.{k}")
             except InputError:
                 return None
-    for name in plan.required_args:
-        if name not in seen:
-            return None
     for name in tensors:
         if name not in plan.tensors:
             return None
@@ -282,6 +266,45 @@ def _parse_common(obj: Any, base_dir: Path | None, origin: str) -> Case | None:
             tensor_dtypes[name] = tdt.name
     ctx = model.context(product, lookup_dtype(dtype).name, tensor_dtypes)
     return Case(model, ctx, env, None, origin, base_dir, None)
+
+
+_UNSEEN = object()
+#: at most this many argument key lists are remembered per API (`_Plan.by_keys`): memory stays bounded
+MAX_KEY_LISTS = 1024
+
+
+def _readers_for(plan: "_Plan", keys: tuple[str, ...]) -> tuple[tuple[str, int, str, Any], ...] | None:
+    """How `_parse_common` reads arguments given under ``keys`` (in that order): per key (key, how, field, extra);
+    None when the keys are not the common shape (an unknown key, two spellings of one argument, spellings mixed, a
+    required argument missing). Remembered per key list."""
+    readers = plan.readers
+    seen: set[str] = set()
+    allowed = plan.all_spellings
+    single = len(allowed) == 1
+    out: list[tuple[str, int, str, Any]] | None = []
+    for k in keys:
+        reader = readers.get(k)
+        if reader is None:
+            return None  # an unknown key: not remembered (the key lists remembered are made of known keys)
+        how, arg, name, extra = reader
+        if arg in seen:
+            out = None
+            break
+        seen.add(arg)
+        if not single:
+            labels = plan.spellings[k]
+            if not allowed <= labels:
+                allowed = allowed & labels
+                if not allowed:
+                    out = None
+                    break
+        out.append((k, how, name, extra))
+    if out is not None and any(name not in seen for name in plan.required_args):
+        out = None
+    got = tuple(out) if out is not None else None
+    if len(plan.by_keys) < MAX_KEY_LISTS:
+        plan.by_keys[keys] = got
+    return got
 
 
 def _data_source(d: Any, field: str, base_dir: Path | None, data_root: Path | None = None) -> Any:
@@ -400,31 +423,54 @@ def _set_levels(env: dict[str, Any], decl: LevelsArg, value: Any, field: str) ->
 
 def _set_struct(env: dict[str, Any], decl: StructArg, value: Any, field: str) -> None:
     """An object of named members (scalars, fixed-length lists) into its flat fields (`StructArg`)."""
-    members = {m.name: m for m in decl.members}
+    members, rows = _struct_plan(decl)
     if not isinstance(value, dict):
         raise InputError(f"expected an object with {', '.join(members)}, got {type_name(value)}", field=field)
     for k in value:
         if k not in members:
             raise InputError(f"unknown member {short(k)} of {decl.name}{did_you_mean(k, members)}",
                              field=f"{field}.{_key(k)}")
-    for m in decl.members:
-        fields = decl.member_fields(m)
-        if m.name not in value:
-            if m.default is None:
-                raise InputError(f"missing member of {decl.name}", field=f"{field}.{m.name}")
-            for f in fields:
-                env[f.name] = f.default
+    for mname, required, n, names, defaults, kind, t in rows:
+        x = value.get(mname, _ABSENT)
+        if x is _ABSENT:
+            if required:
+                raise InputError(f"missing member of {decl.name}", field=f"{field}.{mname}")
+            env.update(defaults)
             continue
-        x, n = value[m.name], decl.list_length(m.name)
         if n is None:
-            _set_scalar(env, fields[0].name, m.type, x, f"{field}.{m.name}")
+            if kind == _INT and type(x) is int and ABS_MIN <= x <= ABS_MAX:
+                env[names[0]] = x
+            else:
+                _set_scalar(env, names[0], t, x, f"{field}.{mname}")
             continue
         if not isinstance(x, list) or len(x) != n:
             got = f"{len(x)} values" if isinstance(x, list) else type_name(x)
-            raise InputError(f"expected a list of {n} values, got {got}", field=f"{field}.{m.name}")
-        for i, (f, item) in enumerate(zip(fields, x)):
-            _set_scalar(env, f.name, m.type, item, f"{field}.{m.name}[{i}]")
+            raise InputError(f"expected a list of {n} values, got {got}", field=f"{field}.{mname}")
+        for i, (f, item) in enumerate(zip(names, x)):
+            if kind == _INT and type(item) is int and ABS_MIN <= item <= ABS_MAX:
+                env[f] = item
+            else:
+                _set_scalar(env, f, t, item, f"{field}.{mname}[{i}]")
     env[f"{decl.name}.present"] = True
+
+
+_ABSENT = object()
+_STRUCT_PLANS: dict[int, tuple[StructArg, dict[str, Arg], tuple[tuple[Any, ...], ...]]] = {}
+
+
+def _struct_plan(decl: StructArg) -> tuple[dict[str, Arg], tuple[tuple[Any, ...], ...]]:
+    """Per struct declaration, once: its members by name, and per member (name, required, list length or None,
+    field names, {field: default}, how it is read (_INT for a plain integer), type)."""
+    got = _STRUCT_PLANS.get(id(decl))
+    if got is None or got[0] is not decl:
+        rows = []
+        for m in decl.members:
+            fields = decl.member_fields(m)
+            kind = _INT if not isinstance(m.type, (BoolType, EnumType)) else _OTHER
+            rows.append((m.name, m.default is None, decl.list_length(m.name), tuple(f.name for f in fields),
+                         {f.name: f.default for f in fields}, kind, m.type))
+        got = _STRUCT_PLANS[id(decl)] = (decl, {m.name: m for m in decl.members}, tuple(rows))
+    return got[1], got[2]
 
 
 def _set_scalar(env: dict[str, Any], name: str, t: Any, value: Any, field: str) -> None:
@@ -463,6 +509,8 @@ class _Plan:
     tensor_keys: tuple[tuple[str, str, str, str, str], ...] = ()
     #: the model rewrites args or tensors before reading them
     normalizes: bool = False
+    #: argument key lists seen -> how to read them (`_readers_for`)
+    by_keys: dict[tuple[str, ...], Any] = dataclass_field(default_factory=dict)
 
 
 # how `_parse_common` reads an argument

@@ -17,7 +17,7 @@ import numpy as np
 from ..cases.case import Case
 from ..spec.citations import cite
 from ..spec.errors import InputError
-from ..spec.rules import WARNING, Rule, Values
+from ..spec.rules import WARNING, Rule, Values, no_problems
 
 #: Columns whose values all lie within this bound are int64 (products of two such values and small
 #: constants stay exact); other columns hold Python ints (object arrays), exact at any size.
@@ -129,6 +129,29 @@ class Result:
         return out
 
 
+class _Frozen(Values):
+    """`Values` over fields that do not change while it is read (a case being checked, a batch's columns): each
+    parameter's view is built once."""
+
+    __slots__ = ("_views",)
+
+    def __init__(self, env: Any, ctx: Any, model: Any) -> None:
+        super().__init__(env, ctx, model)
+        self._views: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # our own slots before they are set, and the dunder probes of copy and pickle
+            raise AttributeError(name)
+        views = self._views
+        got = views.get(name, _MISSING)
+        if got is _MISSING:
+            got = views[name] = Values.__getattr__(self, name)
+        return got
+
+
+_MISSING = object()
+
+
 def _data_rules(case: Case, rules: Sequence[Rule], result: Result) -> None:
     for r in rules:
         if r.predicate is not None:
@@ -207,7 +230,7 @@ def check_batch(cases: Sequence[Case]) -> list[Result]:
         return []
     model, ctx = cases[0].model, cases[0].ctx
     n = len(cases)
-    v = Values(columns(cases), ctx, model)
+    v = _Frozen(columns(cases), ctx, model)
     results = [Result("", 0, c) for c in cases]
     rules = model.rules_for(ctx.product.id)
     views: dict[int, Values] = {}
@@ -224,19 +247,24 @@ def check_batch(cases: Sequence[Case]) -> list[Result]:
         for i in np.flatnonzero(~ok).tolist():
             view = views.get(i)
             if view is None:
-                view = views[i] = cases[i].values()
+                c = cases[i]
+                view = views[i] = _Frozen(c.env, c.ctx, c.model)
             _add(results[i], r, r.explain(view, ctx))
-    concrete_only = [r for r in rules if r.predicate is None]
-    has_hook = getattr(model, "unchecked", None) is not None
-    if not concrete_only and not has_hook:
+    # the rules checked case by case: those that read data or earlier calls (a state rule cannot break here)
+    concrete_only = [r for r in rules if r.predicate is None and r.data_check is not no_problems]
+    hook = getattr(model, "unchecked", None)
+    if not concrete_only and hook is None:
         return results
     for c, res in zip(cases, results):
-        try:
-            _data_rules(c, concrete_only, res)
-        except InputError as exc:
-            res.error = exc.at(c.origin)
-            res.violations.clear()
-        _extra(c, res)
+        if concrete_only:
+            try:
+                _data_rules(c, concrete_only, res)
+            except InputError as exc:
+                res.error = exc.at(c.origin)
+                res.violations.clear()
+        if hook is not None:
+            for rule_id, reason, source in hook(c):
+                res.unchecked.append(Unchecked(rule_id, reason, source))
     return results
 
 

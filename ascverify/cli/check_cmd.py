@@ -233,12 +233,14 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
     def run() -> Iterator[_FileReport]:
         import multiprocessing
 
+        from ..engines.interrupts import start_pool
+
         # forkserver, not fork: forking a process that runs threads (a test runner, a progress display) can copy
-        # a held lock into the child, which then hangs
+        # a held lock into the child, which then hangs; the workers leave Ctrl-C to this process (no traceback)
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["ascverify.cli.check_cmd"])
         try:
-            with ctx.Pool(jobs) as pool:
+            with start_pool(ctx, jobs) as pool:
                 flight: deque = deque()
                 try:
                     for job in chunks():
@@ -293,14 +295,12 @@ class _Output:
         elif self.fmt == "jsonl":
             emit("".join(orjson.dumps(d).decode() + "\n" for d in rep.docs))
         elif self.fmt == "json" and rep.docs:
-            parts = []
-            for d in rep.docs:
-                text = orjson.dumps(d, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n    ")
-                parts.append(("    " if not self.started else ",\n    ") + text)
-                self.started = True
-            if parts and not parts[0].startswith(","):
-                parts[0] = f'{{\n  "format": "{CHECK_JSON_FORMAT}",\n  "results": [\n' + parts[0]
-            emit("".join(parts))
+            # the docs as one indented list, at the depth of "results" in the document: one dumps per part
+            text = orjson.dumps(rep.docs, option=orjson.OPT_INDENT_2).decode()
+            body = "  " + text[2:-2].replace("\n", "\n  ")  # the list's items without its brackets, 2 deeper
+            head = ",\n" if self.started else f'{{\n  "format": "{CHECK_JSON_FORMAT}",\n  "results": [\n'
+            self.started = True
+            emit(head + body)
 
     def close(self, counts: Counts) -> None:
         import orjson

@@ -5,9 +5,9 @@ even); its float16 loops and casts convert element by element and are slow. Here
 that hold half values ("on the half grid") and each operation is one float32 operation followed by one rounding
 to half done with integer operations on the bits. That is the same result: the product of two halves is exact in
 float32 (11 + 11 significant bits), and a float32 sum rounded again to half equals the sum rounded once to half
-(24 >= 2 * 11 + 2 bits, so the double rounding is innocuous). The integer rounding covers the normal half range
-and zero; an element outside it (a half subnormal result, an overflow, inf or NaN) is rounded by numpy's own
-float16 cast, so every result is numpy's.
+(24 >= 2 * 11 + 2 bits, so the double rounding is innocuous). The rounding covers every float32 as numpy's cast
+does: the normal half range on the bits, half subnormals by one float32 addition (to the grid of 2**-24), overflow
+to inf, and NaN keeping its sign and the top 10 bits of its payload (a payload that would vanish becomes 1).
 """
 
 from __future__ import annotations
@@ -17,12 +17,10 @@ import numpy as np
 __all__ = ["widen", "narrow", "round_half", "multiply", "running_sum", "sum_of_products"]
 
 _SCALE = np.float32(2.0 ** 112)      # half bits shifted into float32 bits are the value times 2**-112
-_LOW = np.uint32(0x1FFF)              # the 13 float32 mantissa bits a half does not have
 _KEEP = np.uint32(0xFFFFE000)
 _MAG = np.uint32(0x7FFFFFFF)
 _TINY = np.uint32(0x38800000)         # 2**-14, the smallest normal half
-_WIDTH = np.uint32(0x477FF000 - 0x38800000)   # [2**-14, 65520): rounds inside the normal half range
-_LIMIT = np.float32(65504.0)          # the largest finite half
+_INF = np.uint32(0x7F800000)
 
 
 def _scaled(bits: np.ndarray) -> np.ndarray:
@@ -40,12 +38,17 @@ def _special(bits: np.ndarray) -> bool:
 
 
 def widen(x: np.ndarray) -> np.ndarray:
-    """The float16 array ``x`` as float32 (exact)."""
+    """The float16 array ``x`` as float32 (exact, as numpy's cast: inf and NaN keep their sign and payload)."""
     x = np.ascontiguousarray(x, dtype=np.float16)
-    if _special(x):
-        return x.astype(np.float32)
     out = _scaled(x)
     out *= _SCALE
+    if _special(x):
+        h = x.view(np.uint16)
+        special = (h & np.uint16(0x7C00)) == np.uint16(0x7C00)
+        wide = h.astype(np.uint32)
+        bits = (wide << np.uint32(13)) | _INF        # the payload in place (the sign bit lands in the exponent)
+        bits |= (wide & np.uint32(0x8000)) << np.uint32(16)
+        np.copyto(out.view(np.uint32), bits, where=special)
     return out
 
 
@@ -64,100 +67,89 @@ def _round_bits(b: np.ndarray) -> np.ndarray:
     return t
 
 
+_HUGE = np.uint32(0x47800000)         # 65536: a rounded magnitude this large is an overflow (or inf, NaN)
+_QUIET_MIN = np.uint32(0x7F802000)    # the smallest NaN on the half grid (payload 1)
+_HALF = np.float32(0.5)               # |x| + 0.5 in float32 rounds |x| < 2**-14 to the grid of 2**-24 (ties to even)
+
+
+def _round_any(b: np.ndarray, *, grid: bool = False) -> np.ndarray:
+    """Round float32 bits ``b`` (uint32, any value) to the half grid as numpy's float16 cast does; new uint32 bits.
+    ``grid``: every finite element is a multiple of 2**-24 (a sum of two halves), so none below 2**-14 needs
+    rounding (it is a half subnormal already, and its float32 bits below the half's are zero)."""
+    mag = b & _MAG
+    out = _round_bits(mag)
+    if mag.size and int(out.max()) >= int(_HUGE):    # overflow to inf; inf; NaN (sign and top payload bits kept)
+        nan = mag > _INF
+        big = np.where(nan, np.maximum(mag & _KEEP, _QUIET_MIN), _INF)
+        np.copyto(out, big, where=out >= _HUGE)
+    if not grid and mag.size and int((mag - np.uint32(1)).min()) < int(_TINY) - 1:   # half subnormals (not zero)
+        with np.errstate(invalid="ignore"):          # NaN elements (a signaling one warns), not used here
+            sub = mag.view(np.float32) + _HALF
+            sub -= _HALF
+        np.copyto(out, sub.view(np.uint32), where=mag < _TINY)
+    out |= b & ~_MAG
+    return out
+
+
 def round_half(x: np.ndarray, *, normal: bool = False) -> np.ndarray:
     """float32 ``x`` rounded to half (to nearest, ties to even; overflow to inf), as float32 on the half grid.
     ``normal``: the caller knows every element is zero or rounds inside the normal half range (no check)."""
     x = np.ascontiguousarray(x, dtype=np.float32)
     b = x.view(np.uint32)
-    out = _round_bits(b).view(np.float32)
     if normal:
-        return out
-    mag = b & _MAG
-    shifted = mag - _TINY
-    odd = shifted >= _WIDTH                      # tiny (or zero), overflowing, inf or NaN
-    if odd.any():
-        odd &= mag != 0                          # zeros round to themselves
-        if odd.any():
-            with np.errstate(over="ignore"):   # overflow to inf is the rounding asked for
-                out[odd] = x[odd].astype(np.float16).astype(np.float32)
-    return out
-
-
-def _bounds_ok(a: np.ndarray, b: np.ndarray) -> bool:
-    """Every product of an element of the raw halves ``a`` with one of ``b`` is zero or rounds inside the normal
-    half range (no tiny, overflowing or non-finite product), judged from the magnitudes' extremes."""
-    ma, mb = a.view(np.uint16) & np.uint16(0x7FFF), b.view(np.uint16) & np.uint16(0x7FFF)
-    if not ma.size or not mb.size:
-        return True
-    hi_a, hi_b = int(ma.max()), int(mb.max())
-    if hi_a >= 0x7C00 or hi_b >= 0x7C00:
-        return False
-    lo_a, lo_b = int((ma - np.uint16(1)).min()) + 1, int((mb - np.uint16(1)).min()) + 1   # smallest nonzero
-    if lo_a > 0x7FFF or lo_b > 0x7FFF:                 # all zeros on one side: every product is zero
-        return True
-    def value(m: int) -> float:
-        return float(np.array(m, dtype=np.uint16).view(np.float16))
-    return value(hi_a) * value(hi_b) < 65520.0 and value(lo_a) * value(lo_b) >= 2.0 ** -14
+        return _round_bits(b).view(np.float32)
+    return _round_any(b).view(np.float32)
 
 
 def multiply(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Elementwise half product ``x * y`` (float16 arrays, broadcast), as float32 on the half grid: bit-identical
     to ``(x.astype(float32) * y.astype(float32)).astype(float16)`` (so also to numpy's float16 multiply, except
     for which NaN's payload a product of two NaNs keeps)."""
-    x = np.ascontiguousarray(x, dtype=np.float16)
-    y = np.ascontiguousarray(y, dtype=np.float16)
-    if _bounds_ok(x, y):
-        # x * 2**-112 times y * 2**112: the exact product (y * 2**112 stays below float32's largest number)
-        prod = np.multiply(_scaled(x), widen(y) * _SCALE)
-        return _round_bits(prod.view(np.uint32)).view(np.float32)
     with np.errstate(invalid="ignore", over="ignore"):   # inf * 0 is NaN, as in float16
-        return round_half(widen(x) * widen(y))
+        prod = np.multiply(widen(x), widen(y))
+    return _round_any(prod.view(np.uint32)).view(np.float32)
 
 
-def _exact_sums(terms: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """Per column of ``terms`` (count, m), half-grid float32: ``first`` then each later term added with one rounding
-    to half per addition (a float32 loop when no partial sum can overflow, else numpy's float16 accumulate)."""
+_UP = np.float32(2.0 ** 112)          # |x| >= 65536 times this overflows float32: x * _UP * _DOWN turns it into inf
+_DOWN = np.float32(2.0 ** -112)
+
+
+def _sum_rows(terms: np.ndarray, start_zero: bool) -> np.ndarray:
+    """The last partial sum along axis 0 of half-grid float32 ``terms``, each addition rounded to half, in order.
+
+    A float32 sum of two halves is a multiple of 2**-24, so only its normal-range rounding and an overflow need care:
+    the rounding is done on the bits in place (an inf stays inf), and a rounded magnitude of 65536 or more becomes
+    inf by scaling up by 2**112 (float32 overflows) and back (exact for the rest); that scaling is skipped when no
+    partial sum can reach 65504 (bounded by the sum of magnitudes, grown by half an ulp per rounding). A column with a
+    NaN term sums to its last NaN term, quieted (a NaN sum stays NaN, and numpy's float16 addition keeps the NaN of
+    its second operand, the term, when both are NaN): the loop's result there is replaced."""
     count = terms.shape[0]
-    # |partial sum| <= sum of |terms| * (1 + 2**-11)**count (each rounding grows it by at most half an ulp)
-    growth = (1.0 + 2.0 ** -11) ** count * (1.0 + 1e-3)
-    bound = float(np.abs(terms).sum(axis=0, dtype=np.float64).max(initial=0.0)) + float(np.abs(first).max(initial=0.0))
-    if bound * growth < 65504.0:
-        acc = first.astype(np.float32, copy=True)
+    with np.errstate(invalid="ignore", over="ignore"):   # inf - inf is NaN, overflow to inf, as in float16
+        acc = terms[0] + np.float32(0) if start_zero else terms[0].copy()   # +0 + -0 is +0
+        if count == 1:
+            return acc
+        nan = np.isnan(terms) if np.isnan(terms.max(initial=0.0)) else None
+        bound = float(np.abs(terms).sum(axis=0, dtype=np.float64).max(initial=0.0))
+        safe = bound * (1.0 + 2.0 ** -11) ** count * (1.0 + 1e-3) < 65504.0   # False with an inf
+        bits = acc.view(np.uint32)
+        tmp = np.empty(acc.shape, np.uint32)
         for k in range(1, count):
-            acc += terms[k]
-            acc = _round_bits(acc.view(np.uint32)).view(np.float32)
-        return acc
-    start = np.concatenate((first[None], terms[1:])).astype(np.float16)
-    with np.errstate(all="ignore"):   # overflow to inf and inf - inf = NaN, as in float16
-        return np.add.accumulate(start, axis=0, dtype=np.float16)[-1].astype(np.float32)
-
-
-class _HalfSums:
-    """Running sums along a leading axis of half-grid float32 terms fed in chunks, each addition rounded to half.
-
-    While no float32 partial sum needs rounding to half, the half sums are the float32 sums (each float32 sum is
-    then a half, so rounding it again changes nothing); columns where one did are marked in ``inexact`` and must be
-    summed again exactly (`_exact_sums`)."""
-
-    def __init__(self, shape: tuple[int, ...], start_zero: bool) -> None:
-        self.acc: np.ndarray | None = None
-        self.start_zero = start_zero
-        self.inexact = np.zeros(shape, dtype=bool)
-
-    def add(self, terms: np.ndarray) -> None:
-        parts = np.empty(terms.shape, np.float32)
-        prev = self.acc
-        for k in range(terms.shape[0]):   # numpy's accumulate along a leading axis is far slower than this loop
-            if prev is None:
-                np.add(terms[0], np.float32(0), out=parts[0]) if self.start_zero else np.copyto(parts[0], terms[0])
-            else:
-                np.add(prev, terms[k], out=parts[k])
-            prev = parts[k]
-        bits = parts.view(np.uint32)
-        if int(np.bitwise_or.reduce(bits, axis=None)) & 0x1FFF or not (parts.max() <= _LIMIT
-                                                                       and parts.min() >= -_LIMIT):
-            self.inexact |= (bits & _LOW).any(axis=0) | ~(np.abs(parts) <= _LIMIT).all(axis=0)
-        self.acc = parts[-1].copy()
+            np.add(terms[k], acc, out=acc)
+            np.right_shift(bits, 13, out=tmp)          # _round_bits, in place (no carry reaches the sign bit)
+            tmp &= np.uint32(1)
+            tmp += np.uint32(0xFFF)
+            bits += tmp
+            bits &= _KEEP
+            if not safe:
+                acc *= _UP
+                acc *= _DOWN
+    if nan is not None:
+        last = np.zeros(acc.shape, np.uint32)      # each column's last NaN term
+        for k in range(count):
+            np.copyto(last, terms[k].view(np.uint32), where=nan[k])
+        last |= np.uint32(0x00400000)
+        np.copyto(bits, last, where=nan.any(axis=0))
+    return acc
 
 
 def running_sum(terms: np.ndarray, axis: int, *, start_zero: bool = True) -> np.ndarray:
@@ -167,22 +159,14 @@ def running_sum(terms: np.ndarray, axis: int, *, start_zero: bool = True) -> np.
     t = np.moveaxis(np.asarray(terms, dtype=np.float32), axis, 0)
     if t.shape[0] == 0:
         return np.zeros(t.shape[1:], np.float32)
-    sums = _HalfSums(t.shape[1:], start_zero)
-    sums.add(t)
-    out = sums.acc
-    if sums.inexact.any():
-        lanes = sums.inexact
-        sub = t[:, lanes]
-        first = sub[0] + np.float32(0) if start_zero else sub[0]
-        out[lanes] = _exact_sums(sub, first)
-    return out
+    return _sum_rows(t, start_zero)
 
 
 def sum_of_products(x: np.ndarray, y: np.ndarray, axis: int, *, chunk_elements: int = 1 << 16) -> np.ndarray:
     """Sum from +0 along ``axis`` of the half products ``x * y`` (float16 arrays of the same rank, ``y``
     broadcastable to ``x``), each product and each addition rounded to half, in order; float32 on the half grid.
     Bit-identical to ``np.add.accumulate`` in float16 over +0 and `multiply`'s products. Works through chunks of
-    about ``chunk_elements`` products, so that no temporary array is as large as ``x``."""
+    about ``chunk_elements`` products along ``axis``, so that no temporary array is much larger than ``x``."""
     xm = np.moveaxis(np.asarray(x, dtype=np.float16), axis, 0)
     ym = np.moveaxis(np.asarray(y, dtype=np.float16), axis, 0)
     count = xm.shape[0]
@@ -190,14 +174,12 @@ def sum_of_products(x: np.ndarray, y: np.ndarray, axis: int, *, chunk_elements: 
     if count == 0:
         return np.zeros(rest, np.float32)
     step = max(1, chunk_elements // max(1, int(np.prod(rest))))
-    sums = _HalfSums(rest, True)
+    acc: np.ndarray | None = None
     for k in range(0, count, step):
         yk = ym[k:k + step] if ym.shape[0] != 1 else ym
-        sums.add(np.broadcast_to(multiply(xm[k:k + step], yk), (min(step, count - k),) + rest))
-    out = sums.acc
-    if sums.inexact.any():
-        lanes = sums.inexact
-        full = (count,) + rest
-        terms = multiply(np.broadcast_to(xm, full)[:, lanes], np.broadcast_to(ym, full)[:, lanes])
-        out[lanes] = _exact_sums(terms, terms[0] + np.float32(0))
-    return out
+        prods = np.broadcast_to(multiply(xm[k:k + step], yk), (min(step, count - k),) + rest)
+        if acc is not None:
+            prods = np.concatenate((acc[None], prods))
+        acc = _sum_rows(prods, start_zero=acc is None)
+    assert acc is not None
+    return acc

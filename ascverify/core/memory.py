@@ -122,7 +122,7 @@ class Memory:
     def typed(self, buffer: str, addr: int, count: int, dtype: DTypeLike) -> np.ndarray:
         """A copy of ``count`` elements of ``dtype`` (little-endian) at ``addr``."""
         nbytes = int(count) * np.dtype(dtype).itemsize
-        return _decode(self.view(buffer, addr, nbytes), dtype)
+        return _decode(self.buffers[buffer][self._span(buffer, addr, nbytes, "view")], dtype)  # _decode copies
 
     def initialized(self, buffer: str, addr: int, nbytes: int) -> np.ndarray:
         """Per byte: holds a defined value (initialized and not poison)."""

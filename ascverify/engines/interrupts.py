@@ -242,6 +242,48 @@ def deferred() -> Iterator[None]:
         _state.hold -= 1
 
 
+def start_pool(context: Any, processes: int) -> Any:
+    """A `multiprocessing` pool of ``context`` whose workers leave Ctrl-C to this process (`worker_signals`).
+
+    A Ctrl-C while the processes start ends the pool and raises `Interrupted` once they are all up (never a pool
+    half started, never an error of a broken pool). SIGINT is blocked meanwhile, so that the processes begin
+    with it blocked: a forkserver imports its preloaded modules before it ignores SIGINT, and a worker unpickles
+    its initializer before it runs, so the terminal's Ctrl-C (sent to the whole process group) would kill them
+    with a traceback."""
+    from multiprocessing import resource_tracker
+
+    if context.get_start_method() != "fork":
+        resource_tracker.ensure_running()  # started later, it would unblock SIGINT here (it restores by unblocking)
+    if not _main_thread() or not hasattr(signal, "pthread_sigmask"):
+        return context.Pool(processes, initializer=worker_signals)
+    _reset_if_forked()
+    old_handler = signal.signal(signal.SIGINT, _handler)  # inside `deferred()` it records the signal
+    pool = None
+    try:
+        with deferred():
+            old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                pool = context.Pool(processes, initializer=worker_signals)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)  # a pending Ctrl-C is delivered (recorded)
+                _deliver()
+            if requested() is not None:
+                raise Interrupted(_state.requested or signal.SIGINT)
+    except BaseException:
+        if pool is not None:
+            pool.terminate()
+        if requested() is not None:
+            raise Interrupted(_state.requested or signal.SIGINT) from None  # the interrupt broke the start
+        raise
+    finally:
+        signal.signal(signal.SIGINT, old_handler)
+    return pool
+
+
+def _deliver() -> None:
+    """A Python call: the interpreter runs the handlers of signals that arrived (it checks on calls)."""
+
+
 @contextmanager
 def command_signals() -> Iterator[None]:
     """For a whole command: SIGINT and SIGTERM raise `Interrupted` (solver regions inside hold them back)."""

@@ -438,8 +438,7 @@ def lint(models: Sequence[ApiModel], products: Sequence[str] | None = None, *, t
         # a held lock into the child, which then hangs (seen with check under pytest-xdist)
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["ascverify.engines.lint"])
-        with interrupts.deferred():  # a Ctrl-C while the workers start is raised once the pool is whole
-            pool = ctx.Pool(min(jobs, len(work)), initializer=interrupts.worker_signals)
+        pool = interrupts.start_pool(ctx, min(jobs, len(work)))
         with pool:
             interrupts.checkpoint()
             done = pool.map(_worker, [work[i] for i in order], chunksize=1)

@@ -30,9 +30,6 @@ import errno
 import json
 import os
 import re
-import shutil
-import socket
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -110,6 +107,8 @@ def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
 
     An OSError (a read-only folder, a full disk, a name too long, a folder in the way) becomes an
     `OutputError` naming ``path``: exit status 2, one line."""
+    import tempfile  # here, not at module level: `check` starts without tempfile, shutil and socket
+
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
@@ -361,6 +360,10 @@ class OutputFolder:
 
 def owned_temp_dir(parent: Path, prefix: str) -> Path:
     """A new private (0700) folder ``parent/PREFIXrandom`` with an owner marker inside."""
+    import shutil
+    import socket
+    import tempfile
+
     tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     try:
         (tmp / OWNER_FILE).write_text(json.dumps({"tool": "ascverify", "host": socket.gethostname(),
@@ -393,6 +396,8 @@ def _alive(pid: int) -> bool:
 
 def is_stale_temp(path: Path, pattern: re.Pattern[str], started: float) -> bool:
     """``path`` is a temporary folder of ascverify's whose writer is gone (see the module's description)."""
+    import socket
+
     if pattern.fullmatch(path.name) is None or path.is_symlink() or not path.is_dir():
         return False
     try:
@@ -411,6 +416,8 @@ def is_stale_temp(path: Path, pattern: re.Pattern[str], started: float) -> bool:
 
 def clean_stale_temps(parent: Path, pattern: re.Pattern[str], started: float) -> list[str]:
     """Remove the stale temporary folders of ascverify's in ``parent`` (quietly skipping what cannot be removed)."""
+    import shutil
+
     removed = []
     try:
         entries = list(parent.iterdir())

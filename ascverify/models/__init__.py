@@ -1,20 +1,28 @@
 """The API models: one module per API, each registering its model with `ascverify.spec.registry.register`.
 
-Importing this package registers every API, in the order of the registry list below; adding an API is adding
-its module to this package and one line to that list. The family helpers (`vector_common`, `img2col`,
-`codec`, `block_reduce_family`) register nothing.
+`REGISTRY` is the registry list: one line per API module, in registration order (the order of
+`ascverify.apis()`), with the API name and the aliases the module registers. Importing this package declares
+the list to the registry, which imports a module when one of its names is first looked up (``check`` of a file
+of one API imports that API's module only); `ascverify.apis()` imports them all. Adding an API is adding its
+module to this package and one line to that list. The family helpers (`vector_common`, `img2col`, `codec`,
+`block_reduce_family`) register nothing.
 """
 
-from . import (  # noqa: F401  the registry list: one line per API, in registration order
-    bilinear,
-    block_reduce_min,
-    block_reduce_max,
-    block_reduce_sum,
-    set_vector_mask,
-    set_load_data_repeat,
-    reg_load_align,
-    reg_mask_gen,
-    load3d,
-    set_fmatrix,
-    load_data_with_stride,
+from ..spec.registry import declare
+
+#: The registry list: (module, (API name, aliases...)), in registration order.
+REGISTRY: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("bilinear", ("BilinearInterpolation", "bilinear_interpolation", "asc.language.basic.bilinear_interpolation")),
+    ("block_reduce_min", ("BlockReduceMin", "block_reduce_min", "asc.language.basic.block_reduce_min")),
+    ("block_reduce_max", ("BlockReduceMax", "block_reduce_max", "asc.language.basic.block_reduce_max")),
+    ("block_reduce_sum", ("BlockReduceSum", "block_reduce_sum", "asc.language.basic.block_reduce_sum")),
+    ("set_vector_mask", ("SetVectorMask", "set_vector_mask", "asc.language.basic.set_vector_mask")),
+    ("set_load_data_repeat", ("SetLoadDataRepeatWithStride",)),
+    ("reg_load_align", ("LoadAlign", "Reg::LoadAlign", "AscendC::Reg::LoadAlign")),
+    ("reg_mask_gen", ("MaskGenWithRegTensor", "Reg::MaskGenWithRegTensor", "AscendC::Reg::MaskGenWithRegTensor")),
+    ("load3d", ("Load3DBitMode", "LoadData3DBitMode", "load3d", "load_data", "asc.language.basic.load_data")),
+    ("set_fmatrix", ("SetFmatrix", "set_fmatrix")),
+    ("load_data_with_stride", ("LoadDataWithStride", "load_data_with_stride")),
 )
+
+declare(__name__, REGISTRY)

@@ -16,6 +16,7 @@ names (C++ or pyasc spelling; `normalize_args`); the bit fields live in `ascveri
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 import numpy as np
@@ -1222,6 +1223,50 @@ def _coverage_why(v: Values, ctx: Context, axis: str) -> str:
 
 # -- construction -----------------------------------------------------------------------------------------------------
 
+@lru_cache(maxsize=8192)
+def _ints(lo: int, hi: int) -> Any:
+    """``st.integers(lo, hi)``, built once per bounds: building a strategy (even one Hypothesis caches) costs more
+    than drawing from it, and the construction draws dozens per case."""
+    from hypothesis import strategies as st
+
+    return st.integers(lo, hi)
+
+
+@lru_cache(maxsize=8192)
+def _small(lo: int, hi: int, near: int) -> Any:
+    """lo..hi, mostly near lo (small shapes run fast), sometimes anywhere, sometimes hi (built once per bounds)."""
+    from hypothesis import strategies as st
+
+    return st.one_of(_ints(lo, min(hi, lo + near)), _ints(lo, hi), st.just(hi))
+
+
+@lru_cache(maxsize=1024)
+def _one_of_values(values: tuple[int, ...]) -> Any:
+    from hypothesis import strategies as st
+
+    return st.sampled_from(values)
+
+
+def _draw_small(draw: Any, lo: int, hi: int, near: int) -> int:
+    """A draw from `_small`; a seeded draw (``draw.integers``: `ascverify.engines.properties.seeded`) makes the same
+    choice without building the strategy, which bounds that change with every case would rebuild every time."""
+    if hi <= lo:
+        return lo
+    ints = getattr(draw, "integers", None)
+    if ints is None:
+        return draw(_small(lo, hi, near))
+    branch = ints(0, 2)
+    return ints(lo, min(hi, lo + near)) if branch == 0 else ints(lo, hi) if branch == 1 else hi
+
+
+@lru_cache(maxsize=1)
+def _repeat_count() -> Any:
+    """A repeat register's count: mostly small, sometimes anything."""
+    from hypothesis import strategies as st
+
+    return st.one_of(_ints(1, 4), _ints(0, 8), _ints(0, 255))
+
+
 def construct_call(draw: Any, ctx: Context, env: dict[str, Any], *, whole_fractals: bool = False,
                    repeat_quarters: int = 1) -> None:
     """Fill ``env`` (fields of `Load3DBitMode` / LoadDataWithStride) with a valid call: the transposition, a repeat
@@ -1230,20 +1275,16 @@ def construct_call(draw: Any, ctx: Context, env: dict[str, Any], *, whole_fracta
     C0-column blocks at most doubles the count), then the repeat: repeatStride keeping the last window in the matrix,
     dstStride keeping the output's fractal columns apart and inside the buffer. Without a register the repeat fields
     hold the defaults with dstStride the natural count (the register a setter must hold for the same output)."""
-    from hypothesis import strategies as st
-
     def small(lo: int, hi: int) -> int:
-        return lo if hi <= lo else draw(st.one_of(st.integers(lo, min(hi, lo + 3)), st.integers(lo, hi),
-                                                  st.just(hi)))
+        return _draw_small(draw, lo, hi, 3)
 
     b2 = POSITION_NAMES[int(env["src.position"])] == "B1"
-    env["transpose"] = bool(draw(st.integers(0, 7)) == 0) if b2 else bool(draw(st.booleans()))
+    env["transpose"] = bool(draw(_ints(0, 7)) == 0) if b2 else bool(draw(_ints(0, 1)))
     turned = b2 or env["transpose"]
     # fractals the output may take: the buffer less one, which the strategies' slack after dst may take
     cap = ctx.product.buffer_size("L0B" if b2 else "L0A") // FRACTAL_BYTES - 1
-    given = env["repeat.present"] = draw(st.integers(0, 3)) < repeat_quarters
-    n = min(draw(st.one_of(st.integers(1, 4), st.integers(0, 8), st.integers(0, 255))),
-            cap // (2 if turned else 1)) if given else 1
+    given = env["repeat.present"] = draw(_ints(0, 3)) < repeat_quarters
+    n = min(draw(_repeat_count()), cap // (2 if turned else 1)) if given else 1
     per_window = cap // (max(n, 1) * (2 if turned else 1))
     construct(draw, ctx, env, dst_fractals=per_window, whole_fractals=whole_fractals)
     c0 = c0_of(ctx)
@@ -1252,7 +1293,7 @@ def construct_call(draw: Any, ctx: Context, env: dict[str, Any], *, whole_fracta
         env.update({"repeat.repeatStride": 0, "repeat.repeatTime": 1, "repeat.repeatMode": 0,
                     "repeat.dstStride": natural})
         return
-    mode = env["repeat.repeatMode"] = draw(st.integers(0, 1))
+    mode = env["repeat.repeatMode"] = draw(_ints(0, 1))
     env["repeat.repeatTime"] = n
     k = max(n, 1)
     top = 65535
@@ -1277,13 +1318,9 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int
     (``env["transpose"]`` already set). ``dst_fractals``: at most this many fractals for the window (default: dst's
     whole buffer); ``whole_fractals``: mPos, mStep multiples of 16 even where the window covers the bottom fractal
     (LoadDataWithStride)."""
-    from hypothesis import strategies as st
-
     def small(lo: int, hi: int, near: int = 3) -> int:
         """lo..hi, mostly near lo (small shapes run fast), sometimes anywhere, sometimes hi."""
-        if hi <= lo:
-            return lo
-        return draw(st.one_of(st.integers(lo, min(hi, lo + near)), st.integers(lo, hi), st.just(hi)))
+        return _draw_small(draw, lo, hi, near)
 
     e, c0 = ctx.dtype.size, c0_of(ctx)
     src_pos = POSITION_NAMES[int(env["src.position"])]
@@ -1297,13 +1334,13 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int
     env["fmatrixCtrl"] = False
     env["strideW"], env["strideH"] = small(1, 63), small(1, 63)
     # the feature map most of the time (the core computes values only with it)
-    present = env["fmatrix.present"] = draw(st.integers(0, 4)) > 0
+    present = env["fmatrix.present"] = draw(_ints(0, 4)) > 0
     if not present:
         for f in FMATRIX.fields()[1:]:
             env[f.name] = f.default
         for name in ("Wk", "Hk", "dilationW", "dilationH"):
             env[name] = small(1, 255)
-        env["filterW"], env["filterH"] = bool(draw(st.booleans())), bool(draw(st.booleans()))
+        env["filterW"], env["filterH"] = bool(draw(_ints(0, 1))), bool(draw(_ints(0, 1)))
         c1 = small(1, 65535 // c0)
         env["sizeChannel"] = _channels(draw, ctx, c1)
         j = small(1, min(max_k_groups, 65535 // c0))
@@ -1332,7 +1369,7 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int
     m, bound = geo.m_total, ceil_to(geo.m_total, FRACTAL_ROWS)
     rows_cap = min(dst_elems // (j * c0) // FRACTAL_ROWS * FRACTAL_ROWS, 65535)
     end_lo, end_hi = max(m, 1), min(bound, 65535 + rows_cap)  # mPos = end - mStep <= 65535, mStep <= rows_cap
-    if not whole_fractals and end_lo <= end_hi and draw(st.booleans()):
+    if not whole_fractals and end_lo <= end_hi and draw(_ints(0, 1)):
         end = small(end_lo, end_hi)
         step = small(max(1, end - 65535), min(end, rows_cap))
         env["mStep"], env["mPos"] = step, end - step
@@ -1344,23 +1381,19 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int
 
 def _channels(draw: Any, ctx: Context, c1: int) -> int:
     """A channel count the page allows with ceil(count / C0) == c1."""
-    from hypothesis import strategies as st
-
     c0, rems = c0_of(ctx), channel_remainders(ctx)
     if c1 == 1:
         options = [4 * 2**i for i in range(len(rems) - 1)] + [c0]
     else:
         options = [(c1 - 1) * c0 + r for r in rems if r] + [c1 * c0]
-    return draw(st.sampled_from([x for x in options if x <= 65535]))
+    return draw(_one_of_values(tuple(x for x in options if x <= 65535)))
 
 
 def _kernel(draw: Any, small: Any, span: int) -> tuple[int, int]:
     """(kernel size, dilation) whose dilated extent fits ``span`` (the padded input): 1..255 or 257..511."""
-    from hypothesis import strategies as st
-
     top = min(511, span)
-    if top >= 257 and draw(st.integers(0, 7)) == 0:
-        k = draw(st.integers(257, top))
+    if top >= 257 and draw(_ints(0, 7)) == 0:
+        k = draw(_ints(257, top))
     else:
         k = small(1, min(255, top))
     dilation = small(1, 255 if k == 1 else min(255, (span - 1) // (k - 1)))

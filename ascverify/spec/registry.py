@@ -1,18 +1,44 @@
 """The registry of API models: one module per API registers its model here.
 
-The registry only stores: `ascverify.models` imports every API module, and ``import ascverify`` (which any
-``import ascverify.X`` runs first) imports `ascverify.models`, so the registry is full whenever it is read.
+`ascverify.models` declares its API modules and the names each one registers (its registry list, `declare`);
+``import ascverify`` (which any ``import ascverify.X`` runs first) imports `ascverify.models`, so every name is
+known whenever the registry is read. A module is imported (with `importlib`, by the name the list gives) when one
+of its names is first looked up: checking a file of one API imports that API's module only. `apis` and
+`iter_apis` import every module and list the models in the order of the registry list. A module that registers a
+name its line of the list does not declare, or declares a name it does not register, is a `ModelDefinitionError`.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+import importlib
+from typing import Iterator, Sequence
 
 from .errors import InputError, ModelDefinitionError, did_you_mean
 from .model import ApiModel
 
 _MODELS: dict[str, ApiModel] = {}
 _NAMES: dict[str, ApiModel] = {}
+#: every declared name and alias -> the module that registers it
+_DECLARED: dict[str, str] = {}
+#: module -> the names it declares, in the order of the registry list
+_MODULES: dict[str, tuple[str, ...]] = {}
+#: case-folded name -> name (declared and registered), for lookups that ignore case
+_FOLDED: dict[str, str] = {}
+
+
+def declare(package: str, modules: Sequence[tuple[str, Sequence[str]]]) -> None:
+    """Declare API modules of ``package`` (in registration order), each with the API name and aliases it registers;
+    each module is imported when one of its names is first looked up."""
+    for module, names in modules:
+        full = f"{package}.{module}"
+        if full in _MODULES:
+            raise ModelDefinitionError(f"module {full} is declared twice")
+        _MODULES[full] = tuple(names)
+        for n in names:
+            if n in _DECLARED:
+                raise ModelDefinitionError(f"API name {n!r} is declared by {_DECLARED[n]} and {full}")
+            _DECLARED[n] = full
+            _FOLDED.setdefault(n.lower(), n)
 
 
 def register(cls: type[ApiModel]) -> type[ApiModel]:
@@ -20,22 +46,48 @@ def register(cls: type[ApiModel]) -> type[ApiModel]:
     model = cls()
     if model.name in _MODELS:
         raise ModelDefinitionError(f"{model.name} is registered twice")
-    _MODELS[model.name] = model
-    for n in (model.name, *model.aliases):
+    names = (model.name, *model.aliases)
+    declared = _MODULES.get(cls.__module__)
+    if declared is not None and set(declared) != set(names):
+        raise ModelDefinitionError(f"{model.name}: the registry list of {cls.__module__} declares {sorted(declared)}, "
+                                   f"the model registers {sorted(names)}")
+    for n in names:
         if n in _NAMES and _NAMES[n] is not model:
             raise ModelDefinitionError(f"API name {n!r} is claimed by {_NAMES[n].name} and {model.name}")
+        owner = _DECLARED.get(n)
+        if owner is not None and owner != cls.__module__:
+            raise ModelDefinitionError(f"API name {n!r} is declared by {owner} and registered by {cls.__module__}")
+    _MODELS[model.name] = model
+    for n in names:
         _NAMES[n] = model
+        _FOLDED.setdefault(n.lower(), n)
     return cls
 
 
+def _load(module: str) -> None:
+    importlib.import_module(module)
+
+
+def _load_all() -> None:
+    for module in _MODULES:
+        _load(module)
+
+
+def _order(model: ApiModel) -> int:
+    module = type(model).__module__
+    return list(_MODULES).index(module) if module in _MODULES else len(_MODULES)
+
+
 def apis() -> tuple[ApiModel, ...]:
-    """Every registered model, in registration order."""
-    return tuple(_MODELS.values())
+    """Every registered model, in the order of the registry list (then models registered elsewhere)."""
+    _load_all()
+    return tuple(sorted(_MODELS.values(), key=_order))  # sorted() is stable: the others in registration order
 
 
 def api_names() -> tuple[str, ...]:
     """Every accepted API name (documented names and aliases)."""
-    return tuple(_NAMES)
+    _load_all()
+    return tuple(n for m in apis() for n in (m.name, *m.aliases))
 
 
 def lookup_api(name: str) -> ApiModel | None:
@@ -43,9 +95,17 @@ def lookup_api(name: str) -> ApiModel | None:
     if not isinstance(name, str):
         return None
     got = _NAMES.get(name)
+    if got is not None:
+        return got
+    if name not in _DECLARED:
+        name = _FOLDED.get(name.lower(), "")
+        got = _NAMES.get(name)
+        if got is not None or name not in _DECLARED:
+            return got
+    _load(_DECLARED[name])
+    got = _NAMES.get(name)
     if got is None:
-        low = name.lower()
-        got = next((m for n, m in _NAMES.items() if n.lower() == low), None)
+        raise ModelDefinitionError(f"{_DECLARED[name]} declares the API name {name!r} but registers no model by it")
     return got
 
 

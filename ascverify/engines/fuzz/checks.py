@@ -16,8 +16,11 @@ so Hypothesis shrinks each bug separately) and, with the shrunk case, identifies
 
 from __future__ import annotations
 
+import json
+import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NoReturn
+from typing import Any, Callable, Mapping, NoReturn
 
 import numpy as np
 
@@ -26,6 +29,7 @@ from ...checking.checker import check_case, check_cases
 from ...core.memory import Fault, Trace
 from ...cases.registers import registers_json
 from ...core.run import prepare, run_case
+from ...spec.dtypes import DType
 from ...spec.registers import mask_bits, mask_bytes
 from ..properties.invariants import GENERIC, invariants_of
 from ..properties.values import ValuePlan, realize, tensor_seed
@@ -121,6 +125,8 @@ class CoreRun:
     registers_in: dict[str, dict[int, np.ndarray]]
     registers_out: dict[str, dict[int, np.ndarray]]
     faults: list[Fault]
+    #: the target call handed over before the core ran (`Differential.prefetch`), or None
+    ticket: Any = None
 
     def __iter__(self):  # the older 4-tuple: inputs, outputs, defined, faults
         return iter((self.inputs, self.outputs, self.defined, self.faults))
@@ -130,8 +136,41 @@ class CoreRun:
         return bool(self.registers_out) or any(bool((self.defined[k] & self.written[k]).any()) for k in self.defined)
 
 
-def core_outputs(case: Case, seed: int, values: ValuePlan | None = None) -> CoreRun:
-    """Run the case (non-strict). ``values``: the plan for the contents of `value_tensors` the case does not give."""
+#: ``before_execute(inputs, registers_in, outputs)`` of `core_outputs`: ``outputs`` maps each output tensor to its
+#: (numpy dtype, size); what it returns is kept as the run's ``ticket``.
+BeforeExecute = Callable[[Mapping[str, np.ndarray], Mapping[str, Mapping[int, np.ndarray]],
+                          Mapping[str, tuple[np.dtype, int]]], Any]
+
+
+#: Realized tensor contents by (plan, element type, size), read-only, most recent last: Hypothesis draws a plan again
+#: and again (its mutations keep a case's value plan while they change its arguments), and realizing a large tensor
+#: costs milliseconds. At most `REALIZED_BYTES` bytes are kept.
+_REALIZED: OrderedDict[tuple[ValuePlan, str, int], np.ndarray] = OrderedDict()
+REALIZED_BYTES = 32 << 20
+
+
+def realized(plan: ValuePlan, dtype: DType, n: int) -> np.ndarray:
+    """`realize` of the plan (a read-only array, shared by the callers asking for the same contents)."""
+    key = (plan, dtype.name, int(n))
+    got = _REALIZED.get(key)
+    if got is not None:
+        _REALIZED.move_to_end(key)
+        return got
+    got = realize(plan, dtype, n)
+    got.flags.writeable = False
+    if got.nbytes <= REALIZED_BYTES // 4:
+        _REALIZED[key] = got
+        total = sum(a.nbytes for a in _REALIZED.values())
+        while total > REALIZED_BYTES:
+            _, old = _REALIZED.popitem(last=False)
+            total -= old.nbytes
+    return got
+
+
+def core_outputs(case: Case, seed: int, values: ValuePlan | None = None, *,
+                 before_execute: BeforeExecute | None = None) -> CoreRun:
+    """Run the case (non-strict). ``values``: the plan for the contents of `value_tensors` the case does not give.
+    ``before_execute`` is called once the inputs are laid out, before the call runs (a target can start on them)."""
     c = fresh(case)
     if case.registers:
         c.registers = {f: dict(r) for f, r in case.registers.items()}
@@ -139,20 +178,28 @@ def core_outputs(case: Case, seed: int, values: ValuePlan | None = None) -> Core
         for name in value_tensors(c):
             t = c.tensor(name)
             if t.present and not c.has_data(name) and t.size >= 0:
-                c.set_data(name, realize(tensor_seed(values, name), t.dtype, t.size))
+                c.set_data(name, realized(tensor_seed(values, name), t.dtype, t.size))
     memory, _ = prepare(c, seed=seed)
     inputs: dict[str, np.ndarray] = {}
     for decl in c.model.tensors:
         t = c.tensor(decl.name)
         if decl.role == "tmp" or not t.present or t.addr < 0 or t.end > memory.size(t.buffer):
             continue
-        inputs[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy).copy()
+        inputs[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)  # a copy
     regs = getattr(memory, "registers", None)
     registers_in: dict[str, dict[int, np.ndarray]] = {}
     if regs is not None:
         for file, index in c.model.input_registers(c):
             if regs.has(file, index) and regs.initialized(file, index).all():
                 registers_in.setdefault(file, {})[int(index)] = regs.get(file, index)
+    ticket = None
+    if before_execute is not None:
+        shapes = {}
+        for decl in c.model.tensors:
+            t = c.tensor(decl.name)
+            if decl.role in ("out", "inout") and t.present and t.addr >= 0 and t.end <= memory.size(t.buffer):
+                shapes[decl.name] = (np.dtype(t.dtype.numpy), int(t.size))
+        ticket = before_execute(inputs, registers_in, shapes)
     trace = Trace(memory, strict=False)
     with np.errstate(all="ignore"):  # overflow to inf and NaN arithmetic are what special values are for
         c.model.execute(c, trace)
@@ -174,8 +221,7 @@ def core_outputs(case: Case, seed: int, values: ValuePlan | None = None) -> Core
         for kind, file, index, _ in trace.register_records:
             if kind == "write" and regs.has(file, index):
                 registers_out.setdefault(file, {})[int(index)] = regs.get(file, index)
-    return CoreRun({k: v.copy() for k, v in inputs.items()}, outputs, defined, written, registers_in, registers_out,
-                   list(trace.faults))
+    return CoreRun(inputs, outputs, defined, written, registers_in, registers_out, list(trace.faults), ticket)
 
 
 def written_elements(trace: Trace, buffer: str, start: int, stop: int, itemsize: int) -> np.ndarray:
@@ -190,7 +236,7 @@ def written_elements(trace: Trace, buffer: str, start: int, stop: int, itemsize:
         records = [r for r in trace.records if r.kind == "write" and r.buffer == buffer]
     except AttributeError:  # a trace without records: the whole buffer's coverage
         return np.asarray(trace.stored(buffer)[start:stop]).reshape(-1, itemsize).any(axis=1)
-    delta = np.zeros(n + 1, dtype=np.int64)
+    los, his = [], []
     for r in records:
         starts = np.asarray(r.starts, dtype=np.int64).reshape(-1) - start
         if not starts.size or not r.length:
@@ -199,22 +245,39 @@ def written_elements(trace: Trace, buffer: str, start: int, stop: int, itemsize:
             lo = np.clip(starts, 0, n)
             hi = np.clip(starts + int(r.length), 0, n)
             keep = hi > lo
-            np.add.at(delta, lo[keep], 1)
-            np.add.at(delta, hi[keep], -1)
+            los.append(lo[keep])
+            his.append(hi[keep])
         else:
             rows, cols = np.nonzero(np.asarray(r.byte_mask).reshape(starts.size, -1))
             addrs = starts[rows] + cols
             out[addrs[(addrs >= 0) & (addrs < n)]] = True
-    out |= np.cumsum(delta[:-1]) > 0
-    return out.reshape(-1, itemsize).any(axis=1)
+    if los:
+        lo, hi = np.concatenate(los), np.concatenate(his)
+        if lo.size <= 64:  # a few intervals: slices
+            for a, b in zip(lo.tolist(), hi.tolist()):
+                out[a:b] = True
+        else:  # a difference array
+            delta = np.bincount(lo, minlength=n + 1) - np.bincount(hi, minlength=n + 1)
+            out |= np.cumsum(delta[:-1]) > 0
+    return _any_byte(out, itemsize)
 
 
-def target_doc(case: Case, run: CoreRun) -> dict[str, Any]:
-    """The case as a target receives it: the file format, with the registers the call reads (given or generated)."""
+def _any_byte(flags: np.ndarray, itemsize: int) -> np.ndarray:
+    """Per element of ``itemsize`` bytes: some byte's flag (bool per byte) is set."""
+    if itemsize in (2, 4, 8) and flags.size % itemsize == 0:  # the element's flags as one word
+        return np.ascontiguousarray(flags).view(np.dtype(f"u{itemsize}")) != 0
+    return flags.reshape(-1, itemsize).any(axis=1)
+
+
+def target_doc(case: Case, run: CoreRun | None = None, *,
+               registers_in: Mapping[str, Mapping[int, np.ndarray]] | None = None) -> dict[str, Any]:
+    """The case as a target receives it: the file format, with the registers the call reads (given or generated:
+    ``run``'s, or ``registers_in``)."""
     doc = case.to_json()
-    if run.registers_in:
+    registers_in = run.registers_in if run is not None else registers_in
+    if registers_in:
         merged = {f: dict(r) for f, r in (case.registers or {}).items()}
-        for f, regs in run.registers_in.items():
+        for f, regs in registers_in.items():
             merged.setdefault(f, {}).update(regs)
         doc["registers"] = registers_json(merged)
     return doc
@@ -280,6 +343,7 @@ class Differential:
     keep_unspecified: bool = True
     deadline: float | None = None            # time.time() by which a call must end (a campaign's time budget)
     _timed_out: dict = field(default_factory=dict)
+    _pending: Any = None                      # the `_Call` handed to the target and not yet collected
 
     def tolerance(self, case: Case, tensor: str) -> Tolerance | None:
         return tolerance_for(case.ctx.tensor_dtype(tensor), self.rtol, self.atol, self.error_ratio, exact=self.exact)
@@ -304,13 +368,44 @@ class Differential:
                 + "), a written NaN or infinity must match, unwritten elements and integers bit-exact, registers "
                   "bit-exact; --exact for bit-exact floats")
 
+    def _memo(self, doc: Mapping[str, Any], seed: int, values: ValuePlan | None) -> tuple[str, int, str]:
+        return (json.dumps(doc, sort_keys=True), int(seed), json.dumps(values.to_json() if values else None))
+
+    def _limit(self) -> tuple[float, bool] | None:
+        """The timeout of a call made now and whether the time budget cut it (None: the budget has ended)."""
+        if self.deadline is None:
+            return self.timeout, False
+        left = self.deadline - time.time()
+        if left <= 0:
+            return None
+        return min(self.timeout, left), left < self.timeout
+
+    def prefetch(self, case: Case, seed: int, values: ValuePlan | None = None) -> BeforeExecute | None:
+        """A ``before_execute`` for `core_outputs` that hands the case to the target as soon as its inputs are laid
+        out, so that a target working in the background (a Python target's process) computes while the core runs
+        and the case is classified; `run` with that core run collects the answer. None when the target cannot."""
+        if not getattr(self.target, "background", False):
+            return None
+
+        def submit(inputs: Mapping[str, np.ndarray], registers_in: Mapping[str, Mapping[int, np.ndarray]],
+                   outputs: Mapping[str, tuple[np.dtype, int]]) -> _Call | None:
+            doc = target_doc(case, registers_in=registers_in)
+            if self._timed_out and self._memo(doc, seed, values) in self._timed_out:
+                return None
+            limit = self._limit()
+            if limit is None:
+                return None
+            self.target.submit(doc, inputs, outputs, limit[0])
+            self._pending = _Call(doc, limit[0], limit[1])
+            return self._pending
+
+        return submit
+
     def run(self, case: Case, seed: int, counts: dict[str, int] | None = None, values: ValuePlan | None = None,
             *, core: CoreRun | None = None) -> list[Diff]:
         """Compare; raise a Failure on a crash, timeout, malformed or differing output. Returns the diffs.
-        `Unspecified` when the case compares nothing and ``keep_unspecified`` is off (the target is not run)."""
-        import json
-        import time
-
+        `Unspecified` when the case compares nothing and ``keep_unspecified`` is off (the target is not run).
+        A ``core`` run made with `prefetch` has handed the case to the target already: its answer is collected."""
         run = core if core is not None else core_outputs(case, seed, values)
         expected, defined = run.outputs, run.defined
         kw = {"expected": expected, "defined": defined}
@@ -321,28 +416,32 @@ class Differential:
             raise Unspecified()
         if counts is not None:
             counts[DIFFERENTIAL_CHECK] = counts.get(DIFFERENTIAL_CHECK, 0) + 1
-        doc = target_doc(case, run)
-        spec = {name: (arr.dtype, arr.size) for name, arr in expected.items()}
-        memo = (json.dumps(doc, sort_keys=True), int(seed), json.dumps(values.to_json() if values else None))
-        if memo in self._timed_out:
-            fail("differential.timeout", DIFFERENTIAL_CHECK, self._timed_out[memo], **kw)
-        timeout = self.timeout
-        cut = False
-        if self.deadline is not None:
-            left = self.deadline - time.time()
-            if left <= 0:
+        ticket = run.ticket
+        if ticket is not None and ticket is self._pending:  # handed over before the core ran
+            self._pending = None
+            doc, timeout, cut = ticket.doc, ticket.timeout, ticket.cut
+            call = self.target.collect
+        else:
+            doc = target_doc(case, run)
+            if self._timed_out:
+                memo = self._memo(doc, seed, values)
+                if memo in self._timed_out:
+                    fail("differential.timeout", DIFFERENTIAL_CHECK, self._timed_out[memo], **kw)
+            limit = self._limit()
+            if limit is None:
                 raise TimeUp()
-            cut = left < timeout
-            timeout = min(timeout, left)
+            timeout, cut = limit
+            spec = {name: (arr.dtype, arr.size) for name, arr in expected.items()}
+            call = lambda: self.target.run(doc, run.inputs, spec, timeout)  # noqa: E731
         try:
-            actual = self.target.run(doc, run.inputs, spec, timeout)
+            actual = call()
         except TargetError as exc:
             if exc.kind == "timeout" and cut:
                 raise TimeUp() from None  # the budget ended the call, not the target's own timeout
             first = exc.message.strip().splitlines()[0] if exc.message.strip() else exc.kind
             message = f"the target {'timed out' if exc.kind == 'timeout' else 'failed'}: {_short(first, 600)}"
             if exc.kind == "timeout" and timeout >= self.timeout:
-                self._timed_out[memo] = message
+                self._timed_out[self._memo(doc, seed, values)] = message
             fail(f"differential.{exc.kind}", DIFFERENTIAL_CHECK, message, detail=exc.message, **kw)
         diffs: list[Diff] = []
         for name, exp in expected.items():
@@ -362,6 +461,15 @@ class Differential:
             fail(f"differential.{first.kind}:{what}", DIFFERENTIAL_CHECK,
                  "; ".join(d.message for d in bad), diffs=tuple(diffs), actual=_plain_actual(actual), **kw)
         return diffs
+
+
+@dataclass(eq=False)
+class _Call:
+    """A target call handed over before the core ran: the case as sent, its timeout, whether the budget cut it."""
+
+    doc: dict[str, Any]
+    timeout: float
+    cut: bool
 
 
 class Unspecified(Exception):

@@ -153,6 +153,9 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
     kept_bad = differ & kept
     is_float = dtype.kind == "float" and dtype.name != "hifloat8"
     mode = "bit-exact" if tol is None else f"rtol={tol.rtol:g} atol={tol.atol:g}, allowed share {tol.error_ratio:g}"
+    if not (differ & mask).any():  # every defined element bit for bit (the usual answer): nothing to measure
+        return Diff(name, True, "ok", f"{name}: {n} elements match", n, 0, written=nw, mode=mode,
+                    max_ulp=0 if is_float and nw else None)
     special = np.zeros(expected.size, dtype=bool)
     if tol is None:
         bad_w = differ & wrote
@@ -203,4 +206,8 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
 
 def defined_elements(state: np.ndarray, itemsize: int) -> np.ndarray:
     """Per element of a tensor: every byte holds a specified value (shadow state INITIALIZED)."""
-    return (np.asarray(state).reshape(-1, itemsize) == INITIALIZED).all(axis=1)
+    state = np.ascontiguousarray(state, dtype=np.uint8)
+    if itemsize in (2, 4, 8) and state.size % itemsize == 0:  # one comparison per element, on its bytes as a word
+        word = np.dtype(f"<u{itemsize}")
+        return state.view(word) == word.type(int.from_bytes(bytes([INITIALIZED]) * itemsize, "little"))
+    return (state.reshape(-1, itemsize) == INITIALIZED).all(axis=1)

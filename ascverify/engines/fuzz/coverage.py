@@ -26,7 +26,7 @@ from ...cases.case import Case
 from ...spec.domains import field_domains
 from ...spec.products import POSITION_BUFFER
 from ...spec.registry import get_api
-from ...spec.rules import POSITION_NAMES, Context, Rule, Values, buffer_alignment
+from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment
 
 INTERIOR, BOUNDARY, VIOLATED, NA = "interior", "boundary", "violated", "n/a"
 STATUSES: tuple[str, ...] = (INTERIOR, BOUNDARY, VIOLATED, NA)
@@ -118,14 +118,16 @@ def _sampled(case: Case) -> bool:
     return zlib.crc32(repr(tuple(case.env.values())).encode()) % SAMPLE_EVERY == 0
 
 
-def _relational_point(case: Case, rule: Rule, holds: bool, sampled: bool | None = None) -> Point | None:
+def _relational_point(case: Case, rule: Rule, holds: bool | None = None, sampled: bool | None = None) -> Point | None:
     """Fewest steps of one field that flip the rule (1 = on the boundary), probed as `SAMPLE_EVERY` says (None: not
-    classified on this case)."""
-    fields = _probe_fields(case, rule)
+    classified on this case). ``holds``: the rule's verdict on the case (None: evaluated here, when sampled)."""
     if sampled is None:
         sampled = _sampled(case)
     if not sampled:
         return None
+    fields = _probe_fields(case, rule)
+    if holds is None:
+        holds = bool(rule.predicate(case.values(), case.ctx))
     limit = 1 if len(fields) > FEW_FIELDS else PROBE_STEPS
     best, _ = _probe(case, rule, holds, fields, limit)
     if not holds:
@@ -166,9 +168,10 @@ def _probe(case: Case, rule: Rule, holds: bool, fields: list[tuple[str, int, int
     return best, done
 
 
-def classify_rule(case: Case, rule: Rule, sampled: bool | None = True) -> Point | None:
+def classify_rule(case: Case, rule: Rule, sampled: bool | None = True, *, valid: bool = False) -> Point | None:
     """The case's point for one rule (None for rules on tensor contents, which are not classified, and for a costly
-    relational rule on the cases it skips)."""
+    relational rule on the cases it skips). ``valid``: the case is known to satisfy every error rule (drawn by
+    `ascverify.engines.properties.strategies.cases`), so an error rule in force holds without evaluating it."""
     if rule.predicate is None:
         return None
     ctx, env = case.ctx, case.env
@@ -177,7 +180,8 @@ def classify_rule(case: Case, rule: Rule, sampled: bool | None = True) -> Point 
         return Point(NA)
     dom = rule.domain
     kind = dom.get("kind")
-    holds = bool(rule.predicate(v, ctx))
+    # the predicate is evaluated only where the verdict needs it (ranges, sizes, fits and disjointness are measured
+    # from the values; a relational rule only on the cases it is classified on)
     if kind in ("range", "type") and dom.get("field") in env:
         name = dom["field"]
         step = _steps(case.model.name, ctx).get(name, 1)
@@ -208,18 +212,20 @@ def classify_rule(case: Case, rule: Rule, sampled: bool | None = True) -> Point 
         if gap < 0:
             return Point(VIOLATED, gap / unit)
         return Point(BOUNDARY if gap < unit else INTERIOR, gap / unit)
+    known = True if valid and rule.severity == ERROR else None
     if kind in ("align", "multiple", "one_of"):
-        return Point(INTERIOR if holds else VIOLATED)
-    return _relational_point(case, rule, holds, sampled)
+        return Point(INTERIOR if known or rule.predicate(v, ctx) else VIOLATED)
+    return _relational_point(case, rule, known, sampled)
 
 
-def classify(case: Case) -> dict[str, Point]:
-    """Every rule in force on the case's product (but rules on tensor contents) -> the case's point."""
+def classify(case: Case, *, valid: bool = False) -> dict[str, Point]:
+    """Every rule in force on the case's product (but rules on tensor contents) -> the case's point. ``valid``: the
+    case satisfies every error rule (see `classify_rule`)."""
     out: dict[str, Point] = {}
     sampled = _sampled(case)
     for r in case.model.rules_for(case.product):
         try:
-            p = classify_rule(case, r, sampled)
+            p = classify_rule(case, r, sampled, valid=valid)
         except Exception:  # noqa: BLE001 - a rule a case cannot be placed against is simply not classified
             continue
         if p is not None:

@@ -58,6 +58,8 @@ class Mutant:
     wrap: Wrap                                     # (model, original execute, probe) -> mutated execute
     apis: tuple[str, ...] | None = None            # None: generic (every API)
     applies: Callable[[ApiModel], bool] = field(default=lambda m: True)
+    #: the product whose semantics the mutant changes (its campaign runs there), or "*" for every product
+    product: str = "*"
 
     @property
     def generic(self) -> bool:
@@ -375,7 +377,7 @@ def api_mutants() -> list[Mutant]:
         Mutant("masked-block-fill-zero", "a fully masked-off block stores 0 instead of the product's fill value",
                _with_trace(_fill_zero), brm),
         Mutant("masked-block-stored", "atlas-a2/a3 store (an unspecified value) for a fully masked block instead of "
-               "keeping dst", _with_module_attr("KEEP_PRODUCTS", _keep_products_store), brm),
+               "keeping dst", _with_module_attr("KEEP_PRODUCTS", _keep_products_store), brm, product="atlas-a2"),
         Mutant("max-instead-of-min", "each block's maximum instead of its minimum", _with_trace(_max_for_min), brm),
         Mutant("src-read-one-block-late", "every source datablock read one block after its address",
                _with_trace(_read_late), brm),
@@ -424,7 +426,8 @@ def run_job(job: tuple[str, str, int, int]) -> Outcome:
 
     mutant_name, api, examples, seed = job
     model = get_api(api)
-    unit = Unit(api, "*", "invariants")
+    mutant = next((m for m in all_mutants() if m.name == mutant_name), None)
+    unit = Unit(api, mutant.product if mutant is not None else "*", "invariants")
     t0 = time.monotonic()
     if mutant_name == "":
         opts = RunOptions(seed=seed, examples=examples, findings=None, database=None, shrink=False, stop_on_first=True)
@@ -433,7 +436,8 @@ def run_job(job: tuple[str, str, int, int]) -> Outcome:
         msg = res.findings[0]["message"] if res.findings else (res.error or "")
         return Outcome("(none)", api, False, status, res.findings[0]["check"] if res.findings else "", res.cases,
                        time.monotonic() - t0, msg)
-    mutant = next(m for m in all_mutants() if m.name == mutant_name)
+    if mutant is None:
+        raise ValueError(f"unknown mutant {mutant_name!r}")
     cases = 0
     with mutant.installed(model) as probe:
         # a first short run: most mutants die in it, and a generic mutant that changed nothing stops here

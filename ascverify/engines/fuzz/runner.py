@@ -186,7 +186,10 @@ class ItemRunner:
                 lambda r: st.tuples(st.just(r), invalid_cases(m, r, product=u.product), SEEDS, st.none()))
         product = None if u.product == "*" else u.product
         if u.kind != "differential":
-            return st.tuples(st.none(), cases(m, product=product, bias=True), SEEDS, st.none())
+            # half of the cases biased to specified outputs (a mask the call sets, the state an earlier call set):
+            # the invariants of what a call computes need them; the other half keep the unknown-state paths drawn
+            valid = st.one_of(cases(m, product=product, bias=True, specified=True), cases(m, product=product, bias=True))
+            return st.tuples(st.none(), valid, SEEDS, st.none())
         base = cases(m, product=product, bias=True, specified=not self.opts.keep_unspecified)
         return self._differential_cases(base)
 
@@ -202,7 +205,12 @@ class ItemRunner:
             seed = draw(SEEDS)
             plan = draw(_plans(case.ctx.dtype.name))
             runner._check_time()
-            core = core_outputs(case, seed, plan)
+            # the target (in its own process) gets the case as soon as its inputs are laid out: it computes while
+            # the core runs and the body classifies the case (not while a failure shrinks: the shrinker's attempts
+            # are often rejected below, and the target's answer to a rejected case would only be waited for)
+            hand_over = runner.differential.prefetch(case, seed, plan) \
+                if runner.differential is not None and not runner.pending else None
+            core = core_outputs(case, seed, plan, before_execute=hand_over)
             if not runner.opts.keep_unspecified and not core.faults and not core.compares_something():
                 runner.result.unspecified += 1
                 reject()
@@ -222,7 +230,7 @@ class ItemRunner:
         self.sink.advance(self.unit)
         points: Mapping[str, Point] | None = None
         if not self.pending:  # once a failure is pending Hypothesis shrinks it: no coverage of the shrinker's attempts
-            points = classify(case)
+            points = classify(case, valid=self.unit.kind != "negative")  # other units draw valid cases
             emit(points, self.rules)
             field_events(case)
             self.coverage.add(case.model.name, points)

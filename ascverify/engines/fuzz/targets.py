@@ -15,7 +15,10 @@ A *target* computes an API call the way the user's kernel does. Two kinds:
   command runs through ``/bin/sh`` in its own session; when it ends (or times out) everything it
   started is killed, also what left its session (`procs.kill_tree`).
 
-Both raise `TargetError` (kind ``crash``, ``timeout`` or ``protocol``) for a failed call.
+Both raise `TargetError` (kind ``crash``, ``timeout`` or ``protocol``) for a failed call. A Python target works in
+the background (`Target.submit`, `Target.collect`): a campaign hands it each case as soon as the core has laid out
+the inputs, and the target computes while the core runs and the case is classified. A case the campaign then drops
+(the core leaves its outputs wholly unspecified, or faults on it) has the target's answer waited for and ignored.
 
 A target is not trusted with the campaign's resources or its output: its standard output and error
 are captured (never passed through; the last `procs.CAPTURE_LIMIT` bytes kept), an output file
@@ -38,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -132,14 +136,30 @@ def _index(i: Any) -> Any:
 
 
 class Target:
-    """The interface of both kinds."""
+    """The interface of both kinds.
+
+    ``run`` makes one call. A target with ``background`` set can also work while the campaign does: `submit` hands
+    it a call and returns at once, `collect` waits for that call's answer (within the timeout counted from
+    `submit`); a new `submit` or `run` first waits for (and drops) an answer never collected."""
 
     kind = ""
     spec = ""
+    #: `submit` returns before the call ends (the target computes in a process of its own)
+    background = False
 
     def run(self, case_doc: dict[str, Any], inputs: Mapping[str, np.ndarray], outputs: OutputSpec,
             timeout: float) -> dict[str, Any]:
         raise NotImplementedError
+
+    def submit(self, case_doc: dict[str, Any], inputs: Mapping[str, np.ndarray], outputs: OutputSpec,
+               timeout: float) -> None:
+        """Hand over one call; `collect` returns its answer (here: the call is made then)."""
+        self._submitted = (case_doc, inputs, outputs, timeout)
+
+    def collect(self) -> dict[str, Any]:
+        """The answer of the call handed over by `submit` (TargetError as `run` raises it)."""
+        args = self.__dict__.pop("_submitted")
+        return self.run(*args)
 
     def close(self) -> None:
         pass
@@ -342,9 +362,11 @@ def _child_main(conn: Any, spec: str, cwd: str, parent_pid: int | None = None,
 
 
 class PythonTarget(Target):
-    """A Python function run in a child process (restarted after a crash or a timeout)."""
+    """A Python function run in a child process (restarted after a crash or a timeout). It works in the background:
+    `submit` sends the call, and the campaign runs the core while the child computes."""
 
     kind = "python"
+    background = True
 
     def __init__(self, spec: str, *, cwd: str | None = None, start_timeout: float = 60.0,
                  token: str | None = None) -> None:
@@ -355,6 +377,8 @@ class PythonTarget(Target):
         self._proc: Any = None
         self._conn: Any = None
         self._calls = 0
+        #: the call sent and not yet answered: (outputs, answer size limit, monotonic end, timeout) or a TargetError
+        self._inflight: Any = None
 
     def start(self) -> None:
         """Start the child and load the function (InputError when it cannot be loaded)."""
@@ -390,6 +414,7 @@ class PythonTarget(Target):
     def _kill(self) -> None:
         proc, conn = self._proc, self._conn
         self._proc = self._conn = None
+        self._inflight = None
         if conn is not None:
             try:
                 conn.close()
@@ -404,17 +429,52 @@ class PythonTarget(Target):
 
     def run(self, case_doc: dict[str, Any], inputs: Mapping[str, np.ndarray], outputs: OutputSpec,
             timeout: float) -> dict[str, Any]:
-        import pickle
+        self.submit(case_doc, inputs, outputs, timeout)
+        return self.collect()
 
+    def submit(self, case_doc: dict[str, Any], inputs: Mapping[str, np.ndarray], outputs: OutputSpec,
+               timeout: float) -> None:
+        if self._inflight is not None:  # an answer never collected (its case was dropped): wait for it, unread
+            try:
+                self.collect()
+            except TargetError:
+                pass
         if self._proc is None or not self._proc.is_alive():
             self._kill()
             self.start()
-        conn = self._conn
         spec = {k: (np.dtype(d), int(n)) for k, (d, n) in outputs.items()}  # ml_dtypes types have no .str
         limit = sum(np.dtype(d).itemsize * int(n) for d, n in spec.values()) + ANSWER_SLACK
         try:
-            conn.send((case_doc, dict(inputs), spec))
-            if not conn.poll(timeout):
+            self._conn.send((case_doc, dict(inputs), spec))
+        except (EOFError, OSError, BrokenPipeError):
+            self._inflight = self._crashed()
+            return
+        except BaseException:  # an interrupt while sending: the child may hold half a message, start afresh
+            self._kill()
+            raise
+        self._inflight = (outputs, limit, time.monotonic() + timeout, timeout)
+
+    def _crashed(self) -> TargetError:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            proc.join(2)
+            code = proc.exitcode
+        self._kill()
+        return TargetError("crash", f"the target process died (exit status {code})")
+
+    def collect(self) -> dict[str, Any]:
+        import pickle
+
+        pending, self._inflight = self._inflight, None
+        if pending is None:
+            raise TargetError("protocol", "no call was handed to the target")
+        if isinstance(pending, TargetError):
+            raise pending
+        outputs, limit, end, timeout = pending
+        conn = self._conn
+        try:
+            if not conn.poll(max(0.0, end - time.monotonic())):
                 self._kill()
                 raise TargetError("timeout", f"no answer within {timeout:g} s")
             try:
@@ -427,13 +487,7 @@ class PythonTarget(Target):
                                               f"refused unread") from None
             kind, payload = pickle.loads(raw)
         except (EOFError, OSError, BrokenPipeError):
-            proc = self._proc
-            code = None
-            if proc is not None:
-                proc.join(2)
-                code = proc.exitcode
-            self._kill()
-            raise TargetError("crash", f"the target process died (exit status {code})") from None
+            raise self._crashed() from None
         except BaseException:  # an interrupt while the child works: it may be mid-call, start afresh next time
             self._kill()
             raise

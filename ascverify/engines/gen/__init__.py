@@ -43,9 +43,9 @@ from ...spec.registry import get_api
 from ...spec.rules import Context
 from .. import interrupts
 from ..explain import value_term
-from ..interrupts import checkpoint, deferred, worker_signals
+from ..interrupts import checkpoint, start_pool
 from ..solver import SampleStats, Space
-from .construct import Unsupported, builder, quiet_assumptions, spread_placement
+from .construct import Unsupported, build_batch, quiet_assumptions, spread_placement
 from .solving import Solving
 from .targets import Target, describe_core, field_targets, negative_targets, rule_targets, solve_target
 
@@ -166,20 +166,14 @@ def _chunk(model_name: str, product: str, dtype: str, seed: int, k: int) -> tupl
     ctx = model.context(product, dtype)
     rng = random.Random(f"{seed}:{k}")
     counts = {"drawn": 0, "built": 0, "valid": 0}
-    try:
-        build = builder(model, ctx)
-    except Unsupported as exc:
-        return [], counts, str(exc)
-    batch = []
+    sources = [random.Random(rng.getrandbits(64)) for _ in range(CHUNK)]  # one per case: built together
     with quiet_assumptions():
-        for _ in range(CHUNK):
-            counts["drawn"] += 1
-            try:
-                c = build(rng)
-            except Unsupported as exc:
-                return [], counts, str(exc)
-            if c is not None:
-                batch.append(spread_placement(c, rng) if rng.random() < 0.9 else c)
+        try:
+            built = build_batch(model, ctx, sources, own_mask=True)  # the others are left out (mask_set_elsewhere)
+        except Unsupported as exc:
+            return [], counts, str(exc)
+    counts["drawn"] = CHUNK
+    batch = [spread_placement(c, rng) if rng.random() < 0.9 else c for c in built if c is not None]
     counts["built"] = len(batch)
     envs = []
     for c, res in zip(batch, check_cases(batch) if batch else []):
@@ -203,8 +197,11 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
     if jobs > 1 and n > CHUNK:
         import multiprocessing
 
-        with deferred():  # a Ctrl-C while the workers start is raised once the pool is whole
-            pool = multiprocessing.get_context("fork").Pool(jobs, initializer=worker_signals)
+        # forkserver, not fork: forking a process that runs threads (a test runner, a progress display) can copy a
+        # held lock into the child, which then hangs; a Ctrl-C while the workers start is raised once they are up
+        mp = multiprocessing.get_context("forkserver")
+        mp.set_forkserver_preload(["ascverify.engines.gen"])
+        pool = start_pool(mp, jobs)
     finished = False
     try:
         checkpoint()
@@ -312,6 +309,20 @@ def _limit_reached(gen: Generation, limit: int | None, t: Any) -> bool:
     return True
 
 
+def _settled(gen: Generation, sv: Solving, t: Target, limit: int | None) -> bool:
+    """Whether target ``t`` is settled without the solver (and marked so): its rule is constant in this context, the
+    -n limit is reached, or the time budget is spent."""
+    if t.rule is not None and _constant(sv, t.rule):
+        t.status, t.reason = "context", _CONTEXT_REASON.format(p=gen.ctx.product.id, t=gen.ctx.dtype.name)
+        return True
+    if _limit_reached(gen, limit, t):
+        return True
+    if interrupts.budget_exhausted():
+        t.status, t.reason = "unknown", _undecided_reason() + " before this target was solved"
+        return True
+    return False
+
+
 def _boundary(gen: Generation, limit: int | None = None) -> None:
     sv = Solving(gen.model, gen.ctx, seed=gen.seed)
     targets = field_targets(sv) + rule_targets(sv)
@@ -323,15 +334,7 @@ def _boundary(gen: Generation, limit: int | None = None) -> None:
     # illegal targets first, so that the relational rules' broken cases are there for their "nearest valid" side
     order = [t for t in targets if t.kind != "custom-near"] + [t for t in targets if t.kind == "custom-near"]
     for t in order:
-        if t.status != "pending":
-            continue
-        if t.rule is not None and _constant(sv, t.rule):
-            t.status, t.reason = "context", _CONTEXT_REASON.format(p=gen.ctx.product.id, t=gen.ctx.dtype.name)
-            continue
-        if _limit_reached(gen, limit, t):
-            continue
-        if interrupts.budget_exhausted():
-            t.status, t.reason = "unknown", _undecided_reason() + " before this target was solved"
+        if t.status != "pending" or _settled(gen, sv, t, limit):
             continue
         if t.kind == "custom-near" and t.rule in near_undecided:
             t.status, t.reason = "unknown", _undecided_reason() + " (for the broken side this case is near to)"
@@ -422,13 +425,7 @@ def _negative(gen: Generation, limit: int | None = None) -> None:
     gen.report["targets"] = targets
     seen: set[tuple] = set()
     for t in targets:
-        if t.rule is not None and _constant(sv, t.rule):
-            t.status, t.reason = "context", _CONTEXT_REASON.format(p=gen.ctx.product.id, t=gen.ctx.dtype.name)
-            continue
-        if _limit_reached(gen, limit, t):
-            continue
-        if interrupts.budget_exhausted():
-            t.status, t.reason = "unknown", _undecided_reason() + " before this target was solved"
+        if _settled(gen, sv, t, limit):
             continue
         out = solve_target(sv, t, origin=f"negative:{t.rule}")
         if out.status != "sat":

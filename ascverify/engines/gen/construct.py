@@ -2,10 +2,12 @@
 
 `ascverify.engines.properties.strategies` builds valid cases by construction (domains for ranges, multiples
 and choices; arguments below their largest feasible value; tensors packed aligned and disjoint).
-Its builder takes a ``draw`` function; here ``draw`` answers from a ``random.Random`` instead of
+Its construction takes a ``draw`` function; here ``draw`` answers from a ``random.Random`` instead of
 Hypothesis's engine, so a seed replays the same cases, at thousands of cases per second, with
 integers drawn uniformly (with the ends of each range now and then, and log-uniformly over wide
-ranges). Placement is then spread over each buffer: the free bytes are cut at random points into
+ranges). `build_batch` runs a chunk of constructions together, each with its own source: the largest
+feasible value of each argument (the costly part: the model's minimum-size rules) is found for all of
+them at once on numpy columns. Placement is then spread over each buffer: the free bytes are cut at random points into
 the gaps between the tensors (order, alignment and disjointness kept), so addresses cover the
 buffer instead of its first bytes. Every case is checked (batched) before it is kept: relational
 rules are the builder's safety net. A builder that asks for a strategy this driver does not know
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import random
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ...cases.case import Case
 from ...spec.model import ApiModel
@@ -26,27 +28,32 @@ from ..properties import strategies as strat
 from ..properties.seeded import SeededDraw, Unsupported
 from ..properties.strategies import _layout
 
-__all__ = ["SeededDraw", "Unsupported", "builder", "quiet_assumptions", "spread_placement"]
+__all__ = ["SeededDraw", "Unsupported", "build_batch", "builder", "quiet_assumptions", "spread_placement"]
 
 
 def builder(model: ApiModel, ctx: Context) -> Callable[[random.Random], Case | None]:
     """``build(rng)``: one constructed case of ``model`` in ``ctx`` (None when the builder rejects its draw)."""
     from hypothesis.errors import UnsatisfiedAssumption
 
-    lazy = strat._valid_case(model, [ctx.product.id], ctx.dtype.name, None)
-    comp = getattr(lazy, "wrapped_strategy", lazy)
-    definition = getattr(comp, "definition", None)
-    if definition is None:
-        raise Unsupported("the strategies module no longer exposes its builder")
-    args, kwargs = comp.args, comp.kwargs
+    products = [ctx.product.id]
 
     def build(rng: random.Random) -> Case | None:
         try:
-            return definition(SeededDraw(rng), *args, **kwargs)
+            return strat.drive(strat.construction(SeededDraw(rng), model, products, ctx.dtype.name, None))
         except UnsatisfiedAssumption:
             return None
 
     return build
+
+
+def build_batch(model: ApiModel, ctx: Context, rngs: Sequence[random.Random], *,
+                own_mask: bool = False) -> list[Case | None]:
+    """One constructed case per source in ``rngs`` (None where the draw led nowhere), built together: the largest
+    feasible values the constructions need are found for all of them at once on numpy columns. Case ``i`` is the one
+    ``builder(model, ctx)(rngs[i])`` builds. ``own_mask``: every case sets its own mask (no placeholder)."""
+    products = [ctx.product.id]
+    return strat.build_many([strat.construction(SeededDraw(r), model, products, ctx.dtype.name, None,
+                                                own_mask=own_mask) for r in rngs])
 
 
 def spread_placement(case: Case, rng: random.Random) -> Case:

@@ -2,9 +2,15 @@
 
 Valid cases (STYLE.md 3): ranges, multiples and choices come from the structured rules' domains;
 integer arguments are drawn below the largest value whose minimal tensors still fit the product's
-buffers (binary search over the model's minimum-size rules, which are nondecreasing in the
-arguments); tensors get at least their minimum size and are packed, aligned and disjoint, into
-their buffers. Relational rules (e.g. the vertical overlap) are checked by the model as a safety net.
+buffers (a search over the model's minimum-size rules, which are nondecreasing in the arguments,
+evaluated on numpy columns, and remembered per layout); tensors get at least their minimum size and
+are packed, aligned and disjoint, into their buffers. The rules this does not make hold by itself
+(relational rules such as the vertical overlap, guarded rules, rules on fields the model's own
+construction hook sets) are checked as a safety net (`_Layout.checked_rules`).
+
+The construction (`construction`) is a generator that asks for each largest feasible value (`Need`):
+`drive` answers one construction (Hypothesis's ``draw``), `build_many` answers many at once (the seeded
+generation of `ascverify.engines.gen.construct`).
 """
 
 from __future__ import annotations
@@ -13,17 +19,17 @@ import random
 from bisect import bisect_right
 from functools import lru_cache
 from math import lcm
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Generator, Mapping, Sequence
 
 import numpy as np
 from hypothesis import assume, strategies as st
-from hypothesis.errors import InvalidArgument
+from hypothesis.errors import InvalidArgument, UnsatisfiedAssumption
 
 from ...cases.case import Case
 from ...checking.checker import check_case
 from ...models.vector_common import lanes_per_repeat, mask_word_count
 from ...spec.domains import Domain, field_domains
-from ...spec.errors import did_you_mean
+from ...spec.errors import InputError, did_you_mean
 from ...spec.model import ApiModel
 from ...spec.params import LevelsArg, MaskArg, StructArg
 from ...spec.products import POSITION_BUFFER, get_product
@@ -58,24 +64,86 @@ class _Layout:
                 self.min_rules[r.domain["tensor"]].append(r)
         self.required = {t.name for t in model.tensors
                           if not t.optional or ctx.product.id in t.required_on}
+        self.optional = tuple(t.name for t in model.tensors if t.optional)
+        self.defaults = model.default_env()
+        # the arguments by kind, once: the construction walks them for every case
+        self.flags = {a.placeholder_flag for a in model.args if isinstance(a, MaskArg) and a.placeholder_flag}
+        self.optional_args = [a.name for a in model.args if getattr(a, "optional", False)]
+        self.plain_args = [a for a in model.args if not isinstance(a, (MaskArg, LevelsArg, StructArg))]
+        self.placeholder_masks = [a for a in model.args if isinstance(a, MaskArg) and a.placeholder_flag]
+        self.outputs = any(d.role in ("out", "inout") for d in model.tensors)
+        # the fields the construction draws from their domains (`checked_rules`): plain arguments, the members of
+        # structs that are always given, the tensors' positions; and the tensors' addresses and sizes for their types
+        self.drawn = {a.name for a in self.plain_args} | {f"{t.name}.position" for t in model.tensors} \
+            | {f.name for a in model.args if isinstance(a, StructArg) and not getattr(a, "optional", False)
+               for f in _struct_fields(a)}
+        self.drawn_types = {f"{t.name}.{k}" for t in model.tensors for k in ("addr", "size")}
+        self._checked: dict[frozenset[str], tuple[Rule, ...]] = {}
         self._aligns: dict[tuple[str, str], int] = {}
         self.sizeof = {t.name: ctx.sizeof(t.name) for t in model.tensors}
         self._skip: frozenset[str] | None = None
+        self._hook_writes: frozenset[str] = frozenset()
+        self.hooked = type(model).construct_args is not ApiModel.construct_args
+        self._reads: tuple[str, ...] | bool | None = None  # False: not known
+        self.memo: dict[tuple, int | None] = {}
 
     def skip(self) -> frozenset[str]:
         """The fields the model's construct_args sets without reading them first: drawing them before it would be
         wasted (they stay at their minimum). Probed once per layout: `LEARN` calls of the hook with seeded draws on a
         minimal env, keeping the fields written before any read in every call (the same answer in every process)."""
         if self._skip is None:
-            self._skip = self._probe_construct()
+            self._skip, self._hook_writes = self._probe_construct()
         return self._skip
 
-    def _probe_construct(self) -> frozenset[str]:
+    def memo_key(self, env: Mapping[str, Any], name: str, positions: Mapping[str, str]) -> tuple | None:
+        """What `_max_feasible` of ``name`` depends on: the values of the fields the minimum sizes read (learned by
+        evaluating them on a recording env; rules hold no branch on values, so the fields are the same every time),
+        the tensors' buffers and presence. None when the fields are not known."""
+        if self._reads is None:
+            rec = _Recorder(env)
+            try:
+                with np.errstate(all="ignore"):
+                    self.fits(rec, positions)
+            except Exception:  # noqa: BLE001 - nothing is remembered then
+                self._reads = False
+                return None
+            self._reads = tuple(sorted(rec.read))
+        if self._reads is False:
+            return None
+        return (name, tuple(POSITION_BUFFER[p] for p in positions.values()),
+                *[env.get(k) for k in self._reads if k != name])
+
+    def known(self, env: Mapping[str, Any], name: str, positions: Mapping[str, str]) -> Any:
+        """`_max_feasible`'s answer when remembered (`memo_key`), else `_UNSET`."""
+        key = self.memo_key(env, name, positions)
+        return _UNSET if key is None else self.memo.get(key, _UNSET)
+
+    def remember(self, env: Mapping[str, Any], name: str, positions: Mapping[str, str], top: int | None) -> None:
+        key = self.memo_key(env, name, positions)
+        if key is not None:
+            if len(self.memo) >= MEMO:
+                self.memo.clear()
+            self.memo[key] = top
+
+    def hook_writes(self) -> frozenset[str]:
+        """The fields the model's construct_args has set: those it wrote in the probe calls (`skip`) and those it
+        changed in any construction of this process since (`saw_hook`)."""
+        self.skip()
+        return self._hook_writes
+
+    def saw_hook(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
+        """Record the fields construct_args changed (``before`` and ``after`` the call): rules on them are checked."""
+        new = {k for k, x in after.items() if before.get(k, _UNSET) is not x} - self.hook_writes()
+        if new:
+            self._hook_writes = self._hook_writes | new
+            self._checked.clear()
+
+    def _probe_construct(self) -> tuple[frozenset[str], frozenset[str]]:
         import warnings
 
         model, ctx = self.model, self.ctx
         if type(model).construct_args is ApiModel.construct_args:
-            return frozenset()
+            return frozenset(), frozenset()
         base = model.default_env()
         for decl in model.tensors:
             base[f"{decl.name}.position"] = POSITION_NAMES.index(decl.positions[0])
@@ -88,6 +156,7 @@ class _Layout:
                 d = self.domains[a.name]
                 base[a.name] = d.nth(0) if d.choices is None else _choices(d)[0]
         found: set[str] | None = None
+        written: set[str] = set()
         for k in range(LEARN):
             rec = _Recorder(base)
             try:
@@ -98,7 +167,42 @@ class _Layout:
                 continue
             got = rec.written - rec.read
             found = got if found is None else found & got
-        return frozenset(found or ())
+            written |= rec.written
+        # a hook that could not run on the minimal env may write anything: then no field counts as drawn here
+        return frozenset(found or ()), frozenset(written) if found is not None else frozenset(model.field_by_name)
+
+    def checked_rules(self, given: frozenset[str]) -> tuple[Rule, ...]:
+        """The error rules the construction does not make hold by itself, which `cases` checks as its safety net
+        (STYLE.md 3): the relational ones, those with a guard, and those on fields the construction does not draw
+        from their domains (masks, levels, the fields the model's hook writes, the arguments ``given``). Left out:
+        the type, range, multiple-of and one-of rules of fields drawn from their domains, and the tensors' alignment,
+        fit, minimum size and disjointness, which the packing makes hold (an alignment rule only where the packing's
+        alignment is a multiple of the rule's)."""
+        got = self._checked.get(given)
+        if got is None:
+            got = self._checked[given] = tuple(r for r in self.model.rules_for(self.ctx.product.id)
+                                               if r.severity == ERROR and r.predicate is not None
+                                               and not self._guaranteed(r, given))
+        return got
+
+    def _guaranteed(self, r: Rule, given: frozenset[str]) -> bool:
+        dom = r.domain
+        kind = dom.get("kind")
+        if kind in ("fits", "min_size", "disjoint"):
+            return True
+        if kind == "align":
+            decl = self.model.tensor(dom["tensor"])
+            m = dom.get("minimum", 1)
+            m = m(self.ctx) if callable(m) else m
+            return all(self.align(decl.name, b) % buffer_alignment(self.ctx, b, m) == 0
+                       for b in {POSITION_BUFFER[p] for p in decl.positions})
+        name = dom.get("field")
+        if kind == "type" and name in self.drawn_types:
+            return True
+        if kind not in ("type", "range", "multiple", "one_of") or name not in self.drawn or name in given \
+                or name in self.hook_writes():
+            return False
+        return kind == "type" or r.when is None
 
     def align(self, tensor: str, buffer: str) -> int:
         got = self._aligns.get((tensor, buffer))
@@ -168,6 +272,7 @@ class _Layout:
 
 #: construct_args calls a layout probes (`_Layout.skip`).
 LEARN = 8
+_UNSET = object()
 
 
 class _Recorder(dict):
@@ -212,6 +317,79 @@ def _layout(model_name: str, ctx: Context) -> _Layout:
     return _Layout(get_api(model_name), ctx)
 
 
+class Need:
+    """What a construction asks for (`construction`): the largest value of field ``name`` (domain ``domain``) whose
+    tensors still fit, the other fields as in ``env`` (read before the construction resumes)."""
+
+    __slots__ = ("layout", "env", "name", "domain", "positions")
+
+    def __init__(self, layout: _Layout, env: dict[str, Any], name: str, domain: Domain,
+                 positions: Mapping[str, str]) -> None:
+        self.layout, self.env, self.name, self.domain, self.positions = layout, env, name, domain, positions
+
+    def group(self) -> tuple:
+        """Needs answered together on columns share the layout, the field, the tensors' buffers and presence (the
+        positions themselves are columns of the env)."""
+        env = self.env
+        return (id(self.layout), self.name, tuple(POSITION_BUFFER[p] for p in self.positions.values()),
+                tuple(bool(env.get(f"{t}.present", True)) for t in self.layout.optional))
+
+
+#: A construction (`construction`): yields `Need`s, is sent their answers, returns the case.
+Construction = Generator[Need, "int | None", Case]
+
+
+def _assume(condition: object) -> None:
+    """`hypothesis.assume` without its bookkeeping (the construction runs outside tests too, thousands of times per
+    second): an unusable draw raises `UnsatisfiedAssumption`, which a test's engine counts as an invalid example."""
+    if not condition:
+        raise UnsatisfiedAssumption()
+
+
+def drive(gen: Construction) -> Case:
+    """Run one construction, answering each `Need` with `_max_feasible`."""
+    try:
+        need = next(gen)
+        while True:
+            need = gen.send(_max_feasible(need.layout, need.env, need.name, need.domain, need.positions))
+    except StopIteration as stop:
+        return stop.value
+
+
+def build_many(constructions: Sequence[Construction]) -> list[Case | None]:
+    """Run many constructions together (None for those whose draws lead nowhere): in each round the waiting
+    constructions' `Need`s are answered at once, a group per field and layout, on numpy columns
+    (`_max_feasible_rows`). Each construction draws from its own source, so its case does not depend on the others."""
+    out: list[Case | None] = [None] * len(constructions)
+    waiting: list[tuple[int, Construction, Need]] = []
+
+    def resume(i: int, gen: Construction, answer: int | None) -> None:
+        try:
+            need = gen.send(answer)
+        except StopIteration as stop:
+            out[i] = stop.value
+        except UnsatisfiedAssumption:
+            pass
+        else:
+            waiting.append((i, gen, need))
+
+    for i, gen in enumerate(constructions):
+        resume(i, gen, None)
+    while waiting:
+        groups: dict[tuple, list[tuple[int, Construction, Need]]] = {}
+        for item in waiting:
+            groups.setdefault(item[2].group(), []).append(item)
+        waiting = []
+        for items in groups.values():
+            need = items[0][2]
+            tops = _max_feasible_rows(need.layout, [it[2].env for it in items], need.name, need.domain,
+                                      need.positions)
+            for (i, gen, asked), top in zip(items, tops):
+                need.layout.remember(asked.env, asked.name, asked.positions, top)
+                resume(i, gen, top)
+    return out
+
+
 def _mask_word(draw: Callable, top: int, bias: bool) -> int:
     """A mask word: with boundary bias, often 0, all ones, one bit, or a regular pattern."""
     if not bias:
@@ -248,7 +426,7 @@ def _mask_strategy(draw: Callable, arg: MaskArg, ctx: Context, env: dict[str, An
 
 
 def _levels_strategy(draw: Callable, arg: LevelsArg, layout: "_Layout", env: dict[str, Any],
-                     positions: Mapping[str, str], bias: bool = False) -> None:
+                     positions: Mapping[str, str], bias: bool = False) -> Construction:
     """1..max_levels levels (none when the optional argument is absent); level by level, each entry from its
     field's domain below the largest value whose minimal tensors still fit (the entries not drawn yet at 0)."""
     n = arg.name
@@ -260,8 +438,10 @@ def _levels_strategy(draw: Callable, arg: LevelsArg, layout: "_Layout", env: dic
     for k in range(levels):
         for _, stem, _ in arg.lists:
             name, d = f"{n}.{stem}{k}", layout.domains[f"{n}.{stem}{k}"]
-            top = _max_feasible(layout, env, name, d, positions)
-            assume(top is not None)
+            top = layout.known(env, name, positions)  # remembered: no need to ask
+            if top is _UNSET:
+                top = yield Need(layout, env, name, d, positions)
+            _assume(top is not None)
             env[name] = _draw_value(draw, d, top, bias)
 
 
@@ -279,7 +459,7 @@ def _struct_minimum(arg: StructArg, doms: Mapping[str, Domain], env: dict[str, A
 
 
 def _struct_draw(draw: Callable, arg: StructArg, layout: "_Layout", env: dict[str, Any],
-                 positions: Mapping[str, str], bias: bool = False, skip: frozenset[str] = frozenset()) -> None:
+                 positions: Mapping[str, str], bias: bool = False, skip: frozenset[str] = frozenset()) -> Construction:
     """The members of a present struct, each below the largest value that still fits (as scalar arguments)."""
     if not env.get(f"{arg.name}.present", True):
         return
@@ -290,8 +470,10 @@ def _struct_draw(draw: Callable, arg: StructArg, layout: "_Layout", env: dict[st
         if f.type.kind in ("bool", "enum"):
             env[f.name] = bool(_draw_value(draw, d)) if f.type.kind == "bool" else _draw_value(draw, d, None, bias)
             continue
-        top = _max_feasible(layout, env, f.name, d, positions)
-        assume(top is not None)
+        top = layout.known(env, f.name, positions)  # remembered: no need to ask
+        if top is _UNSET:
+            top = yield Need(layout, env, f.name, d, positions)
+        _assume(top is not None)
         env[f.name] = _draw_value(draw, d, top, bias)
 
 
@@ -306,6 +488,16 @@ _BOOLS = st.booleans()
 def _ints(lo: int, hi: int) -> st.SearchStrategy[int]:
     """``st.integers(lo, hi)``, built once per bounds (building a strategy costs more than drawing from it)."""
     return st.integers(lo, hi)
+
+
+@lru_cache(maxsize=1024)
+def _sampled(values: tuple) -> st.SearchStrategy[Any]:
+    return st.sampled_from(values)
+
+
+@lru_cache(maxsize=1024)
+def _permutations(values: tuple) -> st.SearchStrategy[list[Any]]:
+    return st.permutations(values)
 _SORTED: dict[int, tuple[Domain, tuple[int, ...]]] = {}
 
 
@@ -346,7 +538,7 @@ def _draw_value(draw: Callable, d: Domain, hi: int | None = None, bias: bool = F
         if not ch:
             raise IndexError(f"no choice of {d.field} below {hi}")
         return ch[_pick(draw, len(ch), bias)]
-    count = d.values_count() if hi is None else Domain(d.field, d.lo, min(d.hi, hi), d.step).values_count()
+    count = d.values_count() if hi is None else max(0, (min(d.hi, hi) - d._first()) // d.step + 1)
     return d.nth(_pick(draw, count, bias))
 
 
@@ -357,7 +549,21 @@ PROBES = 256
 def _max_feasible(layout: _Layout, env: dict[str, Any], name: str, d: Domain, positions: Mapping[str, str]) -> int | None:
     """The largest value of field ``name`` (others as in env) whose minimal tensors fit: the minimum sizes grow with
     the field, so the fitting values are a prefix of the domain; its end is found by evaluating `PROBES` values at once
-    (numpy columns) and narrowing the bracket, about 2 to 4 evaluations for the widest domains."""
+    (numpy columns) and narrowing the bracket, about 2 to 4 evaluations for the widest domains. Remembered per layout
+    for the values of the fields the minimum sizes read (`_Layout.memo_key`)."""
+    got = layout.known(env, name, positions)
+    if got is _UNSET:
+        got = _max_feasible_search(layout, env, name, d, positions)
+        layout.remember(env, name, positions, got)
+    return got
+
+
+#: Answers of `_max_feasible` a layout remembers (then it starts over).
+MEMO = 50_000
+
+
+def _max_feasible_search(layout: _Layout, env: dict[str, Any], name: str, d: Domain,
+                         positions: Mapping[str, str]) -> int | None:
     count = d.values_count()
     if count == 0:
         return None
@@ -421,6 +627,74 @@ def _max_feasible_scalar(layout: _Layout, env: dict[str, Any], name: str, d: Dom
     return d.nth(lo)
 
 
+#: Values of a field tried per row and step when many constructions are answered at once (`_max_feasible_rows`):
+#: a domain of 65,536 values takes 4 steps.
+ROW_PROBES = 32
+
+
+def _columns(envs: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The envs as one env of columns: a field equal in every env stays a value, the others become numpy arrays
+    (None when the envs do not have the same fields)."""
+    n = len(envs)
+    out: dict[str, Any] = {}
+    try:
+        for key, first in envs[0].items():
+            values = [e[key] for e in envs]
+            if values.count(first) == n:
+                out[key] = first
+                continue
+            try:
+                out[key] = np.array(values, dtype=bool if isinstance(first, (bool, np.bool_)) else np.int64)
+            except (OverflowError, TypeError, ValueError):
+                out[key] = np.array(values, dtype=object)
+    except KeyError:
+        return None
+    return out
+
+
+def _max_feasible_rows(layout: _Layout, envs: Sequence[dict[str, Any]], name: str, d: Domain,
+                       positions: Mapping[str, str]) -> list[int | None]:
+    """`_max_feasible` for many envs at once (the same positions and tensors present): the envs are columns, and each
+    row's bracket narrows `ROW_PROBES` times per evaluation (one evaluation for all rows)."""
+    n = len(envs)
+    count = d.values_count()
+    cols = _columns(envs) if n > 1 and 0 < count <= 2**40 and -2**62 < d.nth(0) <= d.nth(count - 1) < 2**62 else None
+    if cols is None:
+        return [_max_feasible(layout, e, name, d, positions) for e in envs]
+    ch = np.asarray(_choices(d), dtype=np.int64) if d.choices is not None else None
+
+    def value(idx: np.ndarray) -> np.ndarray:
+        return ch[idx] if ch is not None else d._first() + idx.astype(np.int64) * d.step
+
+    last = count - 1
+    ok_last = layout.fits_many(cols, name, value(np.full(n, last, dtype=np.int64)), positions)
+    if ok_last is None:
+        return [_max_feasible(layout, e, name, d, positions) for e in envs]
+    lo = np.where(ok_last, last, -1).astype(np.int64)  # ok(lo) (-1: nothing known)
+    hi = np.full(n, last, dtype=np.int64)  # not ok(hi) where lo < hi
+    k = ROW_PROBES
+    j = np.arange(k, dtype=np.int64)
+    for _ in range(64):  # each step narrows every bracket k - 1 times: 64 steps are never needed
+        rows = np.flatnonzero(hi - lo > 1)
+        if rows.size == 0:
+            break
+        a, b = lo[rows] + 1, hi[rows] - 1  # the values left, both ends included
+        idx = a[:, None] + (j[None, :] * (b - a)[:, None]) // (k - 1)  # increasing, from a to b
+        sub = {key: (v[rows].repeat(k) if isinstance(v, np.ndarray) else v) for key, v in cols.items()}
+        ok = layout.fits_many(sub, name, value(idx.ravel()), positions)
+        if ok is None:
+            return [_max_feasible(layout, e, name, d, positions) for e in envs]
+        bad = ~np.asarray(ok, dtype=bool).reshape(rows.size, k)
+        first_bad = np.where(bad.any(axis=1), bad.argmax(axis=1), k)
+        at = np.arange(rows.size)
+        lo[rows] = np.where(first_bad > 0, idx[at, np.maximum(first_bad - 1, 0)], lo[rows])
+        hi[rows] = np.where(first_bad < k, idx[at, np.minimum(first_bad, k - 1)], hi[rows])
+    else:
+        return [_max_feasible(layout, e, name, d, positions) for e in envs]
+    tops = value(np.maximum(lo, 0))
+    return [None if i < 0 else int(t) for i, t in zip(lo.tolist(), tops.tolist())]
+
+
 def _flag(draw: Callable, usually: bool) -> bool:
     """A Boolean that is ``usually`` 15 times in 16 (and shrinks to it)."""
     return usually if draw(_MODES) != 15 else not usually
@@ -428,21 +702,31 @@ def _flag(draw: Callable, usually: bool) -> bool:
 
 @st.composite
 def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
-                args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False,
-                data: bool = False) -> Case:
-    product = draw(st.sampled_from(products))
+                args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False) -> Case:
+    return drive(construction(draw, model, products, dtype, args, bias, specified))
+
+
+def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
+                 args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False, *,
+                 own_mask: bool = False) -> Construction:
+    """The construction of one valid case with ``draw``, as a generator: it yields a `Need` wherever it needs the
+    largest value of a field that still fits, is sent that value (None: none fits), and returns the case (raises
+    `UnsatisfiedAssumption` when its draw leads nowhere). `drive` answers one construction; `build_many` answers
+    many at once, on numpy columns (the seeded generation). ``own_mask``: the call always sets its mask (never the
+    placeholder of a mask an earlier call set)."""
+    product = draw(_sampled(tuple(products)))
     supported = model.support.get(product, ())
     if dtype is not None:
         t = dtype
     elif supported:
-        t = draw(st.sampled_from(supported))
+        t = draw(_sampled(tuple(supported)))
     else:
         t = model.default_dtype
     ctx = model.context(product, t)
     layout = _layout(model.name, ctx)
-    env = model.default_env()
+    env = dict(layout.defaults)
     doms = layout.domains
-    flags = {a.placeholder_flag for a in model.args if isinstance(a, MaskArg) and a.placeholder_flag}
+    flags = layout.flags
 
     # tensor positions and presence first: capacity depends on which buffer each lands in
     positions: dict[str, str] = {}
@@ -454,10 +738,10 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
 
     # optional arguments: those of one prototype (ApiModel.forms), or each at random without forms (an optional
     # argument without forms is one a call may leave to an earlier call's state: with ``specified``, usually given)
-    optional = [a.name for a in model.args if getattr(a, "optional", False)]
+    optional = layout.optional_args
     if optional:
         if model.forms:
-            form = set(draw(st.sampled_from(model.forms)))
+            form = set(draw(_sampled(tuple(model.forms))))
         elif specified:
             form = {n for n in optional if _flag(draw, True)}
         else:
@@ -478,33 +762,35 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
             continue
         if a.name in given:
             env[a.name] = given[a.name]
-    for a in model.args:
-        if not isinstance(a, (MaskArg, LevelsArg, StructArg)) and a.name not in given:
+    for a in layout.plain_args:
+        if a.name not in given:
             env[a.name] = doms[a.name].nth(0) if doms[a.name].choices is None else _choices(doms[a.name])[0]
     # boundary bias, one case in four: a *focus* argument at an end of its domain (as far as the buffers allow with
     # the others at their minimum), drawn first, the others leaning to their minimum, so that an extreme that only
     # fits when the other arguments are small (vRepeat = 255) comes too
     focus: str | None = None
     skip = layout.skip()
-    scalars = [a.name for a in model.args if not isinstance(a, (MaskArg, LevelsArg, StructArg))
-               and a.name not in given and a.type.kind not in ("bool", "enum") and a.name not in skip]
+    scalars = [a.name for a in layout.plain_args
+               if a.name not in given and a.type.kind not in ("bool", "enum") and a.name not in skip]
     if bias and scalars and draw(_MODES) < 4:
         focus = scalars[draw(_ints(0, len(scalars) - 1))]
         d = doms[focus]
-        top = _max_feasible(layout, env, focus, d, positions)
-        assume(top is not None)
+        top = layout.known(env, focus, positions)  # remembered: no need to ask
+        if top is _UNSET:
+            top = yield Need(layout, env, focus, d, positions)
+        _assume(top is not None)
         ch = _choices(d) if d.choices is not None else None
-        if draw(_BOOLS):
+        if draw(_MODES) >= 4:  # its largest fitting value three times in four (shrinking to its minimum)
             env[focus] = ch[bisect_right(ch, top) - 1] if ch is not None else d.nth(
                 Domain(d.field, d.lo, min(d.hi, top), d.step).values_count() - 1)
         else:
             env[focus] = ch[0] if ch is not None else d.nth(0)
     for a in model.args:
         if isinstance(a, LevelsArg) and a.name not in given:
-            _levels_strategy(draw, a, layout, env, positions, bias)
+            yield from _levels_strategy(draw, a, layout, env, positions, bias)
             continue
         if isinstance(a, StructArg) and a.name not in given:
-            _struct_draw(draw, a, layout, env, positions, bias, skip)
+            yield from _struct_draw(draw, a, layout, env, positions, bias, skip)
             continue
         if isinstance(a, (MaskArg, LevelsArg, StructArg)) or a.name in given or a.name in skip:
             continue
@@ -512,7 +798,8 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
         if a.type.kind in ("bool", "enum"):
             if a.type.kind == "bool":
                 # with ``specified``, a mask set elsewhere (isSetMask=false: every result unspecified) is rare
-                env[a.name] = _flag(draw, True) if specified and a.name in flags else bool(draw(_BOOLS))
+                env[a.name] = True if own_mask and a.name in flags else \
+                    _flag(draw, True) if specified and a.name in flags else bool(draw(_BOOLS))
             else:
                 env[a.name] = _draw_value(draw, d)
             continue
@@ -520,14 +807,19 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
             continue
         if focus is not None and draw(_BOOLS):
             continue  # leaning to the minimum, where the focus argument's extreme fits
-        top = _max_feasible(layout, env, a.name, d, positions)
-        assume(top is not None)
+        top = layout.known(env, a.name, positions)  # remembered: no need to ask
+        if top is _UNSET:
+            top = yield Need(layout, env, a.name, d, positions)
+        _assume(top is not None)
         env[a.name] = _draw_value(draw, d, top, bias)
-    model.construct_args(draw, ctx, env)  # relational rules among arguments, by construction
+    if layout.hooked:
+        before = dict(env)
+        model.construct_args(draw, ctx, env)  # relational rules among arguments, by construction
+        layout.saw_hook(before, env)
     # the hook may also have moved a tensor (a data path ties positions together): pack where env says
     positions = {decl.name: POSITION_NAMES[int(env[f"{decl.name}.position"])] for decl in model.tensors}
-    for a in model.args:  # a mask set elsewhere (isSetMask=false) is the placeholder
-        if isinstance(a, MaskArg) and a.placeholder_flag and not env[a.placeholder_flag]:
+    for a in layout.placeholder_masks:  # a mask set elsewhere (isSetMask=false) is the placeholder
+        if not env[a.placeholder_flag]:
             env[f"{a.name}.placeholder"] = True
             env[f"{a.name}.bitwise"] = False
             for k in ("count", "nwords", *(f"w{i}" for i in range(model.mask_words))):
@@ -537,42 +829,54 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
     # buffer in a random order, aligned, with small random gaps (with boundary bias: often none, exact minimum
     # sizes, and the last tensor now and then at the buffer's end)
     v = Values(env, ctx, model)
+    sizeof = layout.sizeof
     for decl in model.tensors:
         need = 0
         for r in layout.min_rules[decl.name]:
             need = max(need, int(r.domain["elems"](v, ctx)))
-        headroom = model.size_headroom(ctx, env, decl.name, need, 256 // ctx.sizeof(decl.name))
-        extra = _draw_int(draw, 0, max(0, headroom), bias)
+        headroom = model.size_headroom(ctx, env, decl.name, need, 256 // sizeof[decl.name])
+        room = ctx.product.buffer_size(POSITION_BUFFER[positions[decl.name]]) // sizeof[decl.name] - need
+        extra = _draw_int(draw, 0, max(0, min(headroom, room)), bias)  # not past its buffer's end
         env[f"{decl.name}.size"] = need + extra
     by_buffer: dict[str, list[str]] = {}
     for decl in model.tensors:
         if env.get(f"{decl.name}.present", True):
             by_buffer.setdefault(POSITION_BUFFER[positions[decl.name]], []).append(decl.name)
+    if any(sum(env[f"{n}.size"] * sizeof[n] + layout.align(n, buf) for n in names) > ctx.product.buffer_size(buf)
+           for buf, names in by_buffer.items()):
+        # the extra elements overflow a buffer the minimal tensors fit in: every tensor at its minimum size (in
+        # declaration order, as a minimum may depend on an earlier tensor's size)
+        for decl in model.tensors:
+            env[f"{decl.name}.size"] = max([0] + [int(r.domain["elems"](v, ctx)) for r in layout.min_rules[decl.name]])
     for buf, names in by_buffer.items():
         cap = ctx.product.buffer_size(buf)
-        order = draw(st.permutations(names))
+        order = draw(_permutations(tuple(names))) if len(names) > 1 else names
+        spans = [env[f"{n}.size"] * sizeof[n] for n in order]
+        aligns = [layout.align(n, buf) for n in order]
+        rest = sum(spans) + sum(aligns)  # what the tensors after this one take at most
         used = 0
         for i, name in enumerate(order):
-            a = layout.align(name, buf)
-            nbytes = env[f"{name}.size"] * ctx.sizeof(name)
-            rest = sum(env[f"{n}.size"] * ctx.sizeof(n) + layout.align(n, buf) for n in order[i + 1:])
+            a, nbytes = aligns[i], spans[i]
+            rest -= nbytes + a
             start = -(-used // a) * a
-            slack = cap - rest - start - nbytes
-            assume(slack >= 0)
-            if bias and i == len(order) - 1 and draw(_MODES) == 0:
+            slack = cap - rest - start - nbytes  # room for a gap (the tensors after it counted with their alignment)
+            if slack < 0:
+                gap = 0  # no room to spare: packed tight (the buffer's end decides below)
+            elif bias and i == len(order) - 1 and draw(_MODES) == 0:
                 gap = slack // a * a  # the last tensor ends at (or just before) the buffer's end
             else:
                 gap = _draw_int(draw, 0, min(slack, 4 * a) // a, bias) * a
             env[f"{name}.addr"] = start + gap
             used = start + gap + nbytes
+        _assume(used <= cap)
     case = Case(model, ctx, env, origin="strategy")
     if specified:
         # a call whose rules depend on what an earlier call set (reported as not checked: isSetMask=false, no
         # feature map) leaves its results unspecified; a call that stores nothing compares nothing
         unchecked = getattr(model, "unchecked", None)
-        assume(unchecked is None or next(iter(unchecked(case)), None) is None)
-        if any(d.role in ("out", "inout") for d in model.tensors):
-            assume(any(model.footprint(case).values()))
+        _assume(unchecked is None or next(iter(unchecked(case)), None) is None)
+        if layout.outputs:
+            _assume(any(model.footprint(case).values()))
     return case
 
 
@@ -595,8 +899,21 @@ def cases(api: str | ApiModel, *, product: str | Sequence[str] | None = None, dt
     products = _products(model, product)
     if not products:
         raise InvalidArgument(f"{model.name} is supported on no product given ({product!r})")
-    base = _valid_case(model, products, dtype, args, bias, specified).filter(lambda c: check_case(c).valid)
+    given = frozenset(args or ()) | {f.name for f in model.fields if f.param in (args or ())}
+    base = _valid_case(model, products, dtype, args, bias, specified).filter(lambda c: _holds(c, given))
     return base.flatmap(_with_data) if data else base
+
+
+def _holds(case: Case, given: frozenset[str]) -> bool:
+    """`cases`' safety net: the error rules the construction does not make hold by itself (`_Layout.checked_rules`)
+    hold. The same verdict as ``check_case(case).valid`` on a constructed case, for a fraction of the rules."""
+    ctx = case.ctx
+    rules = _layout(case.model.name, ctx).checked_rules(given)
+    v = case.values()
+    try:
+        return all(r.holds(v, ctx) for r in rules)
+    except InputError:
+        return False
 
 
 def raw_cases(api: str | ApiModel, **kw: Any) -> st.SearchStrategy[Case]:

@@ -1,0 +1,76 @@
+"""Startup work is done when it is needed: the registry imports an API's module when the API is named, and the
+command line imports a command's module when the command runs (issue 15 §1). What is checked here is which
+modules a fresh interpreter imports, never how long it takes (performance lives in bench/)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import ascverify
+from ascverify.cli import COMMAND_MODULES, main
+from ascverify.models import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules_after(code: str) -> set[str]:
+    """The ascverify modules a fresh interpreter has imported after running ``code``."""
+    probe = code + "\nimport sys, json\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith('ascverify'))))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def test_importing_the_package_imports_no_api_module():
+    got = _modules_after("import ascverify")
+    api_modules = {f"ascverify.models.{m}" for m, _ in REGISTRY}
+    assert not got & api_modules
+
+
+def test_naming_an_api_imports_its_module_only():
+    got = _modules_after("from ascverify import get_api\nassert get_api('SetVectorMask').name == 'SetVectorMask'")
+    assert "ascverify.models.set_vector_mask" in got
+    assert not got & {"ascverify.models.bilinear", "ascverify.models.load3d", "ascverify.models.block_reduce_min"}
+
+
+def test_an_alias_and_another_case_reach_the_model_without_the_others():
+    got = _modules_after("from ascverify.spec.registry import lookup_api\n"
+                         "assert lookup_api('LOAD3D').name == 'Load3DBitMode'\n"
+                         "assert lookup_api('asc.language.basic.block_reduce_min').name == 'BlockReduceMin'\n"
+                         "assert lookup_api('NoSuchApi') is None")
+    assert {"ascverify.models.load3d", "ascverify.models.block_reduce_min"} <= got
+    assert "ascverify.models.bilinear" not in got
+
+
+def test_the_registry_list_declares_what_each_module_registers_in_its_order():
+    # every model registers exactly the names its line declares (register() refuses a mismatch) ...
+    for module, names in REGISTRY:
+        models = [m for m in ascverify.apis() if type(m).__module__ == f"ascverify.models.{module}"]
+        assert len(models) == 1, module
+        assert set(names) == {models[0].name, *models[0].aliases}
+    # ... and apis() lists them in the list's order, whatever order they were imported in
+    assert [m.name for m in ascverify.apis()] == [names[0] for _, names in REGISTRY]
+    assert ascverify.api_names() == tuple(n for m in ascverify.apis() for n in (m.name, *m.aliases))
+
+
+def test_every_command_is_in_the_table_of_command_modules():
+    listed = sorted(main.commands)  # iterating imports every command module
+    assert listed == sorted(COMMAND_MODULES)
+    for name, module in COMMAND_MODULES.items():
+        assert main.commands[name].callback.__module__ == f"ascverify.cli.{module}", name
+
+
+def test_check_imports_neither_the_other_commands_nor_the_other_apis(tmp_path):
+    case = ROOT / "examples" / "reg_mask_gen.json"
+    got = _modules_after("import sys\nfrom ascverify.cli import main\n"
+                         f"sys.argv = ['ascverify', 'check', {str(case)!r}]\n"
+                         "try:\n    main(prog_name='ascverify')\nexcept SystemExit:\n    pass")
+    assert "ascverify.cli.check_cmd" in got
+    assert not got & {f"ascverify.cli.{m}" for m in ("run_cmd", "fuzz_cmd", "gen_cmd", "synth_cmd", "lint_cmd",
+                                                      "explain_cmd", "codec_cmd")}
+    assert "ascverify.models.reg_mask_gen" in got
+    assert not got & {"ascverify.models.bilinear", "ascverify.models.load3d"}
+    assert not {m for m in got if m.startswith("ascverify.engines.") and m.split(".")[2] in
+                ("solver", "gen", "fuzz", "properties", "lint", "explain")}
