@@ -38,14 +38,17 @@ class Rows:
 
     __slots__ = ("starts", "length", "its", "n", "lo", "hi", "step", "_disjoint", "_it_min", "_it_max", "_granule")
 
-    def __init__(self, starts: np.ndarray, length: int, its: np.ndarray) -> None:
+    def __init__(self, starts: np.ndarray, length: int, its: np.ndarray, step: int | None = None) -> None:
+        """``step``: the common difference of ``starts`` when the caller knows they step evenly (e.g. they come
+        from a ``range``): trusted, not checked; None: found from ``starts`` (None again when they do not)."""
         self.starts, self.length, self.its = starts, int(length), its
-        self.n = int(starts.size)
-        self.step = _even_step(starts)
-        if not self.n:
+        self.n = n = int(starts.size)
+        self.step = _even_step(starts) if step is None else (int(step) if n > 1 else 0)
+        if not n:
             self.lo = self.hi = 0
         elif self.step is not None:
-            first, last = int(starts[0]), int(starts[-1])
+            first = int(starts[0])
+            last = first + self.step * (n - 1)
             self.lo, self.hi = min(first, last), max(first, last) + self.length
         else:
             self.lo, self.hi = int(starts.min()), int(starts.max()) + self.length
@@ -122,13 +125,21 @@ def _granules(arr: np.ndarray, rows: Rows) -> tuple[np.ndarray, np.ndarray]:
     return view, idx
 
 
-def gather(arr: np.ndarray, rows: Rows) -> np.ndarray:
-    """A fresh (n, length) uint8 copy of the rows' bytes of ``arr`` (every row inside ``arr``)."""
+def gather(arr: np.ndarray, rows: Rows, view: bool = False) -> np.ndarray:
+    """A fresh (n, length) uint8 copy of the rows' bytes of ``arr`` (every row inside ``arr``); with ``view``, a
+    read-only view of ``arr`` instead where the rows step evenly forward."""
     if not rows.n or not rows.length:
         return np.zeros((rows.n, rows.length), np.uint8)
-    view = _strided(arr, rows)
-    if view is not None:
-        return view.copy()
+    if rows.step == rows.length:                          # one run of bytes
+        first = int(rows.starts[0])
+        got = arr[first:first + rows.n * rows.length].reshape(rows.n, rows.length)
+    else:
+        got = _strided(arr, rows)
+    if got is not None:
+        if not view:
+            return got.copy()
+        got.flags.writeable = False
+        return got
     grains, idx = _granules(arr, rows)
     return grains.take(idx).view(np.uint8).reshape(rows.n, rows.length)
 
@@ -137,6 +148,10 @@ def scatter(arr: np.ndarray, rows: Rows, data: np.ndarray) -> None:
     """Store ``data`` (broadcastable to (n, length) uint8) into the rows of ``arr``; the rows must be disjoint and
     inside ``arr``."""
     if not rows.n or not rows.length:
+        return
+    if rows.step == rows.length and type(data) is int:   # one run of bytes, one value: a slice assignment
+        first = int(rows.starts[0])
+        arr[first:first + rows.n * rows.length] = data
         return
     view = _strided(arr, rows)
     if view is not None:
@@ -197,9 +212,15 @@ def cover(size: int, pieces: Iterable[tuple[np.ndarray, int]]) -> np.ndarray:
     return np.cumsum(diff[:size]) > 0
 
 
+_WORDS: dict[int, np.uint64] = {}
+
+
 def all_equal(arr: np.ndarray, value: int) -> bool:
     """Every byte of the uint8 array ``arr`` equals ``value`` (compared eight bytes at a time where possible)."""
-    flat = arr.reshape(-1)
-    if flat.size >= 64 and flat.size % 8 == 0 and flat.flags.c_contiguous:
-        return bool((flat.view(np.uint64) == np.uint64(value * 0x0101010101010101)).all())
-    return bool((flat == value).all())
+    flat = arr if arr.ndim == 1 else arr.reshape(-1)
+    if flat.size >= 64 and not flat.size & 7 and flat.flags.c_contiguous:
+        word = _WORDS.get(value)
+        if word is None:
+            word = _WORDS[value] = np.uint64(value * 0x0101010101010101)
+        return not np.count_nonzero(flat.view(np.uint64) != word)
+    return not np.count_nonzero(flat != value)

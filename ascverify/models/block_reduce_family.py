@@ -34,6 +34,7 @@ pyasc cecba26a         ``python/asc/language/basic/utils.py`` (the docstrings, `
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, ClassVar, Iterator, Mapping
 
 import numpy as np
@@ -398,12 +399,12 @@ class BlockReduceFamily(ApiModel):
         t = case.ctx.dtype
         np_t, esize = t.numpy, t.size
         per_block, width = BLOCK_BYTES // esize, BLOCKS_PER_REPEAT * esize
-        reps = np.arange(n, dtype=np.int64)
 
-        # every read first (repeat r is iteration r), so that the trace sees stores onto bytes read later
+        # every read first (repeat r is iteration r), so that the trace sees stores onto bytes read later; a view
+        # of the memory where it can be (`reduce` is done with it before the write)
         starts = _grid(src.addr, src_rep * BLOCK_BYTES, blk * BLOCK_BYTES, n, BLOCKS_PER_REPEAT)
-        raw = trace.read(src.buffer, starts, BLOCK_BYTES, reps.repeat(BLOCKS_PER_REPEAT),
-                         align=BLOCK_BYTES, what="src datablock")
+        block_its, reps = _iterations(n)
+        raw = trace.read(src.buffer, starts, BLOCK_BYTES, block_its, align=BLOCK_BYTES, what="src datablock", view=True)
         x = raw.view(np_t).reshape(n, BLOCKS_PER_REPEAT, per_block)
 
         lanes = self.active_lanes(case)
@@ -414,7 +415,8 @@ class BlockReduceFamily(ApiModel):
         stored = None                                       # every result stored
         if unknown_mask:  # the mask is a prior SetVectorMask's: which results are stored, and what, is unknown
             poison = np.ones((n, BLOCKS_PER_REPEAT), dtype=bool)
-        elif not lanes.all() and not (block_active := block_lanes.any(axis=1)).all():   # a fully masked block
+        elif np.count_nonzero(lanes) < lanes.size and not (block_active := block_lanes.any(axis=1)).all():
+            # a fully masked block
             fill = self.masked_fill(case)
             if isinstance(fill, str):                       # KEEP: nothing stored for such a block
                 stored = block_active
@@ -423,25 +425,44 @@ class BlockReduceFamily(ApiModel):
             else:
                 result = np.where(block_active, result, np.array(fill, dtype=np_t))
 
-        data = np.ascontiguousarray(result, dtype=np_t).view(np.uint8).reshape(n, width)
+        data = np.ascontiguousarray(result, dtype=np_t).view(np.uint8)   # (n, 8) results: (n, width) bytes
         trace.write(dst.buffer, _steps(dst.addr, dst_rep * width, n), width, data, reps, align=width,
                     byte_mask=None if stored is None else np.repeat(stored, esize),
                     poison=None if poison is None else np.repeat(np.atleast_2d(poison), esize, axis=-1),
                     what="dst results")
 
 
-def _steps(start: int, step: int, count: int) -> np.ndarray:
+@lru_cache(maxsize=MAX_REPEAT + 1)
+def _iterations(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The iteration of each datablock read (repeat r: 8 times r) and of each repeat's store, for ``n`` repeats
+    (int64, read-only: shared by every call with ``n`` repeats)."""
+    reps = np.arange(n, dtype=np.int64)
+    blocks = reps.repeat(BLOCKS_PER_REPEAT)
+    reps.flags.writeable = blocks.flags.writeable = False
+    return blocks, reps
+
+
+def _steps(start: int, step: int, count: int) -> range | np.ndarray:
+    """``start + step*i`` for i < count: a ``range`` (the trace then knows they step evenly), or an int64 array of
+    ``start`` repeated when ``step`` is 0."""
+    if step:
+        return range(start, start + step * count, step)
+    return np.full(count, start, dtype=np.int64)
+
+
+def _arange(start: int, step: int, count: int) -> np.ndarray:
     """``start + step*i`` for i < count (int64)."""
     if step:
         return np.arange(start, start + step * count, step, dtype=np.int64)
     return np.full(count, start, dtype=np.int64)
 
 
-def _grid(start: int, row_step: int, col_step: int, rows: int, cols: int) -> np.ndarray:
-    """``start + row_step*i + col_step*j`` for i < rows, j < cols, row by row (int64, flat)."""
-    if row_step == cols * col_step:   # the rows continue each other (contiguous datablocks, or all at one place)
+def _grid(start: int, row_step: int, col_step: int, rows: int, cols: int) -> range | np.ndarray:
+    """``start + row_step*i + col_step*j`` for i < rows, j < cols, row by row, flat: `_steps` when the rows continue
+    each other (contiguous datablocks, or all at one place), else int64."""
+    if row_step == cols * col_step:
         return _steps(start, col_step, rows * cols)
-    return (_steps(start, row_step, rows)[:, None] + _steps(0, col_step, cols)).reshape(-1)
+    return (_arange(start, row_step, rows)[:, None] + _arange(0, col_step, cols)).reshape(-1)
 
 
 def lanes_of(case: Case, lane_mask: Callable[[Case], np.ndarray]) -> np.ndarray | None:
