@@ -231,7 +231,7 @@ def test_a_seed_reproduces_a_timed_campaign(tmp_path, monkeypatch):
         log = tmp_path / f"log{i}.jsonl"
         monkeypatch.setenv("CASE_LOG", str(log))
         config = CampaignConfig(apis=("BlockReduceMin",), products=("atlas-a2",), target={"kind": "python",
-                                "spec": "log.py:core"}, examples=None, time_budget=3 + 2 * i, seed=7,
+                                "spec": "log.py:core"}, examples=None, time_budget=6 + 3 * i, seed=7,
                                 findings=str(tmp_path / f"f{i}"), database="none")
         result = run_campaign(config, display=Display(items=1, quiet=True), print_coverage=False)
         assert result.exit_status == 0, result.findings

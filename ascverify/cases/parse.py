@@ -191,8 +191,8 @@ def _parse_common(obj: Any, base_dir: Path | None, origin: str) -> Case | None:
     product = lookup_product(pname)
     if model is None or product is None:
         return None
-    dtype = obj.get("dtype", model.default_dtype)
-    if lookup_dtype(dtype) is None:
+    dt = lookup_dtype(obj.get("dtype", model.default_dtype))
+    if dt is None:
         return None
     plan = _plan(model)
     if plan.normalizes:
@@ -264,7 +264,12 @@ def _parse_common(obj: Any, base_dir: Path | None, origin: str) -> Case | None:
             if tensor_dtypes is None:
                 tensor_dtypes = {}
             tensor_dtypes[name] = tdt.name
-    ctx = model.context(product, lookup_dtype(dtype).name, tensor_dtypes)
+    if tensor_dtypes is None:  # the model's context for (product, T), kept by the plan too: one lookup
+        ctx = plan.contexts.get((product.id, dt.name))
+        if ctx is None:
+            ctx = plan.contexts[(product.id, dt.name)] = model.context(product, dt.name, None)
+    else:
+        ctx = model.context(product, dt.name, tensor_dtypes)
     return Case(model, ctx, env, None, origin, base_dir, None)
 
 
@@ -511,6 +516,8 @@ class _Plan:
     normalizes: bool = False
     #: argument key lists seen -> how to read them (`_readers_for`)
     by_keys: dict[tuple[str, ...], Any] = dataclass_field(default_factory=dict)
+    #: (product id, T) -> the model's context for them, without per-tensor types
+    contexts: dict[tuple[str, str], Any] = dataclass_field(default_factory=dict)
 
 
 # how `_parse_common` reads an argument

@@ -142,7 +142,8 @@ def check_on_products(results: Sequence[Result], products: Sequence[str] = PRODU
             ids = [v.id for v in g.violations]
             ok = all(supports(c.model, p, c.dtype.name) for c in calls_of(r))
             verdicts.append(ProductVerdict(p, g, ok, p == r.product,
-                                           [i for i in ids if i not in own], [i for i in own if i not in set(ids)]))
+                                           [i for i in ids if i not in own],
+                                           [v.id for v in r.violations if v.id not in set(ids)]))  # in rule order
         out.append(Portability(r.file, r.index, r, verdicts))
     return out
 
