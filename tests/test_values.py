@@ -6,6 +6,10 @@ Golden bit patterns come from IEEE 754 binary16 / binary32 (sign | exponent | si
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -178,3 +182,35 @@ def test_specified_cases_set_their_own_mask_and_feature_map():
         assert c.env["isSetMask"] and c.env["repeatTime"] > 0
     for c in _draw("Load3DBitMode", 15, bias=True, specified=True):
         assert c.env["fmatrix.present"]
+
+
+_DIGEST = """
+import hashlib, importlib, sys
+from hypothesis import HealthCheck, Phase, given, seed, settings
+import ascverify
+from ascverify.strategies import cases
+for name in sys.argv[1:]:
+    importlib.import_module("ascverify.models." + name)
+got = []
+
+@seed(5)
+@settings(max_examples=120, database=None, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(cases("BilinearInterpolation", product="atlas-350", bias=True))
+def grab(c):
+    got.append(sorted((k, str(v)) for k, v in c.env.items()))
+
+grab()
+print(hashlib.md5(repr(got).encode()).hexdigest())
+"""
+
+
+def test_seeded_draws_do_not_depend_on_the_models_a_process_imported_before():
+    """The registry imports a model when it is first named; a seeded strategy must draw the same cases whichever
+    models the process imported before (importing SetFmatrix's module once changed BilinearInterpolation's draws)."""
+    digests = set()
+    for before in ([], ["set_fmatrix"], ["load3d", "block_reduce_min"]):
+        r = subprocess.run([sys.executable, "-c", _DIGEST, *before], capture_output=True, text=True, timeout=300,
+                           cwd=str(Path(__file__).resolve().parents[1]))
+        assert r.returncode == 0, r.stderr
+        digests.add(r.stdout.strip())
+    assert len(digests) == 1

@@ -33,7 +33,7 @@ from ...spec.errors import InputError, did_you_mean
 from ...spec.model import ApiModel
 from ...spec.params import LevelsArg, MaskArg, StructArg
 from ...spec.products import POSITION_BUFFER, get_product
-from ...spec.registry import get_api
+from ...spec.registry import apis, get_api
 from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment
 from ..solver import Space, core_ids
 from .seeded import SeededDraw
@@ -41,6 +41,10 @@ from .values import ValuePlan, realize, tensor_seed, value_plans
 
 
 def _model(api: str | ApiModel) -> ApiModel:
+    # every model loaded first: what a seeded strategy draws must not depend on which models this process happened
+    # to import before (the registry imports a model when it is first named; importing set_fmatrix was seen to change
+    # the seeded draws of BilinearInterpolation, for a reason not found yet)
+    apis()
     return api if isinstance(api, ApiModel) else get_api(api)
 
 
