@@ -42,8 +42,9 @@ from .values import ValuePlan, realize, tensor_seed, value_plans
 
 def _model(api: str | ApiModel) -> ApiModel:
     # every model loaded first: what a seeded strategy draws must not depend on which models this process happened
-    # to import before (the registry imports a model when it is first named; importing set_fmatrix was seen to change
-    # the seeded draws of BilinearInterpolation, for a reason not found yet)
+    # to import before. Hypothesis biases its draws towards the literal constants of the local modules loaded
+    # (hypothesis.internal.conjecture.providers._get_local_constants), and the registry imports a model only when
+    # it is first named: importing load3d changed BilinearInterpolation's seeded draws.
     apis()
     return api if isinstance(api, ApiModel) else get_api(api)
 
