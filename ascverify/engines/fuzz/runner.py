@@ -379,6 +379,10 @@ class ItemRunner:
                 self.result.error = f"{type(leaf).__name__}: {str(leaf)[:500]}\n" + "".join(
                     traceback.format_exception(type(leaf), leaf, leaf.__traceback__, limit=6))[-2000:]
         finally:
+            if self.deadline is not None and time.time() >= self.deadline:
+                # the clock ended the run, even where Hypothesis swallowed the TimeUp (a shrink step that ran out
+                # of time is to it just an attempt that did not fail the same way)
+                self.result.timed_out = True
             self._flush()
             self.result.batches += 1
 
