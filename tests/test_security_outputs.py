@@ -292,3 +292,32 @@ def test_run_and_gen_print_a_folder_name_with_a_newline_on_one_line(tmp_path):
     assert r.exit_code == 0, r.output
     assert not any(line.startswith("FORGED") for line in r.output.splitlines()), r.output
     assert r.stdout.strip().endswith("cases\\nFORGED: fixed/manifest.json")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "sarif"])
+def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path, fmt):
+    """A case file whose name's bytes are not UTF-8 (a name someone else chose) is checked and named with those
+    bytes as \\xNN in every format: no internal error, the outputs stay valid UTF-8 and JSON."""
+    import os
+    import subprocess
+    import sys
+
+    folder = os.fsencode(tmp_path)
+    bad_doc = json.loads((EXAMPLES / "block_reduce_max.json").read_text())
+    bad_doc["tensors"]["dst"]["addr"] = 3  # misaligned: the case has findings to print
+    with open(os.path.join(folder, b"case\xff.json"), "wb") as f:
+        f.write(json.dumps(bad_doc).encode())
+    r = subprocess.run([sys.executable, "-m", "ascverify", "check", "-v", "--format", fmt, b"case\xff.json"],
+                       cwd=folder, capture_output=True, timeout=120)
+    assert b"internal error" not in r.stderr, r.stderr
+    out, err = r.stdout.decode("utf-8"), r.stderr.decode("utf-8")  # both are UTF-8 text
+    assert r.returncode == 1, err
+    if fmt == "text":
+        assert out.startswith("case\\xff.json:case 0: "), out
+    elif fmt == "json":
+        assert json.loads(out)["results"][0]["file"] == "case\\xff.json"
+    elif fmt == "jsonl":
+        assert json.loads(out.splitlines()[0])["file"] == "case\\xff.json"
+    else:
+        uris = {a["location"]["uri"] for a in json.loads(out)["runs"][0]["artifacts"]}
+        assert uris == {"case%FF.json"}  # the name's bytes, percent-encoded (RFC 3986)

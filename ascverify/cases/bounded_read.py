@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from itertools import count
+from typing import BinaryIO, Iterator, NamedTuple
 
 from ..spec.errors import InputError
 
@@ -92,6 +93,50 @@ def read_at_most(fd: int, limit: int) -> tuple[bytes, bool]:
     return data, False
 
 
+class LineBlock(NamedTuple):
+    """Consecutive lines of a stream (without their newlines) and where their text lies: ``buf[start:end]`` is
+    ``b"\\n".join(lines)``, ``buf`` being the block as read (no copy)."""
+
+    #: the 1-based number of the first line
+    first: int
+    lines: list[bytes]
+    buf: bytes
+    start: int
+    end: int
+
+
+class LineCursor:
+    """The lines of `LineReader.line_blocks` one at a time (a file's first lines, to tell what it holds), then
+    the rest a block at a time (`rest`)."""
+
+    def __init__(self, blocks: Iterator[LineBlock]) -> None:
+        self._blocks = blocks
+        self._block: LineBlock | None = None
+        self._next = 0  # the position in ``_block`` of the next line
+
+    def __iter__(self) -> LineCursor:
+        return self
+
+    def __next__(self) -> tuple[int, bytes]:
+        block, i = self._block, self._next
+        while block is None or i >= len(block.lines):
+            block = self._block = next(self._blocks)
+            i = 0
+        self._next = i + 1
+        return block.first + i, block.lines[i]
+
+    def rest(self) -> Iterator[LineBlock]:
+        """The lines not yet handed out, a block at a time (the cursor is spent)."""
+        block, i = self._block, self._next
+        self._block = None
+        if block is not None and i < len(block.lines):
+            if i:
+                start = block.start + sum(len(line) for line in block.lines[:i]) + i
+                block = LineBlock(block.first + i, block.lines[i:], block.buf, start, block.end)
+            yield block
+        yield from self._blocks
+
+
 class LineReader:
     """The lines of a stream (``bytes`` without the newline, with their 1-based line numbers), read in blocks of
     `BLOCK`; every byte counts against ``limit`` and one more raises InputError naming ``where``.
@@ -140,9 +185,11 @@ class LineReader:
             have += len(block)
         return b"".join(self._pending)[:n]
 
-    def lines(self) -> Iterator[tuple[int, bytes]]:
-        """(line number, line) for every line, the last one without its newline too."""
-        pieces: list[bytes] = []  # the line so far, when it spans blocks (joined once: no quadratic copying)
+    def line_blocks(self) -> Iterator[LineBlock]:
+        """The lines not yet handed out, a block at a time: the complete lines of each block read (one
+        `LineBlock`, its text not copied), a line spanning blocks as a block of its own (joined once: no
+        quadratic copying), the last line without its newline too."""
+        pieces: list[bytes] = []  # the line so far, when it spans blocks
         n = self.lineno
         while True:
             block = self._pending.pop(0) if self._pending else self._read_block()
@@ -153,20 +200,32 @@ class LineReader:
                 pieces.append(block)
                 continue
             last = parts.pop()
+            start = 0
             if pieces:
                 pieces.append(parts[0])
-                parts[0] = b"".join(pieces)
+                line = b"".join(pieces)
                 pieces = []
-            for part in parts:
+                start = len(parts[0]) + 1
+                del parts[0]
                 n += 1
-                yield n, part
-            self.lineno = n
+                self.lineno = n
+                yield LineBlock(n, [line], line, 0, len(line))
+            if parts:
+                self.lineno = n + len(parts)
+                yield LineBlock(n + 1, parts, block, start, len(block) - len(last) - 1)
+                n += len(parts)
             if last:
                 pieces.append(last)
         if pieces:
+            line = b"".join(pieces)
             n += 1
             self.lineno = n
-            yield n, b"".join(pieces)
+            yield LineBlock(n, [line], line, 0, len(line))
+
+    def lines(self) -> Iterator[tuple[int, bytes]]:
+        """(line number, line) for every line, the last one without its newline too."""
+        for block in self.line_blocks():
+            yield from zip(count(block.first), block.lines)
 
     def read_all(self) -> bytes:
         """Everything not yet handed out (within the limit)."""

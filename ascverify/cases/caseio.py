@@ -7,14 +7,16 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from itertools import chain, repeat
+from typing import Any, Iterable, Iterator
 
 import orjson
 
 from ..spec.errors import InputError
 from . import jsonread
-from .bounded_read import LineReader
+from .bounded_read import LineBlock, LineCursor, LineReader
 from .case import Case
+from .columnar import parse_block
 from .parse import parse_case
 from .program import parse_program
 from .sources import MAX_FILE_BYTES, _LIMITS, ReadLimits, open_source
@@ -41,11 +43,20 @@ VOTE_LINES = 16
 def _stream_documents(reader: LineReader, where: str) -> Iterator[tuple[int, Any, InputError | None]]:
     """(index, JSON value, error) for every case read from ``reader``: one value, a list, or JSON Lines.
 
-    JSON Lines are read one line at a time (constant memory); one document (a value on one line, or spread
-    over lines) is read whole, within the reader's limit. A first line that is not JSON by itself starts
+    JSON Lines are read a block of lines at a time (constant memory); one document (a value on one line, or
+    spread over lines) is read whole, within the reader's limit. A first line that is not JSON by itself starts
     either a multi-line document or JSON Lines with a bad first line: the following lines decide (JSON Lines
     when most of them are JSON objects by themselves). In JSON Lines each line is its own case: a bad line is
     one unreadable case."""
+    return chain.from_iterable(_stream_batches(reader, where))
+
+
+Documents = Iterable[tuple[int, Any, InputError | None]]
+
+
+def _stream_batches(reader: LineReader, where: str) -> Iterator[Documents]:
+    """`_stream_documents` in batches: a batch of (index, value, error) a block of lines at a time (the items
+    are handed out by `itertools.chain`, not by a Python loop)."""
     head = reader.peek_head(65536)
     if b"\x00" in head:
         raise InputError("binary content, not a JSON case file", where=where)
@@ -55,7 +66,7 @@ def _stream_documents(reader: LineReader, where: str) -> Iterator[tuple[int, Any
         if len(head) < 65536 or exc.start < len(head) - 4:  # not a character cut at the end of the head
             raise InputError(f"not UTF-8 text (byte {exc.start}): binary content, not a JSON case file",
                              where=where) from None
-    lines = reader.lines()
+    lines = LineCursor(reader.line_blocks())
     blank = 0
     for lineno, first in lines:
         if first.strip():
@@ -75,7 +86,7 @@ def _stream_documents(reader: LineReader, where: str) -> Iterator[tuple[int, Any
                 buffered.append((lineno2, line))
                 break
         else:  # one document on one line
-            yield from _document(first, value, where, blank + 1)
+            yield _document(first, value, where, blank + 1)
             return
     else:
         tried = votes = 0
@@ -91,43 +102,89 @@ def _stream_documents(reader: LineReader, where: str) -> Iterator[tuple[int, Any
             if tried >= VOTE_LINES:
                 break
         if not votes * 2 > tried:  # one document over several lines
-            rest = [line for _, line in lines]
+            rest = [line for block in lines.rest() for line in block.lines]
             raw = b"\n" * blank + b"\n".join([line for _, line in buffered] + rest)
             del rest, buffered
             try:
                 value = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                yield from _unreadable_document(raw, exc, where)
+                yield _unreadable_document(raw, exc, where)
                 return
-            yield from _document(raw, value, where, 1)
+            yield _document(raw, value, where, 1)
             return
-    index = 0
+    firsts: list[tuple[int, Any, InputError | None]] = []
     for lineno, line in buffered:
         if line.strip():
-            yield index, *_one_line(line, lineno, value if index == 0 and ok else _UNPARSED)
-            index += 1
-    loads, dumps, deep = orjson.loads, orjson.dumps, jsonread.MAX_DEPTH
-    for lineno, line in lines:  # the common path inlined: a million lines go through here
+            index = len(firsts)
+            firsts.append((index, *_one_line(line, lineno, value if index == 0 and ok else _UNPARSED)))
+    yield firsts
+    yield from _json_lines(lines.rest(), len(firsts))
+
+
+#: Lines of JSON Lines read, checked and handed out together (a few hundred KB: in the CPU's caches meanwhile).
+BATCH_LINES = 512
+
+
+def _json_lines(blocks: Iterable[LineBlock], index: int) -> Iterator[Documents]:
+    """The (index, JSON value, error) of the non-blank lines of JSON Lines, numbered from ``index``, in batches.
+
+    A million lines go through here: a batch of lines orjson all reads is checked for what orjson lets through
+    with a few passes over its whole text (`jsonread.lines_problems`); a batch with a blank or bad line is read
+    line by line first (`_lines_one_by_one`)."""
+    loads = orjson.loads
+    for block in blocks:
+        all_lines, buf, start = block.lines, block.buf, block.start
+        for at in range(0, len(all_lines), BATCH_LINES):
+            lines = all_lines[at:at + BATCH_LINES] if len(all_lines) > BATCH_LINES else all_lines
+            end = start + sum(map(len, lines)) + len(lines) - 1
+            try:
+                values = [loads(line) for line in lines]
+            except orjson.JSONDecodeError:
+                batch = _lines_one_by_one(lines, block.first + at, index)
+                yield batch
+                index += len(batch)
+            else:
+                n = len(values)
+                problems = jsonread.lines_problems(lines, values, buf, start, end)
+                if problems:
+                    yield [(index + i, None, problems[i]) if i in problems else (index + i, value, None)
+                           for i, value in enumerate(values)]
+                else:
+                    yield zip(range(index, index + n), values, repeat(None))
+                index += n
+            start = end + 1
+
+
+def _lines_one_by_one(lines: list[bytes], first_lineno: int, index: int) -> list[tuple[int, Any, InputError | None]]:
+    """(index, JSON value, error) of the non-blank ``lines``, numbered from ``index``, read one at a time; the
+    lines orjson reads then checked together (`jsonread.lines_problems`)."""
+    out: list[tuple[int, Any, InputError | None]] = []
+    read: list[bytes] = []
+    values: list[Any] = []
+    for lineno, line in enumerate(lines, first_lineno):
         if not line or line.isspace():
             continue
         try:
-            value = loads(line)
+            values.append(orjson.loads(line))
         except orjson.JSONDecodeError:
-            yield index, *_one_line(line, lineno)
-            index += 1
-            continue
-        # what orjson lets through (duplicate keys, deep nesting): `jsonread.checked`, only when the cheap exact
-        # test (colons of the text vs of the re-serialization, no \u escape, few brackets) is not conclusive
-        if line.count(b"[") + line.count(b"{") > deep or b"\\u" in line or \
-                dumps(value).count(b":") != line.count(b":"):
-            err = jsonread.checked(value, line)
-            if err is not None:
-                yield index, None, err
-                index += 1
-                continue
-        yield index, value, None
+            out.append((index, *_one_line(line, lineno)))
+        else:
+            read.append(line)
+            out.append((index, _READ, None))
         index += 1
+    if read:
+        text = b"\n".join(read)
+        problems = jsonread.lines_problems(read, values, text, 0, len(text))
+        k = 0
+        for i, (at, value, _) in enumerate(out):
+            if value is _READ:
+                err = problems.get(k)
+                out[i] = (at, None, err) if err is not None else (at, values[k], None)
+                k += 1
+    return out
 
+
+_READ = object()  # a line orjson read, its value and problems yet to be filled in
 
 _UNPARSED = object()
 
@@ -183,12 +240,9 @@ def iter_documents(data: bytes, where: str) -> Iterator[tuple[int, Any, InputErr
 
 def _iter_lines(data: bytes, where: str, first_line: int = 0) -> Iterator[tuple[int, Any, InputError | None]]:
     """The cases of lines of a JSON Lines file (``first_line`` lines come before them)."""
-    index = 0
-    for lineno, line in enumerate(data.split(b"\n"), first_line + 1):
-        if not line.strip():
-            continue
-        yield (index, *_one_line(line, lineno))
-        index += 1
+    reader = LineReader(io.BytesIO(data), max(len(data), 1), where)
+    reader.lineno = first_line
+    return chain.from_iterable(_json_lines(reader.line_blocks(), 0))
 
 
 def read_cases(path: str, max_bytes: int = MAX_FILE_BYTES, *, data_root: str | os.PathLike | None = None,
@@ -200,15 +254,32 @@ def read_cases(path: str, max_bytes: int = MAX_FILE_BYTES, *, data_root: str | o
     InputError when iterating. Data files must lie under ``data_root`` (default: the case file's folder; for
     standard input the current folder). ``keep_raw=False`` drops each entry's JSON document (``Entry.raw``)."""
     root = Path(os.path.realpath(data_root)) if data_root is not None else None
-    return _entries(_read_documents(path, max_bytes), path, root, keep_raw)
+    return _entries(iter(()), path, root, keep_raw, batches=read_document_batches(path, max_bytes))
 
 
-def _read_documents(path: str, max_bytes: int) -> Iterator[tuple[int, Any, InputError | None]]:
+def read_documents(path: str, max_bytes: int) -> Iterator[tuple[int, Any, InputError | None]]:
+    """(index, JSON value, error) for every case of the file ``path`` ('-': standard input), read as it goes:
+    one value, a list, or JSON Lines (in constant memory, a block of lines at a time).
+
+    ``error`` (an InputError, ``value`` then None) is a case that cannot be read: a line that is not JSON, a
+    duplicate key, nesting deeper than `jsonread.MAX_DEPTH`, a NaN / Infinity literal. File-level problems
+    (missing, not a regular file, binary, not JSON at all, larger than ``max_bytes``) raise InputError when
+    iterating."""
+    return chain.from_iterable(read_document_batches(path, max_bytes))
+
+
+def read_document_batches(path: str, max_bytes: int) -> Iterator[Documents]:
+    """`read_documents` a batch at a time: each batch an iterable (to be read once) of (index, value, error),
+    of at most `BATCH_LINES` lines of JSON Lines holding at most one read block of text (1 MiB) or one line;
+    one document comes as one batch."""
     reader = open_source(path, max_bytes)
     try:
-        yield from _stream_documents(reader, path)
+        yield from _stream_batches(reader, path)
     finally:
         reader.close()
+
+
+_read_documents = read_documents
 
 
 def _base_dir(path: str) -> Path:
@@ -221,25 +292,83 @@ def cases_from_bytes(data: bytes, path: str) -> Iterator[Entry]:
 
 
 def _entries(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data_root: Path | None = None,
-             keep_raw: bool = True) -> Iterator[Entry]:
+             keep_raw: bool = True, batches: Iterator[Iterable[tuple[int, Any, InputError | None]]] | None = None
+             ) -> Iterator[Entry]:
+    """The entries of the documents read (``docs``, or the reader's ``batches`` of them), a block at a time: the
+    common shape column-wise (`parse_block`), the rest (and every error) case by case. A block holds at most
+    `PARSE_BLOCK` documents and `PARSE_BATCHES` of the reader's batches (each at most 1 MiB of text: memory stays
+    bounded however long the lines). A problem with the file as a whole comes after the entries before it."""
     base = _base_dir(path)
-    for index, doc, err in docs:
+    source = iter(batches) if batches is not None else _chunked(docs, PARSE_BLOCK)
+    while True:
+        block: list[tuple[int, Any, InputError | None]] = []
+        failure: InputError | None = None
+        taken = 0
+        try:
+            for batch in source:
+                block.extend(batch)
+                taken += 1
+                if len(block) >= PARSE_BLOCK or taken >= PARSE_BATCHES:
+                    break
+        except InputError as exc:
+            failure = exc
+        if block:
+            yield from _block_entries(block, path, base, data_root, keep_raw)
+        if failure is not None:
+            raise failure
+        if not taken:
+            return
+
+
+def _chunked(docs: Iterable[Any], n: int) -> Iterator[list[Any]]:
+    """``docs`` in lists of ``n``; a reading error comes after the list of the documents read before it."""
+    it = iter(docs)
+    while True:
+        chunk: list[Any] = []
+        try:
+            for item in it:
+                chunk.append(item)
+                if len(chunk) >= n:
+                    break
+        except InputError:
+            if chunk:
+                yield chunk
+            raise
+        if chunk:
+            yield chunk
+        if len(chunk) < n:
+            return
+
+
+#: Documents parsed together by `parse_block` (bounded: entries stream in constant memory).
+PARSE_BLOCK = 4096
+#: ... coming from at most this many of the reader's batches (`read_document_batches`).
+PARSE_BATCHES = 16
+
+
+def _block_entries(block: list[tuple[int, Any, InputError | None]], path: str, base: Path,
+                   data_root: Path | None, keep_raw: bool) -> Iterator[Entry]:
+    origins = [f"{path}:case {index}" for index, _, _ in block]
+    fast = parse_block([doc if err is None else None for _, doc, err in block], origins, base)
+    for (index, doc, err), case, origin in zip(block, fast, origins):
         if err is not None:
             yield Entry(index, None, err)
             continue
         raw = doc if keep_raw else None
+        if case is not None:
+            yield Entry(index, case, None, raw)
+            continue
         try:
             if isinstance(doc, dict) and "calls" in doc:
                 token = _LIMITS.set(ReadLimits(data_root, _LIMITS.get().max_bytes)) if data_root is not None else None
                 try:
-                    program = parse_program(doc, base_dir=base, origin=f"{path}:case {index}")
+                    program = parse_program(doc, base_dir=base, origin=origin)
                 finally:
                     if token is not None:
                         _LIMITS.reset(token)
                 yield Entry(index, None, None, doc, program)
                 continue
-            yield Entry(index, parse_case(doc, base_dir=base, origin=f"{path}:case {index}", data_root=data_root),
-                        None, raw)
+            yield Entry(index, parse_case(doc, base_dir=base, origin=origin, data_root=data_root), None, raw)
         except InputError as exc:
             yield Entry(index, None, exc, raw)
 

@@ -5,7 +5,8 @@
   the text, the colons of the text and of orjson's re-serialization of what it parsed are equal exactly when
   no key was dropped (every key is followed by one colon; strings keep theirs; a dropped key takes its colon
   and any colons of its strings with it). Otherwise, and whenever the counts differ, the text is parsed again
-  with the standard library's ``object_pairs_hook`` to find the key.
+  with the standard library's ``object_pairs_hook`` to find the key. For JSON Lines the counts are summed
+  over a batch of lines, with one re-serialization for the batch (`lines_problems`).
 - **Nesting** deeper than `MAX_DEPTH` levels is refused with the field it starts under, before any code walks
   the value recursively (deep lists used to hit Python's recursion limit).
 - **NaN, Infinity, -Infinity** are not JSON; orjson refuses them with a line and column. The text is parsed
@@ -18,8 +19,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
+import numpy as np
 import orjson
 
 from ..spec.errors import InputError
@@ -155,6 +157,70 @@ def checked(value: Any, raw: bytes, *, item: bool = False) -> InputError | None:
     if not item and _may_have_duplicates(value, raw):
         return _marker_error(_stdlib(raw))
     return None
+
+
+def line_unchecked(value: Any, line: bytes) -> bool:
+    """Whether ``value``, orjson's reading of the JSON Lines line ``line``, may hold what orjson lets through:
+    `checked` then decides. False is exact: few opening brackets bound the depth, and with no \\u escape the
+    colons of the text and of orjson's re-serialization are equal exactly when no key was dropped."""
+    return line.count(b"[") + line.count(b"{") > MAX_DEPTH or b"\\u" in line or \
+        orjson.dumps(value).count(b":") != line.count(b":")
+
+
+_OPEN_OBJECT, _COLON = ord("{"), ord(":")
+
+
+def lines_problems(lines: list[bytes], values: list, buf: bytes, start: int, end: int) -> dict[int, InputError]:
+    """Per line of JSON Lines orjson read (``values[i]`` from ``lines[i]``; ``buf[start:end]`` is their text
+    ``b"\\n".join(lines)``): `checked` of every line where `line_unchecked`, decided for most blocks of lines
+    by a few passes over their whole text.
+
+    Lines that may be nested too deep (over `MAX_DEPTH` opening brackets) or hold a backslash (a \\u escape)
+    are tested one by one. For the others, the colons of their text and of one re-serialization of all their
+    values are counted: line by line, orjson's re-serialization of what it read from a text without \\u
+    escapes has at most the colons of that text. JSON has colons only after keys and inside strings; each
+    key it writes is a key of the text, written with the one colon after it; each string it writes is a
+    string of the text, with the same colons (only a \\u escape writes a colon that was not in the text; other
+    escapes never stand for one); numbers and literals have none, and the brackets and commas of the list
+    of values add none. A dropped duplicate key removes at least its own colon. So equal sums mean equal
+    counts on every line: no line dropped a key (the test `line_unchecked` makes line by line); unequal sums
+    send those lines to the one-by-one test as well."""
+    text = np.frombuffer(buf, np.uint8, end - start, start)
+    suspects: list[int] = []
+    brackets = np.flatnonzero((text | 0x20) == _OPEN_OBJECT)  # "[" is 0x5B, "{" 0x7B: no other byte | 0x20 is 0x7B
+    # a line with over MAX_DEPTH opening brackets holds MAX_DEPTH + 1 of them within its length: where the
+    # brackets of the text are never that close together, no line holds that many
+    if len(brackets) > MAX_DEPTH and \
+            int((brackets[MAX_DEPTH:] - brackets[:-MAX_DEPTH]).min()) < max(map(len, lines)):
+        suspects = [i for i, line in enumerate(lines) if line.count(b"[") + line.count(b"{") > MAX_DEPTH]
+    if buf.find(b"\\", start, end) >= 0:
+        suspects = sorted(set(suspects).union(i for i, line in enumerate(lines) if b"\\" in line))
+    problems: dict[int, InputError] = {}
+    for i in suspects:
+        _line_problem(values[i], lines[i], i, problems)
+    colons = int(np.count_nonzero(text == _COLON))
+    if suspects:
+        skip = set(suspects)
+        rest: Iterable[int] = [i for i in range(len(lines)) if i not in skip]
+        colons -= sum(lines[i].count(b":") for i in suspects)
+        rest_values = [values[i] for i in rest]
+    else:
+        rest, rest_values = range(len(lines)), values
+    try:
+        same = int(np.count_nonzero(np.frombuffer(orjson.dumps(rest_values), np.uint8) == _COLON)) == colons
+    except orjson.JSONEncodeError:  # the test line by line says the same
+        same = False
+    if not same:
+        for i in rest:
+            _line_problem(values[i], lines[i], i, problems)
+    return problems
+
+
+def _line_problem(value: Any, line: bytes, i: int, problems: dict[int, InputError]) -> None:
+    if line_unchecked(value, line):
+        err = checked(value, line)
+        if err is not None:
+            problems[i] = err
 
 
 def document_problems(items: list, raw: bytes) -> dict[int, InputError]:

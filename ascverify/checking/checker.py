@@ -15,8 +15,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..cases.case import Case
+from ..cases.columnar import Block, RowCase
 from ..spec.citations import cite
-from ..spec.errors import InputError
+from ..spec.errors import InputError, shown_path
 from ..spec.rules import WARNING, Rule, Values, no_problems
 
 #: Columns whose values all lie within this bound are int64 (products of two such values and small
@@ -119,7 +120,7 @@ class Result:
         return self.case.product if self.case else None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"file": self.file, "index": self.index, "api": self.api, "product": self.product,
+        out: dict[str, Any] = {"file": shown_path(self.file) if self.file else self.file, "index": self.index, "api": self.api, "product": self.product,
                                "valid": self.valid,
                                "violations": [v.to_json() for v in self.violations],
                                "warnings": [v.to_json() for v in self.warnings],
@@ -211,6 +212,9 @@ def columns(cases: Sequence[Case]) -> dict[str, np.ndarray]:
     fields = model.fields
     if not fields:
         return {}
+    gathered = _gathered(cases)
+    if gathered is not None:
+        return gathered
     getter = itemgetter(*[f.name for f in fields])
     rows = [getter(c.env) for c in cases]
     table = list(zip(*rows)) if len(fields) > 1 else [tuple(rows)]
@@ -229,6 +233,68 @@ def columns(cases: Sequence[Case]) -> dict[str, np.ndarray]:
             arr = np.array(values, dtype=object)
         cols[name] = arr
     return cols
+
+
+class _Gather:
+    """The columns of cases read column-wise (`RowCase`, of one API): their blocks' columns joined once; the
+    columns of any subset are then taken by position (`take`)."""
+
+    __slots__ = ("fields", "pos", "joined")
+
+    def __init__(self, cases: Sequence[Case]) -> None:
+        blocks: dict[int, int] = {}  # id(block) -> its position in `order`
+        order: list[Block] = []
+        which: list[int] = []
+        rows: list[int] = []
+        for c in cases:
+            b = c.block  # type: ignore[attr-defined]
+            k = blocks.get(id(b))
+            if k is None:
+                k = blocks[id(b)] = len(order)
+                order.append(b)
+            which.append(k)
+            rows.append(c.row)  # type: ignore[attr-defined]
+        self.fields = cases[0].model.fields
+        sizes = np.array([len(b) for b in order], dtype=np.int64)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        #: per case, its row in the joined columns
+        self.pos = starts[np.array(which, dtype=np.int64)] + np.array(rows, dtype=np.int64)
+        self.joined = {f.name: (order[0].columns[f.name] if len(order) == 1 else
+                                np.concatenate([b.columns[f.name] for b in order])) for f in self.fields}
+
+    def take(self, positions: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The columns of the cases at ``positions`` (of those given; all when None), typed as `columns` types
+        them."""
+        take = self.pos if positions is None else self.pos[positions]
+        out: dict[str, np.ndarray] = {}
+        for f in self.fields:
+            col = self.joined[f.name][take]
+            if f.type.kind == "bool":
+                out[f.name] = col.astype(bool, copy=False)
+                continue
+            if col.dtype == object:  # some value beyond int64 in a block: int64 after all when all are small here
+                try:
+                    col = np.array(col.tolist(), dtype=np.int64)
+                except OverflowError:
+                    out[f.name] = col
+                    continue
+            if col.size and (col.min() <= -INT64_SAFE or col.max() >= INT64_SAFE):
+                col = np.array(col.tolist(), dtype=object)
+            out[f.name] = col
+        return out
+
+
+def _all_fresh_rows(cases: Sequence[Case]) -> bool:
+    """Every case was read column-wise and its fields are its block's row (its env was never asked for)."""
+    for c in cases:
+        if c.__class__ is not RowCase or not c.fresh:  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def _gathered(cases: Sequence[Case]) -> dict[str, np.ndarray] | None:
+    """`columns` of cases read column-wise, from their blocks; None when some case is not such a case."""
+    return _Gather(cases).take() if cases and _all_fresh_rows(cases) else None
 
 
 class _Reads(dict):
@@ -322,6 +388,12 @@ class _Messages(_Memo):
         self.ctx = ctx
         self.model = model
 
+    def recorded(self, r: Rule, case: Case) -> tuple[str, tuple[str, ...] | None]:
+        """``r``'s message for the case and the fields it read (None: it looked at them all)."""
+        reads = _Reads(_fields(case))
+        text = r.explain(_Frozen(reads, self.ctx, self.model), self.ctx)
+        return text, (None if reads.whole else tuple(reads.read))
+
     def message(self, r: Rule, case: Case) -> str:
         env = case.env
         got = self.lookup(r, env)
@@ -340,9 +412,9 @@ class _CaseReads:
 
     __slots__ = ("_case", "env", "_attrs")
 
-    def __init__(self, case: Case) -> None:
+    def __init__(self, case: Case, env: Mapping[str, Any] | None = None) -> None:
         self._case = case
-        self.env = _Reads(case.env)
+        self.env = _Reads(case.env if env is None else env)
         self._attrs: set[str] = set()
 
     def __getattr__(self, name: str) -> Any:
@@ -366,6 +438,14 @@ class _Hook(_Memo):
         super().__init__()
         self.hook = hook
 
+    def recorded(self, case: Case) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...] | None]:
+        """The hook's triples for the case and the fields it read (None: it read more than fields)."""
+        seen = _CaseReads(case, _fields(case))
+        out = tuple(self.hook(seen))
+        if seen._attrs <= _BATCH_ATTRS and not seen.env.whole:  # noqa: SLF001 - our own helper
+            return out, tuple(seen.env.read)
+        return out, None
+
     def __call__(self, case: Case) -> tuple[tuple[str, str, str], ...]:
         env = case.env
         got = self.lookup(None, env)
@@ -376,6 +456,13 @@ class _Hook(_Memo):
         if seen._attrs <= _BATCH_ATTRS and not seen.env.whole:  # noqa: SLF001 - our own helper
             self.remember(None, env, tuple(seen.env.read), out)
         return out
+
+
+def _fields(case: Case) -> Mapping[str, Any]:
+    """The case's fields; of a case read column-wise, a copy made from its block (its own ``env`` not built)."""
+    if case.__class__ is RowCase and case.fresh:
+        return case.block.env(case.row)
+    return case.env
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple]:
@@ -400,16 +487,22 @@ def _values_key(env: Mapping[str, Any], getter: Callable[[Mapping[str, Any]], tu
     return key
 
 
-def check_batch(cases: Sequence[Case]) -> list[Result]:
-    """Check cases of one API and one context at once on numpy columns."""
+def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] | None = None) -> list[Result]:
+    """Check cases of one API and one context at once on numpy columns (``exact_columns``: the cases' fields,
+    values and types exactly, already gathered)."""
     if not cases:
         return []
     model, ctx = cases[0].model, cases[0].ctx
     n = len(cases)
-    v = _Frozen(columns(cases), ctx, model)
+    cols = exact_columns if exact_columns is not None else _gathered(cases)
+    by_columns = cols is not None  # the columns are the cases' fields exactly (types too): results keyed on them
+    if cols is None:
+        cols = columns(cases)
+    v = _Frozen(cols, ctx, model)
     results = [Result("", 0, c) for c in cases]
     rules = model.rules_for(ctx.product.id)
     messages = _Messages(ctx, model)
+    memo = _ColumnMemo(cols) if by_columns else None
     for r in rules:
         if r.predicate is None:
             continue
@@ -420,8 +513,14 @@ def check_batch(cases: Sequence[Case]) -> list[Result]:
             ok = np.broadcast_to(ok, (n,))
         elif ok.all():
             continue
-        for i in np.flatnonzero(~ok).tolist():
-            _add(results[i], r, messages.message(r, cases[i]))
+        broken = np.flatnonzero(~ok).tolist()
+        if memo is not None:
+            texts = memo.results(r, broken, lambda i, r=r: messages.recorded(r, cases[i]))
+            for i, text in zip(broken, texts):
+                _add(results[i], r, text)
+        else:
+            for i in broken:
+                _add(results[i], r, messages.message(r, cases[i]))
     # the rules checked case by case: those that read data or earlier calls (a state rule cannot break here)
     concrete_only = [r for r in rules if r.predicate is None and r.data_check is not no_problems]
     hook = getattr(model, "unchecked", None)
@@ -429,6 +528,9 @@ def check_batch(cases: Sequence[Case]) -> list[Result]:
         return results
     plan = [(r, _order_flags(r, v, ctx, n) if r.domain.get("kind") == "order" else None) for r in concrete_only]
     hook = _Hook(hook) if hook is not None else None
+    notes: list[Any] | None = None
+    if hook is not None and memo is not None:
+        notes = memo.results(None, list(range(n)), lambda i: hook.recorded(cases[i]))
     for j, (c, res) in enumerate(zip(cases, results)):
         if plan:
             try:
@@ -438,9 +540,67 @@ def check_batch(cases: Sequence[Case]) -> list[Result]:
                 res.error = exc.at(c.origin)
                 res.violations.clear()
         if hook is not None:
-            for rule_id, reason, source in hook(c):
+            for rule_id, reason, source in (notes[j] if notes is not None else hook(c)):
                 res.unchecked.append(Unchecked(rule_id, reason, source))
     return results
+
+
+class _ColumnMemo:
+    """Results of functions of a case's fields (a rule's message, a model's ``unchecked`` hook) for the cases of
+    one batch, keyed on the batch's columns: a result is computed for the first case with new values in the
+    fields the function read (as `_Memo`), and every case with the same values there shares it. Only for columns
+    that are the cases' fields exactly (`_gathered`)."""
+
+    __slots__ = ("cols", "tables")
+
+    def __init__(self, cols: Mapping[str, np.ndarray]) -> None:
+        self.cols = cols
+        #: per function: fields read -> their values -> result
+        self.tables: dict[Any, dict[tuple[str, ...], dict[tuple, Any]]] = {}
+
+    def results(self, fn: Any, rows: list[int], compute: Callable[[int], tuple[Any, tuple[str, ...] | None]]) -> list:
+        """``fn``'s result for each row; ``compute(i)`` gives (result, the fields it read, or None when not
+        to be shared). Each new result goes at once to every row with the same values in the fields read."""
+        tables = self.tables.setdefault(fn, {})
+        keyed: dict[tuple[str, ...], tuple[list[tuple], dict[tuple, list[int]]]] = {}
+        out: list[Any] = [_MISSING] * len(rows)
+        for p, i in enumerate(rows):
+            if out[p] is not _MISSING:
+                continue
+            got = _MISSING
+            for names, table in tables.items():
+                keys, _ = self._keyed(keyed, names, rows)
+                got = table.get(keys[p], _MISSING)
+                if got is not _MISSING:
+                    break
+            if got is _MISSING:
+                got, names = compute(i)
+                if names is not None and all(name in self.cols for name in names):
+                    keys, alike = self._keyed(keyed, names, rows)
+                    key = keys[p]
+                    tables.setdefault(names, {})[key] = got
+                    for q in alike[key]:
+                        if out[q] is _MISSING:
+                            out[q] = got
+            out[p] = got
+        return out
+
+    def _keyed(self, keyed: dict, names: tuple[str, ...], rows: list[int]) -> tuple[list[tuple], dict[tuple, list[int]]]:
+        """Per row its values of ``names``, and the rows per values (made once per call and names)."""
+        got = keyed.get(names)
+        if got is None:
+            keys = self._keys(names, rows)
+            alike: dict[tuple, list[int]] = defaultdict(list)
+            for q, key in enumerate(keys):
+                alike[key].append(q)
+            got = keyed[names] = (keys, alike)
+        return got
+
+    def _keys(self, names: tuple[str, ...], rows: list[int]) -> list[tuple]:
+        if not names:
+            return [()] * len(rows)
+        idx = np.array(rows, dtype=np.int64)
+        return list(zip(*[self.cols[name][idx].tolist() for name in names]))
 
 
 def _order_flags(r: Rule, v: Values, ctx: Any, n: int) -> list[bool] | None:
@@ -462,7 +622,28 @@ def check_cases(cases: Iterable[Case]) -> list[Result]:
     for i, c in enumerate(cases):  # contexts are made once per model and key (ApiModel.context): by identity
         groups[(id(c.model), id(c.ctx))].append(i)
     out: list[Result | None] = [None] * len(cases)
-    for idx in groups.values():
-        for i, res in zip(idx, check_batch([cases[i] for i in idx])):
+    gathers = _gathers(cases, groups)
+    for (model_id, _), idx in groups.items():
+        batch = [cases[i] for i in idx]
+        got = gathers.get(model_id)
+        cols = got[0].take(got[1][np.array(idx, dtype=np.int64)]) if got is not None else None
+        for i, res in zip(idx, check_batch(batch, cols)):
             out[i] = res
     return out  # type: ignore[return-value]
+
+
+def _gathers(cases: Sequence[Case], groups: Mapping[tuple, list[int]]) -> dict[int, tuple[_Gather, np.ndarray]]:
+    """Per API whose cases were all read column-wise: their columns joined once (`_Gather`), and each case's
+    position among them (by its index in ``cases``)."""
+    by_model: dict[int, list[int]] = defaultdict(list)
+    for (model_id, _), idx in groups.items():
+        by_model[model_id].extend(idx)
+    out: dict[int, tuple[_Gather, np.ndarray]] = {}
+    for model_id, idx in by_model.items():
+        mine = [cases[i] for i in idx]
+        if not mine[0].model.fields or not _all_fresh_rows(mine):
+            continue
+        where = np.zeros(len(cases), dtype=np.int64)
+        where[np.array(idx, dtype=np.int64)] = np.arange(len(idx))
+        out[model_id] = (_Gather(mine), where)
+    return out

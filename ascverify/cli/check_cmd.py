@@ -15,7 +15,7 @@ from ..cases.schema import validate
 from ..cases.sources import _LIMITS, read_limits
 from ..checking.checker import Result, check_cases
 from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_error, error_line, json_document,
-                              result_lines)
+                              add_result_json, add_result_lines, result_lines)
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import PRODUCT_IDS, lookup_product, product_names
 from .common import (
@@ -115,26 +115,38 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
 class _FileReport:
     """What checking a part of a file prints and counts."""
 
+    #: text: standard output, in pieces (`add_result_lines`)
     out: list[str]
+    #: the lines for standard error (input errors)
     errs: list[str]
     counts: Counts
+    #: json, jsonl: standard output, in pieces (`add_result_json`; json: the entries of "results" and the commas
+    #: between them); results: the Result objects
     docs: list[Any]
 
 
 def _report(results: Iterable[Result], fmt: str, verbose: bool, strict: bool = False) -> _FileReport:
+    """What ``results`` print in format ``fmt`` (``results``: the Result objects themselves), and their counts."""
     rep = _FileReport([], [], Counts(), [])
+    out, errs, docs, add = rep.out, rep.errs, rep.docs, rep.counts.add
+    text, as_json, keep = fmt == "text", fmt in ("json", "jsonl"), fmt == "results"  # results: sarif, --product
+    indent = fmt == "json"
     for r in results:
-        if strict:
+        if strict and r.warnings:
             r.promote_warnings()
-        rep.counts.add(r)
+        add(r)
         if r.error is not None:
-            rep.errs.append(error_line(r.file, r.index, r.error))
-        elif fmt == "text":
-            rep.out.extend(result_lines(r, verbose=verbose))
-        if fmt in ("json", "jsonl"):
-            rep.docs.append(r.to_json())
-        if fmt == "results":  # the Result objects themselves (--format sarif, --product)
-            rep.docs.append(r)
+            errs.append(error_line(r.file, r.index, r.error))
+        elif text:
+            add_result_lines(out, r, verbose=verbose)
+        if as_json:
+            if indent and docs:
+                docs.append(",\n")
+            add_result_json(docs, r, indent=indent)
+            if not indent:
+                docs.append("\n")
+        elif keep:
+            docs.append(r)
     return rep
 
 
@@ -288,19 +300,16 @@ class _Output:
         self.started = False
 
     def write(self, rep: _FileReport) -> None:
-        import orjson
-
         if self.fmt == "text":
-            emit(joined_lines(rep.out))
+            emit("".join(rep.out))
         elif self.fmt == "jsonl":
-            emit("".join(orjson.dumps(d).decode() + "\n" for d in rep.docs))
+            emit("".join(rep.docs))
         elif self.fmt == "json" and rep.docs:
-            # the docs as one indented list, at the depth of "results" in the document: one dumps per part
-            text = orjson.dumps(rep.docs, option=orjson.OPT_INDENT_2).decode()
-            body = "  " + text[2:-2].replace("\n", "\n  ")  # the list's items without its brackets, 2 deeper
+            # the entries are written at their depth in the document (`result_json`)
             head = ",\n" if self.started else f'{{\n  "format": "{CHECK_JSON_FORMAT}",\n  "results": [\n'
             self.started = True
-            emit(head + body)
+            emit(head)
+            emit("".join(rep.docs))
 
     def close(self, counts: Counts) -> None:
         import orjson

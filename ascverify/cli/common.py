@@ -276,18 +276,19 @@ def read_file(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any
     file_error: InputError | None = None
     try:
         for entry in (entries if entries is not None else read_cases(path, max_bytes)):
-            origin = location(path, entry.index)
-            if entry.error is not None:
-                results.append(Result(path, entry.index, None, error=bare_error(entry.error, path, origin)))
-                continue
-            if entry.program is not None:
-                results.append(_checked_program(entry, path, origin, cache))
-                continue
             case = entry.case
+            if case is None:
+                origin = location(path, entry.index)
+                if entry.error is not None:
+                    results.append(Result(path, entry.index, None, error=bare_error(entry.error, path, origin)))
+                else:
+                    results.append(_checked_program(entry, path, origin, cache))
+                continue
             if case.data_sources:
                 try:
                     cache.load(case)
                 except InputError as exc:
+                    origin = location(path, entry.index)
                     results.append(Result(path, entry.index, case, error=bare_error(exc, path, origin)))
                     continue
             readable.append((len(results), entry.index, case))

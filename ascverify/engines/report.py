@@ -10,17 +10,19 @@ Text (one line per finding; ``FILE:case N`` locates the case, N counting from 0)
 
 Findings go to standard output, input errors and the summary to standard error. These functions
 build plain strings (no rich objects, no per-case I/O): the caller joins and writes them at once.
+`add_result_lines` and `add_result_json` append a case's text in pieces, the pieces that depend only on a rule
+and a message worded once and remembered: ``check`` on a large file repeats the same findings again and again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import orjson
 
-from ..checking.checker import Result
-from ..spec.errors import InputError, one_line
+from ..checking.checker import Result, Unchecked, Violation
+from ..spec.errors import InputError, one_line, shown_path
 
 #: Output formats of ``check`` (and the listing commands); tests iterate over this tuple.
 FORMATS: tuple[str, ...] = ("text", "json")
@@ -32,7 +34,7 @@ CHECK_FORMATS: tuple[str, ...] = FORMATS + ("jsonl", "sarif")
 def location(file: str, index: int | None) -> str:
     """``FILE:case N``, or ``FILE`` for a problem with the file as a whole; a file name's control characters
     escaped (a name from someone else never breaks or forges a line)."""
-    file = one_line(file)
+    file = one_line(shown_path(file))
     return file if index is None else f"{file}:case {index}"
 
 
@@ -62,25 +64,213 @@ def result_lines(r: Result, *, verbose: bool = False) -> list[str]:
     A valid case prints nothing but its warnings, unless ``verbose`` (then an ``ok`` line and its
     notes). The caller prints an unreadable case with `error_line`.
     """
-    loc = location(r.file, r.index)
-    out: list[str] = []
+    parts: list[str] = []
+    add_result_lines(parts, r, verbose=verbose)
+    return [parts[i] + parts[i + 1] for i in range(0, len(parts), 3)]
 
-    def at(call: int | None) -> str:
-        return loc if call is None else f"{loc}: call {call}"
 
-    for v in r.violations:
-        strict = " [warning made an error by --strict]" if v.promoted else ""
-        out.append(f"{at(v.call)}: error: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation}){strict}")
-    for v in r.warnings:
-        out.append(f"{at(v.call)}: warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})")
-    if r.violations or verbose:
+def add_result_lines(parts: list[str], r: Result, *, verbose: bool = False) -> None:
+    """Append the lines of `result_lines` to ``parts``, each as three pieces: its location, the rest, a new line
+    (``"".join(parts)`` is the text; no piece is made twice: most are remembered)."""
+    violations, warnings = r.violations, r.warnings
+    if not (violations or warnings or verbose):
+        return
+    file = _FILES.get(r.file)
+    if file is None:
+        file = _remember(_FILES, r.file, one_line(shown_path(r.file)))
+    loc = file if r.index is None else f"{file}:case {r.index}"  # `location`
+    if verbose and not violations:
+        if r.program is not None:
+            parts += (loc, f": ok (program of {len(r.program.calls)} calls on {r.product})", "\n")
+        elif r.case is not None:
+            key = (r.case.model.name, r.case.product)
+            text = _OKS.get(key)
+            if text is None:
+                text = _remember(_OKS, key, f": ok ({key[0]} on {key[1]})")
+            parts += (loc, text, "\n")
+    # the text after the location, remembered (a message that is not a str is neither looked up nor remembered:
+    # no value that equals another but prints otherwise, as 1 and True)
+    for v in violations:
+        text = _worded(_ERRORS, (v.rule, v.message, v.promoted), type(v.message) is str,
+                       lambda v=v: f": error: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})"
+                                   + (" [warning made an error by --strict]" if v.promoted else ""))
+        parts += (loc if v.call is None else f"{loc}: call {v.call}", text, "\n")
+    for v in warnings:
+        text = _worded(_WARNINGS, (v.rule, v.message), type(v.message) is str,
+                       lambda v=v: f": warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})")
+        parts += (loc if v.call is None else f"{loc}: call {v.call}", text, "\n")
+    if violations or verbose:
         for u in r.unchecked:
-            out.append(f"{at(u.call)}: note: not checked: [{u.rule_id}] {one_line(u.reason)}")
-    if verbose and not r.violations and r.program is not None:
-        out.insert(0, f"{loc}: ok (program of {len(r.program.calls)} calls on {r.product})")
-    elif verbose and not r.violations and r.case is not None:
-        out.insert(0, f"{loc}: ok ({r.case.model.name} on {r.case.product})")
-    return out
+            text = _worded(_NOTES, (u.rule_id, u.reason), type(u.reason) is str,
+                           lambda u=u: f": note: not checked: [{u.rule_id}] {one_line(u.reason)}")
+            parts += (loc if u.call is None else f"{loc}: call {u.call}", text, "\n")
+
+
+def _worded(memo: dict, key: tuple, remembered: bool, word: Callable[[], str]) -> str:
+    """The text ``word()`` makes, looked up in and kept in ``memo`` under ``key`` when ``remembered``."""
+    text = memo.get(key) if remembered else None
+    if text is None:
+        text = word()
+        if remembered:
+            _remember(memo, key, text)
+    return text
+
+
+# Text that depends only on a rule and a message (a file's cases break the same rules with the same messages again
+# and again) is worded once and remembered. A memo's key holds everything its text is made of (rules are frozen);
+# a memo starts over when full, so memory stays flat on any input.
+
+#: most entries of one memo
+_MEMO_MAX = 1 << 14
+
+#: file name -> the name as printed (`location`)
+_FILES: dict[str, str] = {}
+#: (API, product) -> ``: ok (API on product)``
+_OKS: dict[tuple, str] = {}
+#: (rule, message, promoted) -> ``: error: [rule-id] message (source)`` and the --strict mark of a promoted warning
+_ERRORS: dict[tuple, str] = {}
+#: (rule, message) -> ``: warning: [rule-id] message (source)``
+_WARNINGS: dict[tuple, str] = {}
+#: (rule id, reason) -> ``: note: not checked: [rule-id] reason``
+_NOTES: dict[tuple, str] = {}
+
+
+def _remember(memo: dict, key: Any, text: str) -> str:
+    if len(memo) >= _MEMO_MAX:
+        memo.clear()
+    memo[key] = text
+    return text
+
+
+def result_json(r: Result, *, indent: bool = False) -> str:
+    """The text orjson writes for ``r.to_json()``: compact (a JSON Lines line, without its newline), or ``indent``-ed
+    as an entry of the ``results`` list of `json_document` (the object 4 spaces deep, its first line indented too).
+
+    Built from remembered pieces (each finding's object per rule, message and call): the same text, a fraction of
+    the work. Tests compare it with orjson's text of ``r.to_json()`` on every kind of result."""
+    parts: list[str] = []
+    add_result_json(parts, r, indent=indent)
+    return "".join(parts)
+
+
+def add_result_json(parts: list[str], r: Result, *, indent: bool = False) -> None:
+    """Append the text of `result_json` to ``parts``, in pieces (most remembered: none is made twice)."""
+    (_INDENTED if indent else _COMPACT).add(parts, r)
+
+
+class _Layout:
+    """A result's object as orjson writes it, compact or indented at the depth of the ``results`` entries of
+    `json_document` (an entry at 4 spaces, its keys at 6, its findings at 8), with the memos of its pieces."""
+
+    def __init__(self, indent: bool) -> None:
+        self.indent = indent
+        comma, colon = (",\n      ", ": ") if indent else (",", ":")
+        #: each key as written after the value before it (``,"index":``)
+        key = {name: comma + _dumps(name) + colon for name in ("file", "index", "api", "product", "valid",
+                                                               "violations", "warnings", "unchecked", "error")}
+        self.open = ("    {\n      " if indent else "{") + key["file"][len(comma):]
+        self.key = key
+        self.key_warnings, self.key_unchecked = key["warnings"], key["unchecked"]
+        self.close = "\n    }" if indent else "}"
+        #: a list of findings: before the first, between two, after the last
+        self.first, self.sep, self.last = ("[\n", ",\n", "\n      ]") if indent else ("[", ",", "]")
+        #: file -> the text up to the index; (api, product, valid) -> the text from the index to the violations;
+        #: a finding's fields -> its object's text
+        self.heads: dict[str, str] = {}
+        self.mids: dict[tuple, str] = {}
+        self.findings: dict[tuple, str] = {}
+
+    def add(self, parts: list[str], r: Result) -> None:
+        """Append the pieces of ``r``'s text to ``parts``."""
+        file = r.file
+        head = self.heads.get(file)
+        if head is None:
+            head = _remember(self.heads, file, self.open + _dumps(shown_path(file) if file else file) + self.key["index"])
+        index = r.index
+        error = r.error
+        violations = r.violations
+        valid = error is None and not violations  # `Result.valid`
+        case = r.case
+        if case is not None and r.program is None:  # `Result.api` and `Result.product`, read directly
+            api, product = case.model.name, case.ctx.product.id
+        else:
+            api, product = r.api, r.product
+        mid = self.mids.get((api, product, valid))
+        if mid is None:
+            key = self.key
+            mid = _remember(self.mids, (api, product, valid),
+                            key["api"] + _dumps(api) + key["product"] + _dumps(product) + key["valid"]
+                            + ("true" if valid else "false") + key["violations"])
+        parts += (head, str(index) if type(index) is int else _dumps(index), mid)
+        if violations:
+            self._violations(parts, violations)
+        else:
+            parts.append("[]")
+        parts.append(self.key_warnings)
+        if r.warnings:
+            self._violations(parts, r.warnings)
+        else:
+            parts.append("[]")
+        parts.append(self.key_unchecked)
+        if r.unchecked:
+            self._unchecked(parts, r.unchecked)
+        else:
+            parts.append("[]")
+        if error is not None:
+            parts.append(self.key["error"] + _dumps(error.line()))
+        parts.append(self.close)
+
+    # A finding's key holds every field its text is made of (its rule is frozen). Only a finding whose message or
+    # reason is a str and whose call is an int or None (the declared types) is remembered: no value that equals
+    # another but prints otherwise (1 and True) is ever one of its fields.
+
+    def _violations(self, parts: list[str], group: list[Violation]) -> None:
+        findings, append, sep = self.findings, parts.append, self.first
+        for v in group:
+            key = (v.rule, v.message, v.call, v.promoted)
+            try:
+                got = findings.get(key)
+            except TypeError:  # a field that is not hashable: not remembered
+                got = None
+            if got is None:
+                got = self._finding(v, key, type(v.message) is str and (v.call is None or type(v.call) is int))
+            append(sep)
+            append(got)
+            sep = self.sep
+        append(self.last)
+
+    def _unchecked(self, parts: list[str], group: list[Unchecked]) -> None:
+        findings, append, sep = self.findings, parts.append, self.first
+        for u in group:
+            key = (u.rule_id, u.reason, u.source, u.call)
+            try:
+                got = findings.get(key)
+            except TypeError:
+                got = None
+            if got is None:
+                got = self._finding(u, key, type(u.rule_id) is str and type(u.reason) is str
+                                    and type(u.source) is str and (u.call is None or type(u.call) is int))
+            append(sep)
+            append(got)
+            sep = self.sep
+        append(self.last)
+
+    def _finding(self, x: Violation | Unchecked, key: tuple, remember: bool) -> str:
+        """The text of ``x.to_json()`` at its depth."""
+        doc = x.to_json()
+        if self.indent:
+            text = "        " + orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n        ")
+        else:
+            text = _dumps(doc)
+        return _remember(self.findings, key, text) if remember else text
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+_COMPACT = _Layout(False)
+_INDENTED = _Layout(True)
 
 
 #: The format tag of ``check --format json`` (a change of its shape changes the number).

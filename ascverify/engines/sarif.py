@@ -13,6 +13,7 @@ execution notification (level error) at its location, as are files that could no
 
 from __future__ import annotations
 
+import os
 import bisect
 import json
 from functools import lru_cache
@@ -22,7 +23,7 @@ from urllib.parse import quote
 
 from ..cases.sources import _LIMITS, read_bytes
 from ..checking.checker import Result
-from ..spec.errors import InputError
+from ..spec.errors import InputError, shown_path
 from ..spec.model import ApiModel
 from ..spec.rules import Rule
 from ..spec.version import __version__
@@ -244,7 +245,7 @@ def uri_of(path: str) -> str:
     p = Path(path)
     if p.is_absolute():
         return p.as_uri()
-    return quote(p.as_posix())
+    return quote(os.fsencode(p.as_posix()))  # the name's bytes, UTF-8 or not
 
 
 def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
@@ -344,7 +345,7 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
                 "kind": "fail",
                 "message": {"text": text},
                 "locations": [location(r.file, r.index, main_ptr, main_ptr.rsplit("/", 1)[-1])],
-                "partialFingerprints": {"ascverifyCaseRule/v1": f"{r.file}:{r.index}:{v.call}:{v.rule.id}:"
+                "partialFingerprints": {"ascverifyCaseRule/v1": f"{shown_path(r.file)}:{r.index}:{v.call}:{v.rule.id}:"
                                                                 f"{product or r.product}"},
                 "properties": {"jsonPointer": ft.file_pointer(r.index, main_ptr), "caseIndex": r.index,
                                "api": model.name, "product": product or r.product, "source": v.rule.citation},

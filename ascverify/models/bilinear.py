@@ -697,6 +697,10 @@ class BilinearInterpolation(ApiModel):
 
     # -- case input ---------------------------------------------------------------------------------------------
 
+    def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
+        """Tensors under their Ascend C names only (`normalize_tensors` renames pyasc's)."""
+        return not any(k in PYASC_TENSORS for k in tensor_keys)
+
     def normalize_tensors(self, tensors: Mapping[str, Any]) -> Mapping[str, Any]:
         """pyasc's tensor names (src0_offset, shared_tmp_buffer) as the Ascend C ones; both names of one tensor in
         one case is an error."""

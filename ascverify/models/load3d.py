@@ -386,6 +386,20 @@ def _v2_value(name: str, value: Any) -> Any:
     return read_int(value, f"args.{name}")
 
 
+def page_form(keys: tuple[str, ...], extra: tuple[str, ...] = ()) -> bool:
+    """Arguments given under these keys are in the page's form whatever their values (`normalize_args` returns
+    them unchanged): every key is known, some key is the page's own name, and no key is of another form."""
+    known = PAGE_ONLY | V2_ONLY | SHARED_NAMES | frozenset(RAW_NAMES) | frozenset(PYASC_V2) | {"fmatrix", *extra}
+    forms = set()
+    for k in keys:
+        if k not in known:
+            return False
+        form = _form_of(k)
+        if form is not None:
+            forms.add(form)
+    return forms == {"page"}
+
+
 def normalize_args(args: Mapping[str, Any], model_name: str = "Load3DBitMode", extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """The page-named arguments of any of the three forms (see the spec note load3d.namings); the ``extra``
     arguments of a model built on this one (LoadDataWithStride's ``repeat``) pass through unchanged."""
@@ -1045,6 +1059,11 @@ class Load3DBitMode(ApiModel):
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
         return normalize_args(args, self.name, extra=("repeat",))
+
+    def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
+        """Arguments in the page's form: every key known and at least one of them the page's own (`normalize_args`
+        then copies them unchanged)."""
+        return page_form(arg_keys, ("repeat",))
 
     # -- programs: the feature map SetFmatrix set, the repeat register (notes load3d.program-fmatrix, load3d.repeat) --
 

@@ -87,6 +87,10 @@ class SetFmatrix(ApiModel):
     def api_rules(self):
         yield from fmatrix_rules(self.prefix, optional=False)
 
+    def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
+        """The feature map as the one struct argument ``fmatrix`` (`normalize_args` returns it unchanged)."""
+        return arg_keys == ("fmatrix",)
+
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
         """The flat form (l1H, l1W, padList, padValue) into the one struct argument ``fmatrix``."""
         if "fmatrix" in args:

@@ -56,6 +56,16 @@ def did_you_mean(name: object, choices: Iterable[str]) -> str:
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
+def shown_path(path: str) -> str:
+    """A file name as text any output can hold: bytes the file system gave that are not UTF-8 (Python keeps them
+    as lone surrogates) shown as ``\\xNN``."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return path
+
+
 def one_line(text: str) -> str:
     """``text`` on a single line (a message never spans lines, whatever a user's file holds)."""
     if _BREAKS.search(text) is None:

@@ -278,6 +278,13 @@ class ApiModel:
         ``default``); lower it where a rule also bounds the size from above."""
         return default
 
+    def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
+        """`normalize_args` (and ``normalize_tensors``, when the model has one) return the arguments and tensors of
+        a case given under these keys unchanged, whatever their values: the column-wise reader
+        (`cases.columnar`) then reads them without calling either. Default: true for a model that rewrites
+        neither; a model that rewrites says for which keys it does not."""
+        return type(self).normalize_args is ApiModel.normalize_args and getattr(self, "normalize_tensors", None) is None
+
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
         """A case's ``args`` object as `caseio` reads it: another form of the arguments (packed register words,
         another struct's field names) rewritten into the names of ``args``, before they are read. Raise

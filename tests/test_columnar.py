@@ -1,0 +1,155 @@
+"""The column-wise reader (`cases.columnar.parse_block`) reads the common shape of many cases at once: on any block
+of documents it either declines a document or gives exactly the case the general path (`parse._parse_general`)
+gives, fields, their order and Python types included; and checking cases read either way gives the same results."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ascverify import apis, check_cases
+from ascverify.cases import columnar, parse
+from ascverify.cases.caseio import cases_from_bytes
+from ascverify.checking.checker import columns
+from ascverify.spec.errors import InputError
+from ascverify.strategies import cases
+
+from test_parse_common_path import mutate
+
+MASK_FORMS = [7, 0, 2**64 - 1, [1, 2], [2**63, 0], [], "MASK_PLACEHOLDER", "mask", [True], [1.0], 1.5, None, True]
+
+
+def general(doc):
+    try:
+        return parse._parse_general(doc, None, "origin", None)
+    except InputError:
+        return None
+
+
+def assert_same(fast, doc) -> None:
+    slow = general(doc)
+    assert slow is not None, f"the column-wise reader read a case the general path refuses: {doc}"
+    assert fast.model is slow.model and fast.ctx is slow.ctx
+    assert list(fast.env.items()) == list(slow.env.items())
+    assert [type(v) for v in fast.env.values()] == [type(v) for v in slow.env.values()], doc
+    assert (fast.data_sources, fast.registers, fast.origin) == (slow.data_sources, slow.registers, slow.origin)
+
+
+def read_block(docs):
+    got = columnar.parse_block(docs, ["origin"] * len(docs), None)
+    for doc, case in zip(docs, got):
+        if case is not None:
+            assert_same(case, doc)
+    return got
+
+
+def variants(doc: dict, rng: random.Random) -> list[dict]:
+    """Documents like ``doc`` that differ where the column-wise reader has to tell forms apart: masks in each of
+    their forms, values of odd types or sizes, mutations anywhere (`test_parse_common_path.mutate`)."""
+    out = [doc]
+    if "mask" in doc.get("args", {}):
+        for form in MASK_FORMS:
+            d = copy.deepcopy(doc)
+            d["args"]["mask"] = form
+            out.append(d)
+    for _ in range(8):
+        out.append(mutate(doc, rng))
+    return out
+
+
+@pytest.mark.parametrize("api", [m.name for m in apis()])
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_block_gives_the_general_paths_cases_or_declines(api, data):
+    docs = [data.draw(cases(api)).to_json() for _ in range(4)]
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    block = [v for d in docs for v in variants(d, rng)]
+    rng.shuffle(block)
+    got = read_block(block)
+    # the unmutated documents are the common shape: read here, not left to the general path
+    for doc, case in zip(block, got):
+        if any(doc is d for d in docs):
+            assert isinstance(case, columnar.RowCase)
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_block_mixing_apis_products_and_forms(data):
+    """One block of every API, products and types drawn, also in other spellings where the model has them."""
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    docs = []
+    for m in apis():
+        docs.extend(variants(data.draw(cases(m)).to_json(), rng))
+        docs.extend(data.draw(cases(m)).to_json() for _ in range(2))
+    pyasc = {"api": "BilinearInterpolation", "product": "atlas-a2", "dtype": "half",
+             "args": {"mask": 128, "hRepeat": 1, "repeatMode": False, "dstBlkStride": 1, "vROffset": 128,
+                      "vRepeat": 1},
+             "tensors": {"dst": {"position": "VECOUT", "addr": 0, "size": 128},
+                         "src0": {"position": "VECIN", "addr": 0, "size": 128},
+                         "src0_offset": {"position": "VECIN", "addr": 256, "size": 8, "dtype": "uint32"},
+                         "src1": {"position": "VECIN", "addr": 512, "size": 128},
+                         "shared_tmp_buffer": {"position": "VECCALC", "addr": 0, "size": 64}}}
+    docs += [pyasc, dict(pyasc, tensors={**pyasc["tensors"], "src0_offset": {**pyasc["tensors"]["src0_offset"],
+                                                                             "dtype": "float"}})]
+    rng.shuffle(docs)
+    got = read_block(docs)
+    assert got[docs.index(pyasc)] is not None  # pyasc's tensor names, one with a type of its own
+    assert sum(c is not None for c in got) > len(docs) // 3
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_cases_read_column_wise_check_as_cases_read_one_by_one(data):
+    """`check_cases` on a file read column-wise gives the results of checking each document read by the general
+    path: the same rules broken with the same messages, warnings and notes, in the same order."""
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    docs = []
+    for m in apis():
+        for _ in range(3):
+            docs.extend(variants(data.draw(cases(m)).to_json(), rng)[:5])
+    rng.shuffle(docs)
+    text = "\n".join(json.dumps(d) for d in docs) + "\n"
+    entries = list(cases_from_bytes(text.encode(), "mem.jsonl"))
+    read = [e for e in entries if e.case is not None]
+    assert any(isinstance(e.case, columnar.RowCase) for e in read)
+    slow = [parse._parse_general(e.raw, None, e.case.origin, None) for e in read]
+
+    def summary(results):
+        return [([(v.rule.id, v.message) for v in r.violations], [(w.rule.id, w.message) for w in r.warnings],
+                 [(u.rule_id, u.reason) for u in r.unchecked]) for r in results]
+
+    assert summary(check_cases([e.case for e in read])) == summary(check_cases(slow))
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_columns_of_cases_read_column_wise_are_their_fields(data):
+    """The checker's columns of cases read column-wise, taken from their blocks, hold each case's fields."""
+    docs = [data.draw(cases("BlockReduceMax")).to_json() for _ in range(12)]
+    docs[3]["args"]["mask"] = [1, 2**64 - 1]  # a word beyond int64: that column holds Python ints
+    got = columnar.parse_block(docs, ["o"] * len(docs), None)
+    picked = [(c, d) for c, d in zip(got, docs) if c is not None][::2]
+    cols = columns([c for c, _ in picked])
+    for j, (_, doc) in enumerate(picked):
+        env = general(doc).env
+        assert {k: cols[k][j].item() if hasattr(cols[k][j], "item") else cols[k][j] for k in cols} == env
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_case_whose_fields_were_changed_is_checked_with_its_changes(data):
+    """A case read column-wise whose ``env`` someone changed is checked on its changed fields, not its block's."""
+    doc = data.draw(cases("SetVectorMask")).to_json()
+    case = columnar.parse_block([doc], ["o"], None)[0]
+    assert isinstance(case, columnar.RowCase)
+    field = next(f.name for f in case.model.fields if f.type.kind == "int")
+    case.env[field] = -(2**40)
+    ref = parse._parse_general(doc, None, "o", None)
+    ref.env[field] = -(2**40)
+    expected = check_cases([ref])[0]
+    assert expected.violations  # a negative field breaks a rule (the test would show nothing otherwise)
+    assert [v.message for v in check_cases([case])[0].violations] == [v.message for v in expected.violations]
