@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ascverify import apis, check_cases
 from ascverify.cases import columnar, parse
 from ascverify.cases.caseio import cases_from_bytes
+from ascverify.checking import checker as checker_module
 from ascverify.checking.checker import columns
 from ascverify.spec.errors import InputError
 from ascverify.strategies import cases
@@ -153,3 +154,16 @@ def test_a_case_whose_fields_were_changed_is_checked_with_its_changes(data):
     expected = check_cases([ref])[0]
     assert expected.violations  # a negative field breaks a rule (the test would show nothing otherwise)
     assert [v.message for v in check_cases([case])[0].violations] == [v.message for v in expected.violations]
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_case_whose_fields_were_only_read_is_still_checked_from_its_block(data):
+    """Asking a case read column-wise for its fields (as the Z3 checker or `show` do) does not change them: its
+    columns still come from its block, and a change made afterwards is still seen."""
+    docs = [data.draw(cases("BlockReduceSum")).to_json() for _ in range(6)]
+    got = [c for c in columnar.parse_block(docs, ["o"] * len(docs), None) if c is not None]
+    assert got[0].env  # read: no longer fresh
+    assert not got[0].fresh and checker_module._all_fresh_rows(got)
+    got[0].env["mask.count"] = True  # changed (a type of its own): checked from its fields now
+    assert not checker_module._all_fresh_rows(got)

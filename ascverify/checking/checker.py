@@ -285,9 +285,23 @@ class _Gather:
 
 
 def _all_fresh_rows(cases: Sequence[Case]) -> bool:
-    """Every case was read column-wise and its fields are its block's row (its env was never asked for)."""
+    """Every case was read column-wise and its fields are its block's row: its env was never asked for, or it
+    still holds the row's values (with their types)."""
     for c in cases:
-        if c.__class__ is not RowCase or not c.fresh:  # type: ignore[attr-defined]
+        if c.__class__ is not RowCase:
+            return False
+        if not c.fresh and not _unchanged(c):  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def _unchanged(case: RowCase) -> bool:
+    env, row = case.env, case.block.env(case.row)
+    if len(env) != len(row):
+        return False
+    for k, v in row.items():
+        got = env.get(k, _MISSING)
+        if type(got) is not type(v) or got != v:
             return False
     return True
 
