@@ -65,9 +65,9 @@ def _citation(rule: Rule) -> str:
     return got[1]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Unchecked:
-    """A rule that could not be checked, and why."""
+    """A rule that could not be checked, and why (read-only: one note may be shared by many results)."""
 
     rule_id: str
     reason: str
@@ -543,6 +543,7 @@ def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] |
     plan = [(r, _order_flags(r, v, ctx, n) if r.domain.get("kind") == "order" else None) for r in concrete_only]
     hook = _Hook(hook) if hook is not None else None
     notes: list[Any] | None = None
+    shared: dict[int, tuple[Any, list[Unchecked]]] = {}  # id(notes) -> (notes, their Unchecked), notes kept alive
     if hook is not None and memo is not None:
         notes = memo.results(None, list(range(n)), lambda i: hook.recorded(cases[i]))
     for j, (c, res) in enumerate(zip(cases, results)):
@@ -554,8 +555,15 @@ def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] |
                 res.error = exc.at(c.origin)
                 res.violations.clear()
         if hook is not None:
-            for rule_id, reason, source in (notes[j] if notes is not None else hook(c)):
-                res.unchecked.append(Unchecked(rule_id, reason, source))
+            if notes is not None:  # the same notes for many cases: one list of Unchecked per distinct notes
+                got = notes[j]
+                made = shared.get(id(got))
+                if made is None:
+                    made = shared[id(got)] = (got, [Unchecked(rule_id, reason, source) for rule_id, reason, source in got])
+                res.unchecked.extend(made[1])
+            else:
+                for rule_id, reason, source in hook(c):
+                    res.unchecked.append(Unchecked(rule_id, reason, source))
     return results
 
 
