@@ -90,21 +90,6 @@ class RowCase(Case):
         _ENV_SLOT.__set__(self, value)
 
 
-def _shape(doc: Any) -> tuple | None:
-    """The key layout of a document of the common shape, or None (then `parse_case` reads it)."""
-    if type(doc) is not dict:
-        return None
-    args, tensors = doc.get("args", _NONE), doc.get("tensors")
-    if type(args) is not dict or type(tensors) is not dict:
-        return None
-    try:
-        key = (tuple(doc), doc.get("api"), tuple(args), tuple(tensors), tuple(map(tuple, tensors.values())))
-        hash(key)
-    except TypeError:  # a tensor that is not an object, an API name that is not a string
-        return None
-    return key
-
-
 _NONE: dict[str, Any] = {}
 
 
@@ -113,10 +98,17 @@ def parse_block(docs: Sequence[Any], origins: Sequence[str], base_dir: Path | No
     value that is not plainly valid)."""
     out: list[Case | None] = [None] * len(docs)
     groups: dict[tuple, list[int]] = defaultdict(list)
-    for i, doc in enumerate(docs):
-        key = _shape(doc)
-        if key is not None:
-            groups[key].append(i)
+    none = _NONE
+    for i, doc in enumerate(docs):  # grouped by key layout (a million documents may come through here)
+        if type(doc) is not dict:
+            continue
+        args, tensors = doc.get("args", none), doc.get("tensors")
+        if type(args) is not dict or type(tensors) is not dict:
+            continue
+        try:
+            groups[(tuple(doc), doc.get("api"), tuple(args), tuple(tensors))].append(i)
+        except TypeError:  # an API name that is not hashable
+            continue
     for key, rows in groups.items():
         _read_group(key, rows, docs, origins, base_dir, out)
     return out
@@ -124,7 +116,7 @@ def parse_block(docs: Sequence[Any], origins: Sequence[str], base_dir: Path | No
 
 def _read_group(key: tuple, rows: list[int], docs: Sequence[Any], origins: Sequence[str], base_dir: Path | None,
                 out: list[Case | None]) -> None:
-    top, api, arg_keys, tensor_names, tshape = key
+    top, api, arg_keys, tensor_names = key
     if not frozenset(top) <= _TOP_KEYS or type(api) is not str:
         return
     model = lookup_api(api)
@@ -141,31 +133,58 @@ def _read_group(key: tuple, rows: list[int], docs: Sequence[Any], origins: Seque
     if plan.normalizes and not model.keeps_layout(arg_keys, tensor_names):
         _normalized_groups(model, plan, ctxs, rows, argss, tensorss, origins, base_dir, out)
         return
-    _read_columns(model, plan, ctxs, rows, arg_keys, argss, tensor_names, tshape, tensorss, origins, base_dir, out)
+    for tshape, sel in _tensor_layouts(tensor_names, tensorss):
+        if sel is None:
+            _read_columns(model, plan, ctxs, rows, arg_keys, argss, tensor_names, tshape, tensorss, origins,
+                          base_dir, out)
+        else:
+            _read_columns(model, plan, [ctxs[j] for j in sel], [rows[j] for j in sel], arg_keys,
+                          [argss[j] for j in sel], tensor_names, tshape, [tensorss[j] for j in sel], origins,
+                          base_dir, out)
+
+
+def _tensor_layouts(names: tuple[str, ...], tensorss: list[dict[str, Any]]) -> list[tuple[tuple, list[int] | None]]:
+    """The cases of a group by the keys of each of their tensors: (per tensor its keys, the cases' positions, None
+    for all of them); a case with a tensor that is not an object is left out (`parse_case` words it)."""
+    layout = []
+    for name in names:
+        ts = [t[name] for t in tensorss]
+        if set(map(type, ts)) != {dict}:
+            break
+        keys = set(map(tuple, ts))
+        if len(keys) != 1:
+            break
+        layout.append(next(iter(keys)))
+    else:
+        return [(tuple(layout), None)]
+    split: dict[tuple, list[int]] = defaultdict(list)
+    for j, tensors in enumerate(tensorss):
+        values = tuple(tensors.values())
+        if all(type(t) is dict for t in values):
+            split[tuple(map(tuple, values))].append(j)
+    return list(split.items())
 
 
 def _contexts(model: Any, plan: Any, group: list[dict[str, Any]], typed: bool) -> list[Any]:
-    """Per case, the model's context for its product and type (None when either is unknown)."""
-    default = model.default_dtype
-    known: dict[tuple[str, str], Any] = {}
-    out = []
-    for d in group:
-        key = (d.get("product"), d["dtype"] if typed else default)
-        if type(key[0]) is not str or type(key[1]) is not str:
-            out.append(None)
+    """Per case, the model's context for its product and type (None when either is unknown or not a string)."""
+    products = [d.get("product") for d in group]
+    types = [d["dtype"] for d in group] if typed else [model.default_dtype] * len(group)
+    try:
+        keys = list(zip(products, types))
+        known = dict.fromkeys(keys)
+    except TypeError:  # a product or type that is not hashable: that case is read by `parse_case`
+        keys = [(p, t) if type(p) is str and type(t) is str else None for p, t in zip(products, types)]
+        known = dict.fromkeys(keys)
+    for key in known:
+        if key is None or type(key[0]) is not str or type(key[1]) is not str:
             continue
-        ctx = known.get(key, _UNSEEN)
-        if ctx is _UNSEEN:
-            product, dt = lookup_product(key[0]), lookup_dtype(key[1])
-            if product is None or dt is None:
-                ctx = None
-            else:
-                ctx = plan.contexts.get((product.id, dt.name))
-                if ctx is None:
-                    ctx = plan.contexts[(product.id, dt.name)] = model.context(product, dt.name, None)
+        product, dt = lookup_product(key[0]), lookup_dtype(key[1])
+        if product is not None and dt is not None:
+            ctx = plan.contexts.get((product.id, dt.name))
+            if ctx is None:
+                ctx = plan.contexts[(product.id, dt.name)] = model.context(product, dt.name, None)
             known[key] = ctx
-        out.append(ctx)
-    return out
+    return list(map(known.__getitem__, keys))
 
 
 def _normalized_groups(model: Any, plan: Any, ctxs: list[Any], rows: list[int], argss: list, tensorss: list,
@@ -264,7 +283,8 @@ def _read_columns(model: Any, plan: Any, ctxs: list[Any], rows: list[int], arg_k
                 values = [v if o else False for v, o in zip(values, ok.tolist())]
             cols[name] = np.array(values, dtype=bool)
         elif how == _ENUM:
-            codes = [extra.get(v) if type(v) is str else None for v in values]
+            codes = list(map(extra.get, values)) if set(map(type, values)) == {str} else \
+                [extra.get(v) if type(v) is str else None for v in values]
             if None in codes:
                 ok = np.fromiter((c is not None for c in codes), dtype=bool, count=n)
                 good &= ok
@@ -286,10 +306,10 @@ def _read_columns(model: Any, plan: Any, ctxs: list[Any], rows: list[int], arg_k
         if not frozenset(keys) <= _TENSOR_KEYS or "addr" not in keys or "size" not in keys:
             return  # data, or a missing field: case by case
         ts = [t[name] for t in tensorss]
-        if set(map(type, ts)) != {dict}:
-            return
         if "position" in keys:
-            codes = [positions.get(p) if type(p) is str else None for p in (t["position"] for t in ts)]
+            given_positions = [t["position"] for t in ts]
+            codes = list(map(positions.get, given_positions)) if set(map(type, given_positions)) == {str} else \
+                [positions.get(p) if type(p) is str else None for p in given_positions]
             if None in codes:
                 ok = np.fromiter((c is not None for c in codes), dtype=bool, count=n)
                 good &= ok
