@@ -3,13 +3,22 @@
 A float's bits read as an unsigned integer put the negative floats above the positive ones, each half ordered by
 magnitude; read as a signed integer, the non-negative floats lie above the negative ones in their own order. So a
 row's minimum is its largest unsigned value when the row holds a negative float (-0 included: -0 below +0, the order
-a vector unit's min/max keeps when it returns -0 for min(-0, +0)), else its smallest; the maximum is symmetric. Two
-integer reductions per row, no key transform. numpy's float16 comparisons convert element by element, and integer
-reductions over short rows are slow along the last axis, so the lanes are moved first once. NaN has no place in
-that order: rows with an active NaN are reported, and the caller gives them the value the hardware gives.
+a vector unit's min/max keeps when it returns -0 for min(-0, +0)), else its smallest; the maximum is symmetric (its
+largest signed value when the row holds a non-negative float, else its smallest unsigned value). One integer
+reduction per row when every row holds a float of the deciding sign (the common case: rows of mixed signs), two
+otherwise; no key transform.
+
+numpy reduces short rows along the last axis one row at a time, and compares float16 element by element, so the
+lanes are moved to the front once (one transposed copy of the bits); every reduction is then a few whole-array
+passes. NaN has no place in that order: rows with an active NaN are reported, and the caller gives them the value
+the hardware gives. The NaN test costs two whole-array maxima in the common case of no NaN: a negative NaN is the
+largest unsigned value of its row, a positive NaN the largest signed value of all.
 """
 
 from __future__ import annotations
+
+from math import prod
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,6 +26,7 @@ __all__ = ["masked_extreme", "any_last"]
 
 _INT = {2: np.int16, 4: np.int32, 8: np.int64}
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+_KINDS = ("min", "max")
 
 
 def any_last(flags: np.ndarray) -> np.ndarray:
@@ -26,31 +36,6 @@ def any_last(flags: np.ndarray) -> np.ndarray:
     if flags.ndim and width % 8 == 0 and width and flags.flags.c_contiguous:
         return _pairwise(flags.view(np.uint64), np.bitwise_or) != 0
     return flags.any(axis=-1)
-
-
-_CONSTANTS: dict[tuple[str, np.dtype], tuple] = {}
-
-
-def _int_limits(dt: np.dtype) -> tuple:
-    """The smallest and largest value of the integer type ``dt`` (as numpy scalars)."""
-    got = _CONSTANTS.get(("int", dt))
-    if got is None:
-        info = np.iinfo(dt)
-        got = _CONSTANTS[("int", dt)] = (dt.type(info.min), dt.type(info.max))
-    return got
-
-
-def _float_bits(dt: np.dtype) -> tuple:
-    """For the float type ``dt``: the signed integer type of its bits, the magnitude mask, and the bits of +inf and
-    of -inf (read signed)."""
-    got = _CONSTANTS.get(("float", dt))
-    if got is None:
-        itype = _INT[dt.itemsize]
-        mag = itype(np.iinfo(itype).max)                  # 0x7fff...: every bit but the sign
-        inf_bits = np.array(np.inf, dtype=dt).view(itype)
-        neg_inf_bits = np.array(-np.inf, dtype=dt).view(itype)
-        got = _CONSTANTS[("float", dt)] = (itype, mag, int(inf_bits), int(neg_inf_bits))
-    return got
 
 
 def _pairwise(keys: np.ndarray, op: np.ufunc) -> np.ndarray:
@@ -64,72 +49,124 @@ def _pairwise(keys: np.ndarray, op: np.ufunc) -> np.ndarray:
     return keys[..., 0]
 
 
-def masked_extreme(x: np.ndarray, active: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+class _Plan(NamedTuple):
+    """What `masked_extreme` needs for one (element type, kind), as numpy scalars (no Python-int promotion)."""
+
+    #: the type the reductions run on: the unsigned type of a float's bits, the type itself for integers
+    keys: np.dtype
+    #: the value an inactive lane takes (in ``keys``): +inf / -inf for floats, the type's largest / smallest value
+    fill: np.generic
+    #: floats only (else None): the signed type of the bits, the sign bit, +inf's bits (signed), -inf's (unsigned)
+    signed: np.dtype | None = None
+    sign: np.generic | None = None
+    top: np.generic | None = None
+    neg_inf: np.generic | None = None
+
+
+_PLANS: dict[tuple[np.dtype, str], _Plan] = {}
+
+
+def _plan(dt: np.dtype, kind: str) -> _Plan:
+    """The cached `_Plan` of element type ``dt`` and ``kind`` (raises for another kind or type)."""
+    got = _PLANS.get((dt, kind))
+    if got is not None:
+        return got
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be 'min' or 'max', not {kind!r}")
+    if dt.kind == "f" and dt.itemsize in _UINT:
+        utype, itype = np.dtype(_UINT[dt.itemsize]), np.dtype(_INT[dt.itemsize])
+        inf_u = np.array(np.inf, dtype=dt).view(utype)[()]
+        neg_inf_u = np.array(-np.inf, dtype=dt).view(utype)[()]
+        got = _Plan(utype, inf_u if kind == "min" else neg_inf_u, itype,
+                    utype.type(1 << (8 * dt.itemsize - 1)), itype.type(inf_u), neg_inf_u)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        got = _Plan(dt, dt.type(info.max if kind == "min" else info.min))
+    else:
+        raise TypeError(f"masked_extreme: unsupported element type {dt}")
+    _PLANS[(dt, kind)] = got
+    return got
+
+
+def masked_extreme(x: np.ndarray, active: np.ndarray | None, kind: str, *,
+                   none_if_clean: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """Per row (last axis) of ``x`` (n, ..., lanes): the minimum (``kind`` "min") or maximum ("max") of the elements
     where ``active`` is true, or the identity where none is (+inf / -inf for floats, the type's largest / smallest
     value for integers). ``active`` is the same for every index of the first axis: shape ``x.shape[1:]`` (or
-    broadcastable to it). Floats are ordered with -0 below +0.
+    broadcastable to it); None means every lane. Floats are ordered with -0 below +0.
 
-    Also per row: whether an active element is NaN; the value of such a row is not defined here.
+    Also per row: whether an active element is NaN; the value of such a row is not defined here. With
+    ``none_if_clean`` that second result is None when no row holds an active NaN.
     """
-    if kind not in ("min", "max"):
-        raise ValueError(f"kind must be 'min' or 'max', not {kind!r}")
-    x = np.ascontiguousarray(x)
-    dt = x.dtype
-    if dt.kind == "f" and dt.itemsize in _INT:
-        itype, mag, top, bottom = _float_bits(dt)
-        bits = _lanes_first(x.view(itype))
-        _fill_inactive(bits, active, x.shape, top if kind == "min" else bottom)
-        return _float_extreme(bits, dt, kind, top, mag)
-    if dt.kind not in "iu":
-        raise TypeError(f"masked_extreme: unsupported element type {dt}")
-    lo_value, hi_value = _int_limits(dt)
-    keys = _lanes_first(x)
-    _fill_inactive(keys, active, x.shape, hi_value if kind == "min" else lo_value)
-    best = (np.minimum if kind == "min" else np.maximum).reduce(keys, axis=0)
-    return best, np.zeros(x.shape[:-1], dtype=bool)
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    plan = _PLANS.get((x.dtype, kind)) or _plan(x.dtype, kind)
+    if x.ndim < 2:
+        raise ValueError(f"masked_extreme: x needs a first axis and a lane axis, not shape {x.shape}")
+    shape, lanes = x.shape[:-1], x.shape[-1]
+    rows = prod(shape)
+    if lanes == 0 or rows == 0:
+        best, has_nan = np.full(shape, plan.fill, dtype=plan.keys).view(x.dtype), None
+    else:
+        # (lanes, rows): one transposed copy of the bits, so that every reduction runs over whole rows
+        keys = x.view(plan.keys).reshape(rows, lanes).T.copy()
+        if active is not None:
+            _fill_inactive(keys, active, x.shape, plan.fill)
+        if plan.signed is None:                           # integers: one reduction
+            best, has_nan = (np.minimum if kind == "min" else np.maximum).reduce(keys, axis=0), None
+        else:
+            best, has_nan = _float_extreme(keys, kind, plan)
+        best = best.reshape(shape).view(x.dtype)
+    if has_nan is None:
+        return best, None if none_if_clean else np.zeros(shape, dtype=bool)
+    return best, has_nan.reshape(shape)
 
 
-def _lanes_first(a: np.ndarray) -> np.ndarray:
-    """A contiguous copy of ``a`` with the last axis (the lanes) first: a reduction is then over whole rows."""
-    return a.transpose((a.ndim - 1,) + tuple(range(a.ndim - 1))).copy()
-
-
-def _fill_inactive(lanes_first: np.ndarray, active: np.ndarray, shape: tuple, ident: int) -> None:
-    """Set the lanes ``active`` leaves out to ``ident`` (``lanes_first``: `_lanes_first` of an array of ``shape``)."""
+def _fill_inactive(keys: np.ndarray, active: np.ndarray, shape: tuple, fill: np.generic) -> None:
+    """Set the lanes ``active`` leaves out to ``fill`` in ``keys`` (lanes, rows), the transposed bits of an array of
+    ``shape`` (n, ..., lanes)."""
     if type(active) is not np.ndarray or active.dtype != bool:
         active = np.asarray(active, dtype=bool)
     if active.shape != shape[1:]:
         active = np.broadcast_to(active, shape[1:])
-    if not active.all():
-        inactive = np.nonzero(~active.transpose((active.ndim - 1,) + tuple(range(active.ndim - 1))))
-        lanes_first[(inactive[0], slice(None)) + inactive[1:]] = ident
+    if active.all():
+        return
+    lanes = shape[-1]
+    inner = active.size // lanes                           # the rows of one index of the first axis
+    inner_idx, lane_idx = np.nonzero(~active.reshape(inner, lanes))
+    keys.reshape(lanes, shape[0], inner)[lane_idx, :, inner_idx] = fill
 
 
-def _float_extreme(bits: np.ndarray, dt: np.dtype, kind: str, top: int, mag: object) -> tuple[np.ndarray, np.ndarray]:
-    """`masked_extreme` of floats from their bits (signed integers, lanes first, inactive lanes already the
-    identity): two integer reductions, one over the bits read unsigned and one over them read signed or unsigned.
+def _float_extreme(keys: np.ndarray, kind: str, plan: _Plan) -> tuple[np.ndarray, np.ndarray | None]:
+    """`masked_extreme` of floats from their bits ``keys`` (unsigned, lanes first, inactive lanes already the
+    identity): the extremes, and whether each row holds a NaN (None: no row does).
 
     Read unsigned, the negative floats lie above the positive ones, ordered by magnitude: a row's minimum is its
     largest unsigned value when the row holds a negative float (-0 included), else its smallest. Read signed, the
     non-negative floats lie above the negative ones in their own order: a row's maximum is its largest signed value
-    when the row holds one, else its smallest unsigned value (the negative of least magnitude). NaN bits lie beyond
-    the infinities' in both readings."""
-    ubits = bits.view(_UINT[dt.itemsize])
-    sign = 1 << (8 * dt.itemsize - 1)
-    neg_inf = sign | top                                  # -inf's bits read unsigned
+    when the row holds one, else its smallest unsigned value (the negative of least magnitude). The first reduction
+    decides; the second runs only when some row needs it (rows of mixed signs are the common case for the minimum
+    and the maximum alike). NaN bits lie beyond the infinities' in both readings: a negative NaN is its row's
+    largest unsigned value (above -inf's bits), a positive NaN its largest signed value (above +inf's); the
+    inactive lanes hold an infinity, never NaN."""
+    signed = keys.view(plan.signed)
     if kind == "min":
-        hi = np.maximum.reduce(ubits, axis=0)
-        best = np.where(hi >= sign, hi, np.minimum.reduce(ubits, axis=0))
-        # a negative NaN is its row's largest unsigned value, a positive NaN the largest signed value of all
-        clean = int(hi.max()) <= neg_inf and int(bits.max()) <= top
+        first = np.maximum.reduce(keys, axis=0)          # a row's minimum if it holds a negative float
+        low, edge = first.min(), plan.sign
     else:
-        hi = np.maximum.reduce(bits, axis=0)
-        best = np.where(hi >= 0, hi.view(ubits.dtype), np.minimum.reduce(ubits, axis=0))
-        # a positive NaN is its row's largest signed value, a negative NaN the largest unsigned value of all
-        clean = int(hi.max()) <= top and int(ubits.max()) <= neg_inf
-    value = best.view(dt)
-    if clean:
-        return value, np.zeros(value.shape, dtype=bool)
-    magnitude = bits & mag                                # inactive lanes hold an infinity: never NaN
-    return value, np.logical_or.reduce(magnitude > top, axis=0)
+        first = np.maximum.reduce(signed, axis=0)        # a row's maximum if it holds a non-negative float
+        low, edge = first.min(), 0
+    best = first.view(keys.dtype)
+    if low < edge:                                       # some row needs the other reduction
+        other = np.minimum.reduce(keys, axis=0)          # the row's extreme otherwise
+        best = np.where(first >= edge, best, other) if first.max() >= edge else other
+    if kind == "min":
+        # a positive NaN hides in a row with a negative float: the signed maximum of all lanes finds it
+        if first.max() <= plan.neg_inf and signed.max() <= plan.top:
+            return best, None
+        hi_u, hi_s = first, np.maximum.reduce(signed, axis=0)
+    else:
+        if first.max() <= plan.top and keys.max() <= plan.neg_inf:
+            return best, None
+        hi_u, hi_s = np.maximum.reduce(keys, axis=0), first
+    return best, (hi_u > plan.neg_inf) | (hi_s > plan.top)

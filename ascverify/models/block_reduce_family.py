@@ -47,8 +47,9 @@ from ..core.run import prepare, run_case
 from ..spec.logic import And, Between, Exists, Implies, Not, Or, is_symbolic
 from ..spec.model import ApiModel, SpecNote
 from ..spec.params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
-from ..spec.products import BUFFERS
-from ..spec.rules import WARNING, Context, Values, field_range, order_rule, rule, tensor_min_size
+from ..spec.products import BUFFERS, POSITION_BUFFER
+from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule,
+                          tensor_min_size)
 from .vector_common import BLOCK_BYTES, effective_mask, lane_mask, mask_rules, mask_word_count
 
 BLOCKS_PER_REPEAT = 8
@@ -395,16 +396,16 @@ class BlockReduceFamily(ApiModel):
         if n <= 0:  # repeat 0: nothing is read or stored (a warning on atlas-350); negative: refused by the rules
             return
         dst_rep, blk, src_rep = int(env["dstRepStride"]), int(env["srcBlkStride"]), int(env["srcRepStride"])
-        dst, src = case.tensor("dst"), case.tensor("src")
+        (dst_buffer, dst_addr), (src_buffer, src_addr) = _place(env, "dst"), _place(env, "src")
         t = case.ctx.dtype
         np_t, esize = t.numpy, t.size
         per_block, width = BLOCK_BYTES // esize, BLOCKS_PER_REPEAT * esize
 
         # every read first (repeat r is iteration r), so that the trace sees stores onto bytes read later; a view
         # of the memory where it can be (`reduce` is done with it before the write)
-        starts = _grid(src.addr, src_rep * BLOCK_BYTES, blk * BLOCK_BYTES, n, BLOCKS_PER_REPEAT)
+        starts = _grid(src_addr, src_rep * BLOCK_BYTES, blk * BLOCK_BYTES, n, BLOCKS_PER_REPEAT)
         block_its, reps = _iterations(n)
-        raw = trace.read(src.buffer, starts, BLOCK_BYTES, block_its, align=BLOCK_BYTES, what="src datablock", view=True)
+        raw = trace.read(src_buffer, starts, BLOCK_BYTES, block_its, align=BLOCK_BYTES, what="src datablock", view=True)
         x = raw.view(np_t).reshape(n, BLOCKS_PER_REPEAT, per_block)
 
         lanes = self.active_lanes(case)
@@ -426,10 +427,16 @@ class BlockReduceFamily(ApiModel):
                 result = np.where(block_active, result, np.array(fill, dtype=np_t))
 
         data = np.ascontiguousarray(result, dtype=np_t).view(np.uint8)   # (n, 8) results: (n, width) bytes
-        trace.write(dst.buffer, _steps(dst.addr, dst_rep * width, n), width, data, reps, align=width,
+        trace.write(dst_buffer, _steps(dst_addr, dst_rep * width, n), width, data, reps, align=width,
                     byte_mask=None if stored is None else np.repeat(stored, esize),
                     poison=None if poison is None else np.repeat(np.atleast_2d(poison), esize, axis=-1),
                     what="dst results")
+
+
+def _place(env: Mapping[str, Any], tensor: str) -> tuple[str, int]:
+    """The buffer and byte address of ``tensor`` (what `Case.tensor` gives, without building its `TensorInfo`:
+    a call's own work is a few microseconds, and that took a quarter of it)."""
+    return POSITION_BUFFER[POSITION_NAMES[int(env[f"{tensor}.position"])]], int(env[f"{tensor}.addr"])
 
 
 @lru_cache(maxsize=MAX_REPEAT + 1)
@@ -467,10 +474,28 @@ def _grid(start: int, row_step: int, col_step: int, rows: int, cols: int) -> ran
 
 def lanes_of(case: Case, lane_mask: Callable[[Case], np.ndarray]) -> np.ndarray | None:
     """Active lanes of one repeat (128 for half, 64 for float) by ``lane_mask``, or None when a prior SetVectorMask
-    set them. A member passes its own module's ``lane_mask``: ``ascverify selftest``'s mask mutants swap it there."""
-    if not case.env["isSetMask"] or case.env.get("mask.placeholder"):
+    set them. A member passes its own module's ``lane_mask``: ``ascverify selftest``'s mask mutants swap it there,
+    and a stand-in is asked every time; `vector_common.lane_mask`'s answers are kept per mask (read-only)."""
+    env = case.env
+    if not env["isSetMask"] or env.get("mask.placeholder"):
         return None
-    return lane_mask(case)
+    if lane_mask is not _LANE_MASK:
+        return lane_mask(case)
+    bits = case.ctx.dtype.bits
+    # the fields vector_common.lane_mask reads: the mode, then the words it uses or the count
+    key = (bits, True, *(int(env[f"mask.w{i}"]) for i in range(mask_word_count(case.ctx)))) \
+        if env["mask.bitwise"] else (bits, False, int(env["mask.count"]))
+    got = _LANES.get(key)
+    if got is None:
+        got = np.array(lane_mask(case), dtype=bool)
+        got.flags.writeable = False
+        if len(_LANES) < 4096:
+            _LANES[key] = got
+    return got
+
+
+_LANE_MASK = lane_mask
+_LANES: dict[tuple, np.ndarray] = {}
 
 
 # -- declarations built from the subclass ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cases.case import Case
+from ..core.extremes import masked_extreme
 from ..spec.model import SpecNote
 from ..spec.registry import register
 from .block_reduce_family import (KEEP, KEEP_PRODUCTS, PAGE, REG_PAGE, SHARED_INVARIANTS, BlockReduceFamily,
@@ -67,21 +68,24 @@ class BlockReduceMax(BlockReduceFamily):
             return -np.inf
         return None
 
-    def reduce(self, case: Case, x: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def reduce(self, case: Case, x: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """``active`` (block, lane) broadcasts against ``x`` (repeat, block, lane)."""
         np_t = x.dtype
-        result = np.where(active, x, np.array(-np.inf, dtype=np_t)).max(axis=-1)  # an active NaN propagates
-        poison = np.zeros(result.shape, dtype=bool)
-        pos_zero = (active & (x == 0) & ~np.signbit(x)).any(axis=-1)
-        result = np.where((result == 0) & pos_zero, np.array(0.0, dtype=np_t), result)
-        has_nan = (active & np.isnan(x)).any(axis=-1)
-        if case.product == "atlas-350":
-            result = np.where(has_nan, np.array(np.nan, dtype=np_t), result)
-        else:
-            poison |= has_nan
+        # per (repeat, block): the maximum of the active lanes, -0 below +0 (max(-0, +0) = +0), on the bits
+        result, has_nan = masked_extreme(x, active, "max", none_if_clean=True)
+        poison = None
+        if has_nan is not None:
+            rows = np.nonzero(has_nan)
+            if case.product == "atlas-350":               # an active NaN gives NaN
+                result[rows] = np.array(np.nan, dtype=np_t)
+            else:                                         # unspecified: the NaN numpy's max propagates
+                result[rows] = np.where(active[rows[1]], x[rows], np.array(-np.inf, dtype=np_t)).max(axis=-1)
+                poison = has_nan
         if case.product == "atlas-200i-500-a2" and np_t.itemsize == 2:
             partial = active.any(axis=-1) & ~active.all(axis=-1)
-            poison |= partial & (result == -np.inf)
+            if partial.any():
+                partial = partial & (result == np.array(-np.inf, dtype=np_t))
+                poison = partial if poison is None else poison | partial
         return result, poison
 
 

@@ -190,8 +190,8 @@ class BlockReduceMin(BlockReduceFamily):
 
     def reduce(self, case: Case, x: np.ndarray, lanes: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         # per (repeat, block): the minimum of the active lanes, -0 below +0 (on the bits read as integers)
-        result, has_nan = masked_extreme(x, lanes, "min")
-        if not has_nan.any():
+        result, has_nan = masked_extreme(x, lanes, "min", none_if_clean=True)
+        if has_nan is None:
             return result, None
         # a NaN among the active lanes propagates (atlas-350) or is unspecified
         rows = np.nonzero(has_nan)
