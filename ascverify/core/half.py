@@ -8,13 +8,17 @@ float32 (11 + 11 significant bits), and a float32 sum rounded again to half equa
 (24 >= 2 * 11 + 2 bits, so the double rounding is innocuous). The rounding covers every float32 as numpy's cast
 does: the normal half range on the bits, half subnormals by one float32 addition (to the grid of 2**-24), overflow
 to inf, and NaN keeping its sign and the top 10 bits of its payload (a payload that would vanish becomes 1).
+
+Sums of products whose every rounding is exact skip the roundings: `grid` certifies that some values are integer
+multiples of a power of two 2**e and at most some magnitude, and when the products' quantum and bound keep every
+product and every partial sum on the half grid, the float32 results are the half results (see `sum_of_products`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["widen", "narrow", "round_half", "multiply", "running_sum", "sum_of_products"]
+__all__ = ["widen", "narrow", "round_half", "multiply", "running_sum", "sum_of_products", "grid"]
 
 _SCALE = np.float32(2.0 ** 112)      # half bits shifted into float32 bits are the value times 2**-112
 _KEEP = np.uint32(0xFFFFE000)
@@ -24,32 +28,42 @@ _INF = np.uint32(0x7F800000)
 
 
 def _scaled(bits: np.ndarray) -> np.ndarray:
-    """float32 whose value is the half with raw bits ``bits`` (uint16 / float16 array) times 2**-112 (exact for
-    every finite half; inf and NaN come out as finite numbers, the caller checks for them)."""
-    s = bits.view(np.int16).astype(np.int32)   # sign-extended: a negative half has the top 17 bits set
+    """float32 whose value is the half with raw bits ``bits`` (uint16 / float16 array, any strides) times 2**-112
+    (exact for every finite half; inf and NaN come out as finite numbers, the caller checks for them); a fresh
+    C-contiguous array, the only one allocated."""
+    s = np.empty(bits.shape, np.int32)
+    np.copyto(s, bits.view(np.int16))          # sign-extended: a negative half has the top 17 bits set
     np.left_shift(s, 13, out=s)                # exponent and mantissa in place; bits 28..31 copies of the sign
     np.bitwise_and(s, np.int32(-0x70000001), out=s)   # keep the sign bit (0x80000000) and bits 0..27
     return s.view(np.float32)
 
 
-def _special(bits: np.ndarray) -> bool:
-    """Some element of the raw half ``bits`` is inf or NaN."""
-    return bool((bits.view(np.uint16) & np.uint16(0x7FFF)).max(initial=0) >= 0x7C00)
+_SPECIAL = 65536.0                    # a widened inf or NaN before its fix-up: 2**16 <= |value| < 2**17
+
+
+def _widen(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """`widen`, and the largest magnitude of the result (inf or NaN when there is an inf or NaN)."""
+    x = np.asarray(x, dtype=np.float16)
+    out = _scaled(x)
+    out *= _SCALE
+    if not out.size:
+        return out, 0.0
+    top = max(float(out.max()), -float(out.min()))
+    if top < _SPECIAL:                          # every finite half is below 65536, every inf and NaN at or above
+        return out, top
+    h = np.ascontiguousarray(x).view(np.uint16)
+    special = (h & np.uint16(0x7C00)) == np.uint16(0x7C00)
+    wide = h.astype(np.uint32)
+    bits = (wide << np.uint32(13)) | _INF        # the payload in place (the sign bit lands in the exponent)
+    bits |= (wide & np.uint32(0x8000)) << np.uint32(16)
+    np.copyto(out.view(np.uint32), bits, where=special)
+    return out, float("nan") if np.isnan(out).any() else float("inf")
 
 
 def widen(x: np.ndarray) -> np.ndarray:
-    """The float16 array ``x`` as float32 (exact, as numpy's cast: inf and NaN keep their sign and payload)."""
-    x = np.ascontiguousarray(x, dtype=np.float16)
-    out = _scaled(x)
-    out *= _SCALE
-    if _special(x):
-        h = x.view(np.uint16)
-        special = (h & np.uint16(0x7C00)) == np.uint16(0x7C00)
-        wide = h.astype(np.uint32)
-        bits = (wide << np.uint32(13)) | _INF        # the payload in place (the sign bit lands in the exponent)
-        bits |= (wide & np.uint32(0x8000)) << np.uint32(16)
-        np.copyto(out.view(np.uint32), bits, where=special)
-    return out
+    """The float16 array ``x`` as float32 (exact, as numpy's cast: inf and NaN keep their sign and payload); a fresh
+    C-contiguous array."""
+    return _widen(x)[0]
 
 
 def narrow(x: np.ndarray) -> np.ndarray:
@@ -105,9 +119,7 @@ def multiply(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Elementwise half product ``x * y`` (float16 arrays, broadcast), as float32 on the half grid: bit-identical
     to ``(x.astype(float32) * y.astype(float32)).astype(float16)`` (so also to numpy's float16 multiply, except
     for which NaN's payload a product of two NaNs keeps)."""
-    with np.errstate(invalid="ignore", over="ignore"):   # inf * 0 is NaN, as in float16
-        prod = np.multiply(widen(x), widen(y))
-    return _round_any(prod.view(np.uint32)).view(np.float32)
+    return _multiply_wide(widen(x), widen(y))
 
 
 _UP = np.float32(2.0 ** 112)          # |x| >= 65536 times this overflows float32: x * _UP * _DOWN turns it into inf
@@ -162,11 +174,110 @@ def running_sum(terms: np.ndarray, axis: int, *, start_zero: bool = True) -> np.
     return _sum_rows(t, start_zero)
 
 
+def _exact_limit(e: int) -> float:
+    """The largest magnitude up to which every integer multiple of 2**e (e >= -24) is a half: 2048 * 2**e (11
+    significant bits), capped at the largest half, 65504 (itself 2047 * 32)."""
+    return min(2.0 ** (e + 11), 65504.0)
+
+
+_GRID_UP = np.float32(2.0 ** 24)      # a half times 2**24 is an integer (every half is a multiple of 2**-24)
+_GRID_CHUNK = 1 << 16                 # elements converted at a time (a small buffer, used again)
+
+
+def _quantum(w: np.ndarray, a: float) -> int:
+    """The largest e such that every element of the float32 half-grid ``w`` (largest magnitude ``a``, finite, not
+    0) is an integer multiple of 2**e. Times 2**24 every half is an integer (below 2**31 while |x| < 128, below
+    2**40 always); the lowest set bit of their OR is the smallest quantum (a negative integer keeps its trailing
+    zeros in two's complement). Converted a chunk at a time into one small buffer."""
+    flat = w.reshape(-1)
+    buf = np.empty(min(flat.size, _GRID_CHUNK), np.int32 if a < 128.0 else np.int64)
+    low = 0
+    for i in range(0, flat.size, _GRID_CHUNK):
+        part = flat[i:i + _GRID_CHUNK]
+        ints = buf[:part.size]
+        np.multiply(part, _GRID_UP, out=ints, casting="unsafe")
+        low |= int(np.bitwise_or.reduce(ints))
+    return (low & -low).bit_length() - 1 - 24
+
+
+def grid(values: np.ndarray) -> tuple[int, float] | None:
+    """``(e, a)`` for half values (a float16 array, or float32 holding halves, as `widen` gives): every value is an
+    integer multiple of 2**e and at most ``a`` in magnitude; ``e`` is the largest such exponent (0 when every value
+    is zero). None when some value is inf or NaN."""
+    if values.dtype == np.float16:
+        w, a = _widen(values)
+    else:
+        w = np.asarray(values, dtype=np.float32)
+        a = max(float(w.max()), -float(w.min())) if w.size else 0.0   # NaN propagates through max and min
+    if not a < float("inf"):
+        return None
+    return (0, 0.0) if a == 0.0 else (_quantum(w, a), a)
+
+
+def _multiply_wide(wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
+    """`multiply` of widened halves (float32 on the half grid, broadcast)."""
+    with np.errstate(invalid="ignore", over="ignore"):   # inf * 0 is NaN, as in float16
+        prod = np.multiply(wx, wy)
+    return _round_any(prod.view(np.uint32)).view(np.float32)
+
+
+def _exact_sums(xm: np.ndarray, wy: np.ndarray, ay: float, rest: tuple[int, ...], step: int) -> np.ndarray | None:
+    """`sum_of_products` along axis 0 of ``xm`` (float16, count rows) and the widened ``wy`` (largest magnitude
+    ``ay``, finite) computed without roundings, ``step`` rows at a time; None (nothing decided) as soon as the
+    grids seen so far allow a product that is not a half.
+
+    e and ax are the smallest quantum (`grid`) and the largest magnitude of x over the rows seen so far (x's grid
+    is found a chunk at a time: e only shrinks, ax only grows), ey y's quantum. Every product so far is a multiple of
+    2**(e + ey) and at most ax * ay; while e + ey >= -24 and ax * ay <= L = `_exact_limit` (e + ey), every product is
+    a half (two halves multiply exactly in float32). Take a partial sum s that is the half one, and a product p: both
+    are multiples of 2**(e + ey), so s + p is one too. If |s + p| <= L it is a half and a float32, and both roundings
+    keep it; if |s + p| > L, the float32 sum is above L as well (a multiple of 2**(e + ey) just above L has 12
+    significant bits, a float32; larger ones round to no less). So every float32 partial sum within L is the half one,
+    and each is checked against the L of its rows; a column where one leaves L is summed again with a rounding after
+    every addition. A sum from +0 is never -0 (the first partial sum adds +0), in half as in float32."""
+    count = xm.shape[0]
+    ey = _quantum(wy, ay) if ay else 0
+    ex, ax = 0, 0.0                               # (while x is all zero, every product is +-0: any e will do)
+    carry = np.zeros(int(np.prod(rest)), np.float32)           # +0
+    bad: np.ndarray | None = None
+    for k in range(0, count, step):
+        w, a = _widen(np.broadcast_to(xm[k:k + step], (min(step, count - k),) + rest))
+        if not a < float("inf"):                  # an inf or NaN
+            return None
+        if a:
+            q = _quantum(w, a)
+            ex = q if not ax else min(ex, q)
+            ax = max(ax, a)
+        e = ex + ey
+        limit = _exact_limit(e)
+        if e < -24 or ax * ay > limit:            # a product may not be a half, or a sum may not stay exact
+            return None
+        np.multiply(w, wy[k:k + step] if wy.shape[0] != 1 else wy, out=w)   # the products, exact
+        flat = w.reshape(w.shape[0], -1)
+        np.add(flat[0], carry, out=flat[0])       # the partial sums, in place
+        for r in range(1, flat.shape[0]):
+            np.add(flat[r - 1], flat[r], out=flat[r])
+        if max(float(flat.max()), -float(flat.min())) > limit:
+            out = (flat.max(axis=0) > limit) | (flat.min(axis=0) < -limit)
+            bad = out if bad is None else bad | out
+        carry = flat[-1].copy()
+    if bad is not None:   # sums that left the exact range: again, with a rounding after every addition
+        cols = np.flatnonzero(bad)
+        xs = widen(np.broadcast_to(xm, (count,) + rest).reshape(count, -1)[:, cols])
+        ys = np.broadcast_to(wy, (count,) + rest).reshape(count, -1)[:, cols]
+        carry[cols] = _sum_rows(_multiply_wide(xs, ys), start_zero=True)
+    return carry.reshape(rest)
+
+
 def sum_of_products(x: np.ndarray, y: np.ndarray, axis: int, *, chunk_elements: int = 1 << 16) -> np.ndarray:
     """Sum from +0 along ``axis`` of the half products ``x * y`` (float16 arrays of the same rank, ``y``
     broadcastable to ``x``), each product and each addition rounded to half, in order; float32 on the half grid.
-    Bit-identical to ``np.add.accumulate`` in float16 over +0 and `multiply`'s products. Works through chunks of
-    about ``chunk_elements`` products along ``axis``, so that no temporary array is much larger than ``x``."""
+    Bit-identical to ``np.add.accumulate`` in float16 over +0 and `multiply`'s products.
+
+    Works through chunks of about ``chunk_elements`` products along ``axis`` (no temporary array much larger than
+    a chunk, besides y as float32). When the grids of x and y (see `grid`) show that no product and no partial sum
+    needs rounding (small multiples of powers of two, as most test data), the products and sums are plain float32
+    ones (`_exact_sums`); otherwise every product and every addition is rounded."""
     xm = np.moveaxis(np.asarray(x, dtype=np.float16), axis, 0)
     ym = np.moveaxis(np.asarray(y, dtype=np.float16), axis, 0)
     count = xm.shape[0]
@@ -174,10 +285,15 @@ def sum_of_products(x: np.ndarray, y: np.ndarray, axis: int, *, chunk_elements: 
     if count == 0:
         return np.zeros(rest, np.float32)
     step = max(1, chunk_elements // max(1, int(np.prod(rest))))
+    wy, ay = _widen(ym)
+    if ay < float("inf"):
+        exact = _exact_sums(xm, wy, ay, rest, step)
+        if exact is not None:
+            return exact
     acc: np.ndarray | None = None
     for k in range(0, count, step):
-        yk = ym[k:k + step] if ym.shape[0] != 1 else ym
-        prods = np.broadcast_to(multiply(xm[k:k + step], yk), (min(step, count - k),) + rest)
+        yk = wy[k:k + step] if wy.shape[0] != 1 else wy
+        prods = np.broadcast_to(_multiply_wide(widen(xm[k:k + step]), yk), (min(step, count - k),) + rest)
         if acc is not None:
             prods = np.concatenate((acc[None], prods))
         acc = _sum_rows(prods, start_zero=acc is None)

@@ -19,6 +19,11 @@ ITER_MIN = int(np.iinfo(np.int64).min)
 ITER_MAX = int(np.iinfo(np.int64).max)
 
 
+#: Rows handled at a time where a whole-call temporary would be large (a fresh large array costs a page fault per 4
+#: KiB on every call; small ones are used again by the allocator)
+_CHUNK = 1 << 14
+
+
 def _even_step(starts: np.ndarray) -> int | None:
     """The common difference of ``starts`` when they step evenly (0 for fewer than two), else None."""
     n = starts.size
@@ -28,8 +33,10 @@ def _even_step(starts: np.ndarray) -> int | None:
     d = b - a
     if c - b != d or int(starts[-1]) - a != d * (n - 1):
         return None
-    if n > 3 and not (starts[1:] - starts[:-1] == d).all():
-        return None
+    for i in range(1, n, _CHUNK):   # starts[i:j] - starts[i-1:j-1], a chunk at a time
+        j = min(n, i + _CHUNK)
+        if not (starts[i:j] - starts[i - 1:j - 1] == d).all():
+            return None
     return d
 
 
@@ -113,12 +120,17 @@ def _strided(arr: np.ndarray, rows: Rows) -> np.ndarray | None:
                       strides=(d * arr.itemsize, arr.itemsize))
 
 
+def _granule_view(arr: np.ndarray, g: int) -> np.ndarray:
+    """``arr`` (uint8) viewed in granules of ``g`` bytes (whole ones)."""
+    return arr[: arr.size - arr.size % g].view(np.dtype((np.void, g)))
+
+
 def _granules(arr: np.ndarray, rows: Rows) -> tuple[np.ndarray, np.ndarray]:
     """``arr`` (uint8) viewed in granules of the rows' `Rows.granule` bytes, and the (n, length / granule) index."""
     g = rows.granule
     if g == 1:
         return arr, rows.byte_index()
-    view = arr[: arr.size - arr.size % g].view(np.dtype((np.void, g)))
+    view = _granule_view(arr, g)
     k = rows.length // g
     first = rows.starts // g
     idx = first[:, None] if k == 1 else first[:, None] + np.arange(k, dtype=np.int64)
@@ -140,8 +152,17 @@ def gather(arr: np.ndarray, rows: Rows, view: bool = False) -> np.ndarray:
             return got.copy()
         got.flags.writeable = False
         return got
-    grains, idx = _granules(arr, rows)
-    return grains.take(idx).view(np.uint8).reshape(rows.n, rows.length)
+    g = rows.granule
+    if g == 1:
+        return arr.take(rows.byte_index())
+    out = np.empty((rows.n, rows.length), np.uint8)
+    grains, k = _granule_view(arr, g), rows.length // g
+    cells = out.view(grains.dtype)                       # (n, k) granules
+    cols = np.arange(k, dtype=np.int64)
+    for i in range(0, rows.n, _CHUNK):                  # granule indices a chunk of rows at a time
+        first = rows.starts[i:i + _CHUNK] // g
+        grains.take(first[:, None] if k == 1 else first[:, None] + cols, out=cells[i:i + _CHUNK], mode="clip")
+    return out
 
 
 def scatter(arr: np.ndarray, rows: Rows, data: np.ndarray) -> None:

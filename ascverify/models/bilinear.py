@@ -811,9 +811,8 @@ class BilinearInterpolation(ApiModel):
         esize = case.ctx.sizeof("src1")
         np_t = case.ctx.dtype.numpy
         per = BLOCKS_PER_REPEAT * H if env["repeatMode"] else H
-        idx = np.arange(per * V)
-        raw = trace.read(src1.buffer, src1.addr + esize * idx, esize, idx // per, align=esize, what="src1 value",
-                         tensor="src1")
+        raw = trace.read(src1.buffer, range(src1.addr, src1.addr + esize * per * V, esize), esize,
+                         _iterations(V, per), align=esize, what="src1 value", tensor="src1")
         scalars = raw.reshape(-1).view(np_t)
         return scalars.reshape(V, H, BLOCKS_PER_REPEAT, 1) if env["repeatMode"] else scalars.reshape(V, H, 1, 1)
 
@@ -837,11 +836,13 @@ class BilinearInterpolation(ApiModel):
         H, V = int(env["hRepeat"]), int(env["vRepeat"])
         off, src0 = case.tensor("src0Offset"), case.tensor("src0")
         n = BLOCKS_PER_REPEAT * H * V
-        iters = np.arange(n) // (BLOCKS_PER_REPEAT * H)
-        raw_off = trace.read(off.buffer, off.addr + 4 * np.arange(n), 4, iters, align=4, what="src0Offset entry",
-                             tensor="src0Offset")
-        offsets = raw_off.reshape(-1).view("<u4").astype(np.int64)
-        self._per_iteration(case, trace, src0.addr + offsets, iters)
+        iters = _iterations(V, BLOCKS_PER_REPEAT * H)
+        raw_off = trace.read(off.buffer, range(off.addr, off.addr + 4 * n, 4), 4, iters, align=4,
+                             what="src0Offset entry", tensor="src0Offset")
+        addrs = raw_off.reshape(-1).view("<u4").astype(np.int64)
+        addrs += src0.addr
+        del raw_off   # (large temporaries freed early leave the allocator less to give back to the system)
+        self._per_iteration(case, trace, addrs, iters)
 
     def _execute_m200(self, case: Case, trace) -> None:
         env = case.env
@@ -862,9 +863,9 @@ class BilinearInterpolation(ApiModel):
                         align=4, what="src0 address (vadds)", tensor="sharedTmpBuffer")
         # vbi: the addresses back from tmp, then src0, src1 and dst per vertical iteration
         n = BLOCKS_PER_REPEAT * H * V
-        iters = np.arange(n) // (BLOCKS_PER_REPEAT * H)
-        raw = trace.read(tmp.buffer, tmp.addr + 4 * np.arange(n), 4, iters, align=4, what="src0 address (vbi)",
-                         tensor="sharedTmpBuffer")
+        iters = _iterations(V, BLOCKS_PER_REPEAT * H)
+        raw = trace.read(tmp.buffer, range(tmp.addr, tmp.addr + 4 * n, 4), 4, iters, align=4,
+                         what="src0 address (vbi)", tensor="sharedTmpBuffer")
         self._per_iteration(case, trace, raw.reshape(-1).view("<u4").astype(np.int64), iters)
 
     def _execute_c220(self, case: Case, trace) -> None:
@@ -954,6 +955,11 @@ class BilinearInterpolation(ApiModel):
             # small integers times 1/4: products and sums of the sizes used stay exact or near in half
             return (rng.integers(-8, 9, size=t.size) / 4).astype(t.dtype.numpy)
         return None
+
+
+def _iterations(count: int, per: int) -> np.ndarray:
+    """The vertical iteration of each of ``count * per`` accesses made ``per`` per iteration, in order."""
+    return np.repeat(np.arange(count, dtype=np.int64), per)
 
 
 # -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------
