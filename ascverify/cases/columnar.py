@@ -283,20 +283,14 @@ def _read_columns(model: Any, plan: Any, ctxs: list[Any], rows: list[int], arg_k
                 values = [v if o else False for v, o in zip(values, ok.tolist())]
             cols[name] = np.array(values, dtype=bool)
         elif how == _ENUM:
-            codes = list(map(extra.get, values)) if set(map(type, values)) == {str} else \
-                [extra.get(v) if type(v) is str else None for v in values]
-            if None in codes:
-                ok = np.fromiter((c is not None for c in codes), dtype=bool, count=n)
-                good &= ok
-                codes = [c if c is not None else 0 for c in codes]
-            cols[name] = np.array(codes, dtype=np.int64)
+            cols[name] = _coded(values, extra, good)
         elif not _read_special(plan.args[k], values, cols, others, k, good):
             others.append((k, values))
     # tensors: position, addr and size of each; an absent optional tensor is not present
     positions = POSITION_CODES
     given = dict(zip(tensor_names, tshape))
     typed: list[tuple[str, list]] = []  # tensors with a type of their own: (name, per case its type)
-    for idx, (name, f_pos, f_addr, f_size, f_present) in enumerate(plan.tensor_keys):
+    for name, f_pos, f_addr, f_size, f_present in plan.tensor_keys:
         keys = given.get(name)
         if keys is None:
             if not f_present:
@@ -307,14 +301,7 @@ def _read_columns(model: Any, plan: Any, ctxs: list[Any], rows: list[int], arg_k
             return  # data, or a missing field: case by case
         ts = [t[name] for t in tensorss]
         if "position" in keys:
-            given_positions = [t["position"] for t in ts]
-            codes = list(map(positions.get, given_positions)) if set(map(type, given_positions)) == {str} else \
-                [positions.get(p) if type(p) is str else None for p in given_positions]
-            if None in codes:
-                ok = np.fromiter((c is not None for c in codes), dtype=bool, count=n)
-                good &= ok
-                codes = [c if c is not None else 0 for c in codes]
-            cols[f_pos] = np.array(codes, dtype=np.int64)
+            cols[f_pos] = _coded([t["position"] for t in ts], positions, good)
         else:
             cols[f_pos] = positions[plan.tensors[name].positions[0]]
         for f, member in ((f_addr, "addr"), (f_size, "size")):
@@ -405,6 +392,19 @@ def _assemble(model: Any, plan: Any, n: int, cols: dict[str, Any], per_row: list
             continue
         out[name] = got if keep is None else got[keep]
     return out
+
+
+def _coded(values: list, table: dict[str, int], good: np.ndarray) -> np.ndarray:
+    """Names (enum choices, positions) as their codes in an int64 column; a row whose value is not a name of
+    ``table`` is not good (0 in the column)."""
+    if set(map(type, values)) == {str}:
+        codes = list(map(table.get, values))
+    else:
+        codes = [table.get(v) if type(v) is str else None for v in values]
+    if None in codes:
+        good &= np.fromiter((c is not None for c in codes), dtype=bool, count=len(codes))
+        codes = [c if c is not None else 0 for c in codes]
+    return np.array(codes, dtype=np.int64)
 
 
 def _mask_columns(decl: MaskArg, values: list, counts: np.ndarray, cols: dict[str, Any], good: np.ndarray) -> None:

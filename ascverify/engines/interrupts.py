@@ -250,7 +250,7 @@ def start_pool(context: Any, processes: int) -> Any:
     with it blocked: a forkserver imports its preloaded modules before it ignores SIGINT, and a worker unpickles
     its initializer before it runs, so the terminal's Ctrl-C (sent to the whole process group) would kill them
     with a traceback."""
-    from multiprocessing import resource_tracker
+    from multiprocessing import resource_tracker  # stdlib, loaded when a pool starts: `check` starts without it
 
     if context.get_start_method() != "fork":
         resource_tracker.ensure_running()  # started later, it would unblock SIGINT here (it restores by unblocking)

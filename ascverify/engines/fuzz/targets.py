@@ -35,6 +35,7 @@ import importlib.util
 import json
 import multiprocessing
 import os
+import pickle
 import shlex
 import shutil
 import signal
@@ -464,8 +465,6 @@ class PythonTarget(Target):
         return TargetError("crash", f"the target process died (exit status {code})")
 
     def collect(self) -> dict[str, Any]:
-        import pickle
-
         pending, self._inflight = self._inflight, None
         if pending is None:
             raise TargetError("protocol", "no call was handed to the target")
