@@ -167,3 +167,18 @@ def test_a_case_whose_fields_were_only_read_is_still_checked_from_its_block(data
     assert not got[0].fresh and checker_module._all_fresh_rows(got)
     got[0].env["mask.count"] = True  # changed (a type of its own): checked from its fields now
     assert not checker_module._all_fresh_rows(got)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_rows_with_values_out_of_range_are_left_to_the_general_path(data):
+    """Odd values in a block of plain rows (a negative tensor address or size, an argument beyond any integer):
+    each such row is read as the general path reads it or declined, a row the general path refuses is declined,
+    and the other rows are read."""
+    docs = [data.draw(cases("BlockReduceSum")).to_json() for _ in range(6)]
+    docs[1]["tensors"]["dst"]["addr"] = -32
+    docs[2]["tensors"]["src"]["size"] = -1
+    docs[3]["args"]["repeatTime"] = 2**64
+    got = read_block(docs)  # every row read equals the general path's case
+    assert all(got[i] is not None for i in (0, 4, 5))
+    assert got[3] is None and general(docs[3]) is None
