@@ -456,6 +456,46 @@ def test_parallel_check_streams_in_file_order(tmp_path):
     assert one.stdout == two.stdout and one.stderr == two.stderr
 
 
+def test_parallel_check_in_several_chunks_matches_one_process(tmp_path, monkeypatch):
+    """A file split into chunks of the size `parallel_chunk_lines` gives (here 3 workers, 4,000 lines each) says
+    exactly what one process says, in every format."""
+    from ascverify.cli import check_cmd, common
+
+    shutil.copy(SRC0, tmp_path)
+    bad = case_doc()
+    bad["args"]["hRepeat"] = 0
+    lines = [json.dumps(bad if i % 5 == 0 else case_doc()) for i in range(12000)]
+    lines[7001] = "{broken"
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(common, "PARALLEL_MIN_CHUNK_LINES", 100)
+    sizes: list[int] = []
+
+    def recorded(size, sample, jobs):
+        sizes.append(common.parallel_chunk_lines(size, sample, jobs))
+        return sizes[-1]
+
+    monkeypatch.setattr(check_cmd, "parallel_chunk_lines", recorded)
+    for fmt in ("text", "json", "jsonl"):
+        one = invoke("check", "--format", fmt, "--jobs", "1", path)
+        three = invoke("check", "--format", fmt, "--jobs", "3", path)
+        assert one.exit_code == three.exit_code == 2
+        assert one.stdout == three.stdout and one.stderr == three.stderr
+    # every line has the same length but the broken one: about 12,000 / 3 lines per chunk
+    assert sizes and all(3900 <= s <= 4100 for s in sizes), sizes
+
+
+def test_parallel_chunk_lines_share_a_small_file_and_cap_a_large_one():
+    from ascverify.cli.common import PARALLEL_CHUNK_LINES, PARALLEL_MIN_CHUNK_LINES, parallel_chunk_lines
+
+    sample = [b"x" * 99] * 10  # 100 bytes a line
+    assert parallel_chunk_lines(100 * 100_000, sample, 2) == 50_000  # 100,000 lines shared by 2 workers
+    assert parallel_chunk_lines(100 * 10**7, sample, 2) == PARALLEL_CHUNK_LINES  # never more than the window
+    assert parallel_chunk_lines(100 * 1000, sample, 8) == PARALLEL_MIN_CHUNK_LINES  # never less than the minimum
+    assert parallel_chunk_lines(0, [], 2) == PARALLEL_MIN_CHUNK_LINES
+
+
 # -- item 11: strict JSON ---------------------------------------------------------------------------------------------
 
 def test_duplicate_key_is_refused_naming_it(tmp_path):

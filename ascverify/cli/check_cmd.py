@@ -19,8 +19,8 @@ from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_err
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import PRODUCT_IDS, lookup_product, product_names
 from .common import (
-    PARALLEL_CHUNK_LINES,
     PARALLEL_MIN_BYTES,
+    PARALLEL_SAMPLE_LINES,
     DataCache,
     checked_stream,
     emit,
@@ -29,6 +29,7 @@ from .common import (
     joined_lines,
     main,
     max_bytes_option,
+    parallel_chunk_lines,
     read_file,
     write_text,
 )
@@ -195,8 +196,9 @@ def _file_reports(path: str, fmt: str, verbose: bool, max_bytes: int, cache: Dat
 
 def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: int,
                       strict: bool) -> Iterator[_FileReport] | None:
-    """A large JSON Lines file checked by ``jobs`` worker processes, chunk by chunk (at most 2 per worker in
-    flight), the reports in file order; None when the file is small or not JSON Lines."""
+    """A large JSON Lines file checked by ``jobs`` worker processes, chunk by chunk (`parallel_chunk_lines`; at
+    most one more than the workers in flight), the reports in file order; None when the file is small or not JSON
+    Lines."""
     from collections import deque
 
     import orjson
@@ -211,11 +213,15 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
     reader = LineReader(fd, max_bytes, path)
     lines = reader.lines()
     head: list[tuple[int, bytes]] = []
-    for lineno, line in lines:
-        head.append((lineno, line))
-        if line.strip():
-            if len([1 for _, h in head if h.strip()]) == 2:
-                break
+    try:
+        for lineno, line in lines:
+            head.append((lineno, line))
+            if line.strip():
+                if len([1 for _, h in head if h.strip()]) == 2:
+                    break
+    except InputError:
+        reader.close()
+        return None  # the serial path words the error
     nonempty = [h for _, h in head if h.strip()]
     try:
         json_lines = len(nonempty) == 2 and b"\x00" not in nonempty[0] and orjson.loads(nonempty[0]) is not None
@@ -224,6 +230,15 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
     if not json_lines:
         reader.close()
         return None
+    try:
+        for lineno, line in lines:  # a sample of the file's lines, to size the chunks
+            head.append((lineno, line))
+            if len(head) >= PARALLEL_SAMPLE_LINES:
+                break
+    except InputError:
+        reader.close()
+        return None  # the serial path words the error
+    chunk_lines = parallel_chunk_lines(st.st_size, [h for _, h in head], jobs)
     data_root = _LIMITS.get().data_root
 
     def chunks() -> Iterator[tuple]:
@@ -234,7 +249,7 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
                 if not buf:
                     first_line = lineno - 1
                 buf.append(line)
-                if len(buf) >= PARALLEL_CHUNK_LINES:
+                if len(buf) >= chunk_lines:
                     cases = sum(1 for b in buf if b.strip())
                     yield (path, b"\n".join(buf), index, first_line, fmt, verbose, strict, data_root, max_bytes)
                     index += cases
@@ -257,7 +272,7 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
                 try:
                     for job in chunks():
                         flight.append(pool.apply_async(_check_chunk, (job,)))
-                        while len(flight) >= 2 * jobs:
+                        while len(flight) > jobs:
                             yield flight.popleft().get()
                 except InputError as exc:  # the file grew past the limit while read
                     while flight:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import json
+import math
 import os
 import sys
 from contextlib import contextmanager
@@ -365,8 +366,23 @@ def max_bytes_option(f: Callable) -> Callable:
 
 #: Files smaller than this are checked in one process (starting workers costs more than it saves).
 PARALLEL_MIN_BYTES = 4 << 20
-#: Lines of a JSON Lines file a worker checks at a time (``--jobs``).
-PARALLEL_CHUNK_LINES = 8192
+#: Lines of a JSON Lines file a worker checks at a time (``--jobs``): as many as the serial path checks at once
+#: (`STREAM_WINDOW`), so that the rules' cost per API and context is spread over as many cases. With 8,192 a worker
+#: spent about twice as long per case, and two workers took longer than one process (bench/RESULTS.md).
+PARALLEL_CHUNK_LINES = STREAM_WINDOW
+#: ... and at least this many, however small the file.
+PARALLEL_MIN_CHUNK_LINES = 4096
+#: Lines read from the start of a file to estimate its number of lines (`parallel_chunk_lines`).
+PARALLEL_SAMPLE_LINES = 256
+
+
+def parallel_chunk_lines(size: int, sample: Sequence[bytes], jobs: int) -> int:
+    """Lines per worker chunk for a JSON Lines file of ``size`` bytes that starts with the lines ``sample``:
+    `PARALLEL_CHUNK_LINES`, or fewer when the file (its lines estimated from the sample's mean length) would not
+    give each of the ``jobs`` workers a chunk of that size (then it is shared evenly)."""
+    mean = max(1.0, sum(len(line) + 1 for line in sample) / max(1, len(sample)))
+    estimate = math.ceil(size / mean)
+    return max(PARALLEL_MIN_CHUNK_LINES, min(PARALLEL_CHUNK_LINES, -(-estimate // max(1, jobs))))
 
 
 def jobs_option(f: Callable) -> Callable:
