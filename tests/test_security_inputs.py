@@ -487,13 +487,17 @@ def test_parallel_check_in_several_chunks_matches_one_process(tmp_path, monkeypa
 
 
 def test_parallel_chunk_lines_share_a_small_file_and_cap_a_large_one():
-    from ascverify.cli.common import PARALLEL_CHUNK_LINES, PARALLEL_MIN_CHUNK_LINES, parallel_chunk_lines
+    from ascverify.cli.common import (PARALLEL_CHUNK_LINES, PARALLEL_FLIGHT_LINES, PARALLEL_MIN_CHUNK_LINES,
+                                      parallel_chunk_lines)
 
     sample = [b"x" * 99] * 10  # 100 bytes a line
     assert parallel_chunk_lines(100 * 100_000, sample, 2) == 50_000  # 100,000 lines shared by 2 workers
     assert parallel_chunk_lines(100 * 10**7, sample, 2) == PARALLEL_CHUNK_LINES  # never more than the window
     assert parallel_chunk_lines(100 * 1000, sample, 8) == PARALLEL_MIN_CHUNK_LINES  # never less than the minimum
     assert parallel_chunk_lines(0, [], 2) == PARALLEL_MIN_CHUNK_LINES
+    # many workers: the chunks in flight (one more than the workers) hold at most PARALLEL_FLIGHT_LINES lines
+    many = parallel_chunk_lines(100 * 10**7, sample, 63)
+    assert many == max(PARALLEL_MIN_CHUNK_LINES, PARALLEL_FLIGHT_LINES // 64) and many < PARALLEL_CHUNK_LINES
 
 
 # -- item 11: strict JSON ---------------------------------------------------------------------------------------------

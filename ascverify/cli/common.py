@@ -374,15 +374,20 @@ PARALLEL_CHUNK_LINES = STREAM_WINDOW
 PARALLEL_MIN_CHUNK_LINES = 4096
 #: Lines read from the start of a file to estimate its number of lines (`parallel_chunk_lines`).
 PARALLEL_SAMPLE_LINES = 256
+#: Lines in flight among all workers at most (memory bounded however many cores): with many workers, smaller chunks.
+PARALLEL_FLIGHT_LINES = 4 * STREAM_WINDOW
 
 
 def parallel_chunk_lines(size: int, sample: Sequence[bytes], jobs: int) -> int:
     """Lines per worker chunk for a JSON Lines file of ``size`` bytes that starts with the lines ``sample``:
     `PARALLEL_CHUNK_LINES`, or fewer when the file (its lines estimated from the sample's mean length) would not
-    give each of the ``jobs`` workers a chunk of that size (then it is shared evenly)."""
+    give each of the ``jobs`` workers a chunk of that size (then it is shared evenly), or when the ``jobs + 1``
+    chunks in flight would hold more than `PARALLEL_FLIGHT_LINES`."""
+    jobs = max(1, jobs)
     mean = max(1.0, sum(len(line) + 1 for line in sample) / max(1, len(sample)))
     estimate = math.ceil(size / mean)
-    return max(PARALLEL_MIN_CHUNK_LINES, min(PARALLEL_CHUNK_LINES, -(-estimate // max(1, jobs))))
+    most = min(PARALLEL_CHUNK_LINES, PARALLEL_FLIGHT_LINES // (jobs + 1))
+    return max(PARALLEL_MIN_CHUNK_LINES, min(most, -(-estimate // jobs)))
 
 
 def jobs_option(f: Callable) -> Callable:
