@@ -478,8 +478,8 @@ def test_parallel_check_in_several_chunks_matches_one_process(tmp_path, monkeypa
 
     monkeypatch.setattr(check_cmd, "parallel_chunk_lines", recorded)
     for fmt in ("text", "json", "jsonl"):
-        one = invoke("check", "--format", fmt, "--jobs", "1", path)
-        three = invoke("check", "--format", fmt, "--jobs", "3", path)
+        one = invoke("check", "--format", fmt, "--workers", "1", path)
+        three = invoke("check", "--format", fmt, "--workers", "3", path)
         assert one.exit_code == three.exit_code == 2
         assert one.stdout == three.stdout and one.stderr == three.stderr
     # every line has the same length but the broken one: about 12,000 / 3 lines per chunk

@@ -364,8 +364,10 @@ def max_bytes_option(f: Callable) -> Callable:
                                           "bytes.")(bounded)
 
 
-#: Files smaller than this are checked in one process (starting workers costs more than it saves).
-PARALLEL_MIN_BYTES = 4 << 20
+#: Files smaller than this are checked in one process: starting workers, and rules paid per (API, context) in each
+#: worker's smaller chunks, cost more than they save (2 workers on 2 shared cores: slower at 5.6 MB / 20,000 mixed
+#: cases, faster at 14 MB / 50,000; bench/RESULTS.md).
+PARALLEL_MIN_BYTES = 12 << 20
 #: Lines of a JSON Lines file a worker checks at a time (``--jobs``): as many as the serial path checks at once
 #: (`STREAM_WINDOW`), so that the rules' cost per API and context is spread over as many cases. With 8,192 a worker
 #: spent about twice as long per case, and two workers took longer than one process (bench/RESULTS.md).
