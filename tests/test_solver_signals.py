@@ -177,6 +177,33 @@ def test_sampling_in_process_is_interrupted():
     assert len(later) == 8 and all(check_case(c).valid for c in later)
 
 
+def test_a_stop_that_comes_as_a_query_ends_raises_even_after_sat():
+    """A signal whose interrupt reaches Z3 just as a query returns sat would cut the model's evaluation short
+    (values that break the rules they satisfy): `decide` raises instead of returning the answer."""
+    import z3
+
+    from ascverify.engines import interrupts
+
+    x = z3.Int("x")
+
+    class EndsAsTheSignalComes(z3.Solver):
+        def check(self, *assumptions):
+            answer = super().check(*assumptions)
+            interrupts._state.requested = signal.SIGINT  # what the watcher records before it interrupts Z3
+            return answer
+
+    solver = EndsAsTheSignalComes()
+    solver.add(x > 1)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            interrupts.decide(solver)
+    finally:
+        interrupts._state.requested = None
+    plain = z3.Solver()
+    plain.add(x > 1)
+    assert interrupts.decide(plain) == "sat"  # no stop asked for: the answer as before
+
+
 # -- the time budget ----------------------------------------------------------------------------------------------------
 
 def test_synth_time_budget_stops_and_says_so(tmp_path):

@@ -399,12 +399,14 @@ def decide(s: Any, lits: Any = ()) -> str:
         if watched:
             with _check_lock:
                 _state.in_check = False
+    if _state.requested is not None and _state.pid == os.getpid():
+        # even after sat or unsat: the watcher may have interrupted the context as the query ended, and the
+        # interrupt would then cut the model's evaluation short (values that break the rules they satisfy)
+        raise Interrupted(_state.requested)
     if r == z3.sat:
         return "sat"
     if r == z3.unsat:
         return "unsat"
-    if _state.requested is not None and _state.pid == os.getpid():
-        raise Interrupted(_state.requested)
     try:
         reason = s.reason_unknown()
     except Exception:  # noqa: BLE001 - no reason to be had
