@@ -442,14 +442,23 @@ def test_json_format_is_one_document_streamed(tmp_path):
                                                     "warnings": [], "unchecked": [], "error": "no such file"}]
 
 
-def test_parallel_check_streams_in_file_order(tmp_path):
+def _mixed_cases_file(tmp_path, bad_every: int, broken_line: int, n: int = 12000):
+    """A JSON Lines file of ``n`` cases: every ``bad_every``-th breaks a rule, line ``broken_line`` is not JSON."""
     shutil.copy(SRC0, tmp_path)
     bad = case_doc()
     bad["args"]["hRepeat"] = 0
-    lines = [json.dumps(bad if i % 7 == 0 else case_doc()) for i in range(12000)]
-    lines[100] = "{broken"
+    lines = [json.dumps(bad if i % bad_every == 0 else case_doc()) for i in range(n)]
+    lines[broken_line] = "{broken"
     path = tmp_path / "cases.jsonl"
     path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_parallel_check_streams_in_file_order(tmp_path, monkeypatch):
+    from ascverify.cli import check_cmd
+
+    path = _mixed_cases_file(tmp_path, 7, 100)
+    monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)  # this small file split between 2 workers too
     one = invoke("check", path)
     two = invoke("check", "--jobs", "2", path)
     assert one.exit_code == two.exit_code == 2
@@ -461,13 +470,7 @@ def test_parallel_check_in_several_chunks_matches_one_process(tmp_path, monkeypa
     exactly what one process says, in every format."""
     from ascverify.cli import check_cmd, common
 
-    shutil.copy(SRC0, tmp_path)
-    bad = case_doc()
-    bad["args"]["hRepeat"] = 0
-    lines = [json.dumps(bad if i % 5 == 0 else case_doc()) for i in range(12000)]
-    lines[7001] = "{broken"
-    path = tmp_path / "cases.jsonl"
-    path.write_text("\n".join(lines) + "\n")
+    path = _mixed_cases_file(tmp_path, 5, 7001)
     monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(common, "PARALLEL_MIN_CHUNK_LINES", 100)
     sizes: list[int] = []
