@@ -97,12 +97,11 @@ def test_example_equals_a_direct_convolution():
     assert np.array_equal(w @ b, ref.reshape(16, 16).T)
 
 
-def test_run_command_writes_the_window():
-    runner = CliRunner()
-    with runner.isolated_filesystem():
-        r = runner.invoke(main, ["run", str(EXAMPLE), "-o", "out"])
-        assert r.exit_code == 0, r.output
-        dst = np.load("out/dst.npy")
+def test_run_command_writes_the_window(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["run", str(EXAMPLE), "-o", "out"])
+    assert r.exit_code == 0, r.output
+    dst = np.load("out/dst.npy")
     # NZ with one row of fractals: fractal k1 holds columns 16*k1 .. 16*k1+15, row-major; row 5, fractal 2
     assert np.array_equal(dst[2 * 256 + 5 * 16: 2 * 256 + 6 * 16], 16 * np.arange(16) + 9)
 
@@ -483,19 +482,19 @@ def broken_ids(case) -> list[str]:
     return [v.id for v in check_case(case).violations]
 
 
-def test_invalid_case_runs_from_the_cli():
+def test_invalid_case_runs_from_the_cli(tmp_path, monkeypatch):
     doc = example()
     doc["tensors"]["dst"]["addr"] = 256
     runner = CliRunner()
-    with runner.isolated_filesystem():
-        shutil.copy(doc["tensors"]["src"]["data"], ".")  # data files are read only from the case file's folder
-        doc["tensors"]["src"]["data"] = Path(doc["tensors"]["src"]["data"]).name
-        Path("bad.json").write_text(json.dumps(doc))
-        r = runner.invoke(main, ["run", "bad.json", "-o", "out"])
-        assert r.exit_code == 1
-        assert "[load3d.dst.align]" in r.stdout and "fault: misaligned" in r.stdout
-        r = runner.invoke(main, ["check", "bad.json"])
-        assert r.exit_code == 1 and "Units and alignment" in r.stdout
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(doc["tensors"]["src"]["data"], ".")  # data files are read only from the case file's folder
+    doc["tensors"]["src"]["data"] = Path(doc["tensors"]["src"]["data"]).name
+    Path("bad.json").write_text(json.dumps(doc))
+    r = runner.invoke(main, ["run", "bad.json", "-o", "out"])
+    assert r.exit_code == 1
+    assert "[load3d.dst.align]" in r.stdout and "fault: misaligned" in r.stdout
+    r = runner.invoke(main, ["check", "bad.json"])
+    assert r.exit_code == 1 and "Units and alignment" in r.stdout
 
 
 def test_listings_name_the_model():
