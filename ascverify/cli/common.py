@@ -368,7 +368,7 @@ def max_bytes_option(f: Callable) -> Callable:
 #: worker's smaller chunks, cost more than they save (2 workers on 2 shared cores: slower at 5.6 MB / 20,000 mixed
 #: cases, faster at 14 MB / 50,000; bench/RESULTS.md).
 PARALLEL_MIN_BYTES = 12 << 20
-#: Lines of a JSON Lines file a worker checks at a time (``--jobs``): as many as the serial path checks at once
+#: Lines of a JSON Lines file a worker checks at a time (``--workers``): as many as the serial path checks at once
 #: (`STREAM_WINDOW`), so that the rules' cost per API and context is spread over as many cases. With 8,192 a worker
 #: spent about twice as long per case, and two workers took longer than one process (bench/RESULTS.md).
 PARALLEL_CHUNK_LINES = STREAM_WINDOW
