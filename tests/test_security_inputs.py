@@ -489,6 +489,36 @@ def test_parallel_check_in_several_chunks_matches_one_process(tmp_path, monkeypa
     assert sizes and all(3900 <= s <= 4100 for s in sizes), sizes
 
 
+def test_line_chunks_are_bounded_in_lines_and_bytes_and_count_cases():
+    from ascverify.cli.check_cmd import line_chunks
+
+    lines = [b'{"a": 1}', b"", b"x" * 100, b'{"b": 2}', b"y" * 300, b"z"]  # an empty line is not a case
+    numbered = list(enumerate(lines, start=1))
+    by_lines = list(line_chunks(numbered, 2, 10**6))
+    assert [(t, i, f) for t, i, f in by_lines] == [
+        (b'{"a": 1}\n', 0, 0), (b"x" * 100 + b'\n{"b": 2}', 1, 2), (b"y" * 300 + b"\nz", 3, 4)]
+    by_bytes = list(line_chunks(numbered, 100, 120))
+    # at most 120 bytes, a newline after each line counted: 9 + 1 + 101 + 9 = 120 fit; the 301-byte line alone
+    # is longer (a chunk of its own), and "z" would not fit after it
+    assert [(t, i, f) for t, i, f in by_bytes] == [
+        (b'{"a": 1}\n\n' + b"x" * 100 + b'\n{"b": 2}', 0, 0), (b"y" * 300, 3, 4), (b"z", 4, 5)]
+    assert b"\n".join(t for t, _, _ in by_bytes) == b"\n".join(lines)
+
+
+def test_parallel_check_of_long_lines_in_byte_bounded_chunks(tmp_path, monkeypatch):
+    """Chunks cut by bytes (cases with long lines) say what one process says."""
+    from ascverify.cli import check_cmd
+
+    path = _mixed_cases_file(tmp_path, 3, 50, n=600)
+    monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(check_cmd, "PARALLEL_CHUNK_BYTES", 20_000)  # about 60 of these lines a chunk: 10 chunks
+    one = invoke("check", "--format", "jsonl", "--workers", "1", path)
+    two = invoke("check", "--format", "jsonl", "--workers", "2", path)
+    assert one.exit_code == two.exit_code == 2
+    assert one.stdout == two.stdout and one.stderr == two.stderr
+    assert len(one.stdout.splitlines()) == 600  # one object per line, the broken line's with its input error
+
+
 def test_parallel_chunk_lines_share_a_small_file_and_cap_a_large_one():
     from ascverify.cli.common import (PARALLEL_CHUNK_LINES, PARALLEL_FLIGHT_LINES, PARALLEL_MIN_CHUNK_LINES,
                                       parallel_chunk_lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_err
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import PRODUCT_IDS, lookup_product, product_names
 from .common import (
+    PARALLEL_CHUNK_BYTES,
     PARALLEL_MIN_BYTES,
     PARALLEL_SAMPLE_LINES,
     DataCache,
@@ -195,6 +197,29 @@ def _file_reports(path: str, fmt: str, verbose: bool, max_bytes: int, cache: Dat
         yield _report(batch, fmt, verbose, strict)
 
 
+def line_chunks(lines: Iterable[tuple[int, bytes]], most_lines: int, most_bytes: int
+                ) -> Iterator[tuple[bytes, int, int]]:
+    """A JSON Lines file's numbered lines (1-based) in chunks of at most ``most_lines`` lines and, unless one line
+    alone is longer, ``most_bytes`` bytes: (the chunk's text, the index of its first case, the number of lines
+    before it). Empty lines are not cases."""
+    index, first_line, buf, size = 0, 0, [], 0
+    for lineno, line in lines:
+        if buf and size + len(line) + 1 > most_bytes:
+            yield b"\n".join(buf), index, first_line
+            index += sum(1 for b in buf if b.strip())
+            buf, size = [], 0
+        if not buf:
+            first_line = lineno - 1
+        buf.append(line)
+        size += len(line) + 1
+        if len(buf) >= most_lines:
+            yield b"\n".join(buf), index, first_line
+            index += sum(1 for b in buf if b.strip())
+            buf, size = [], 0
+    if buf:
+        yield b"\n".join(buf), index, first_line
+
+
 def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: int,
                       strict: bool) -> Iterator[_FileReport] | None:
     """A large JSON Lines file checked by ``jobs`` worker processes, chunk by chunk (`parallel_chunk_lines`; at
@@ -232,9 +257,11 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
         reader.close()
         return None
     try:
+        sampled = sum(len(h) for _, h in head)
         for lineno, line in lines:  # a sample of the file's lines, to size the chunks
             head.append((lineno, line))
-            if len(head) >= PARALLEL_SAMPLE_LINES:
+            sampled += len(line)
+            if len(head) >= PARALLEL_SAMPLE_LINES or sampled >= PARALLEL_CHUNK_BYTES:
                 break
     except InputError:
         reader.close()
@@ -243,20 +270,8 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
     data_root = _LIMITS.get().data_root
 
     def chunks() -> Iterator[tuple]:
-        index, buf, first_line = 0, [], 0
-        pending = iter(head)
-        for source in (pending, lines):
-            for lineno, line in source:
-                if not buf:
-                    first_line = lineno - 1
-                buf.append(line)
-                if len(buf) >= chunk_lines:
-                    cases = sum(1 for b in buf if b.strip())
-                    yield (path, b"\n".join(buf), index, first_line, fmt, verbose, strict, data_root, max_bytes)
-                    index += cases
-                    buf = []
-        if buf:
-            yield (path, b"\n".join(buf), index, first_line, fmt, verbose, strict, data_root, max_bytes)
+        for text, index, first_line in line_chunks(itertools.chain(head, lines), chunk_lines, PARALLEL_CHUNK_BYTES):
+            yield (path, text, index, first_line, fmt, verbose, strict, data_root, max_bytes)
 
     def run() -> Iterator[_FileReport]:
         import multiprocessing

@@ -374,6 +374,9 @@ PARALLEL_MIN_BYTES = 12 << 20
 PARALLEL_CHUNK_LINES = STREAM_WINDOW
 #: ... and at least this many, however small the file.
 PARALLEL_MIN_CHUNK_LINES = 4096
+#: Bytes of text in one chunk at most (a chunk of long lines, cases with inline data, has fewer lines): the parent
+#: holds the chunks in flight, and each worker one.
+PARALLEL_CHUNK_BYTES = 32 << 20
 #: Lines read from the start of a file to estimate its number of lines (`parallel_chunk_lines`).
 PARALLEL_SAMPLE_LINES = 256
 #: Lines in flight among all workers at most (memory bounded however many cores): with many workers, smaller chunks.
