@@ -18,6 +18,43 @@ def space(model=BILINEAR, product="atlas-a2", dtype=None):
     return Space(model, model.context(product, dtype))
 
 
+def test_an_undecided_existence_query_is_asked_again_with_other_seeds(monkeypatch):
+    """Z3's time is heavy-tailed: when the query "is there a valid case at all" gives up, it is asked again with
+    other random seeds (each with a share of the timeout) before the sampling reports it undecided."""
+    from ascverify.engines import solver as solver_module
+
+    real_decide, real_solver = solver_module.decide, Space.solver
+    seeds: list[int] = []
+    calls: list[int] = []
+
+    def first_gives_up(s, lits=()):
+        calls.append(1)
+        return "unknown" if len(calls) == 1 else real_decide(s, lits)
+
+    def recorded_solver(self, *, seed=0, **kw):
+        seeds.append(seed)
+        return real_solver(self, seed=seed, **kw)
+
+    monkeypatch.setattr(solver_module, "decide", first_gives_up)
+    monkeypatch.setattr(Space, "solver", recorded_solver)
+    model = get_api("SetVectorMask")
+    product = model.supported_products()[0]
+    cases = space(model, product, model.support[product][0]).sample(3, seed=1)
+    assert len(cases) == 3 and all(check_case(c).valid for c in cases)
+    assert len(seeds) == 2 and seeds[0] != seeds[1]  # asked again, with another seed
+
+    asked: list[int] = []
+
+    def never_decides(s, lits=()):
+        asked.append(1)
+        return "unknown"
+
+    monkeypatch.setattr(solver_module, "decide", never_decides)
+    with pytest.raises(solver_module.Undecided):
+        space(model, product, model.support[product][0]).sample(3, seed=1)
+    assert len(asked) == len(solver_module.EXISTENCE_TRIES) == 3
+
+
 @pytest.mark.parametrize("model", apis(), ids=[m.name for m in apis()])
 def test_synthesized_cases_are_valid_and_distinct(model):
     product = model.supported_products()[0]

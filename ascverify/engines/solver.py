@@ -26,6 +26,10 @@ from .interrupts import UNDECIDED, decide
 
 #: Milliseconds one solver call may take before it is abandoned.
 DEFAULT_TIMEOUT_MS = 10_000
+#: Whether a space has a valid case is asked with these random seeds in turn, each with this share of the query's
+#: timeout, until one decides. Z3's time on these spaces is heavy-tailed: BilinearInterpolation's answer takes
+#: 0.03-0.5 s with most seeds, and once went past the whole 10 s in a busy test process.
+EXISTENCE_TRIES = ((0, 0.25), (7919, 0.25), (15838, 0.5))
 
 
 def _var(name: str, kind: str) -> z3.ExprRef:
@@ -127,12 +131,24 @@ class Space:
 
     def is_satisfiable(self, fixes: Sequence[Fix] = ()) -> bool:
         """Some case satisfies every rule and the fixes (raises `Undecided` when the solver cannot tell)."""
-        s = self.solver()
         with interrupts.solver_region():
-            res = decide(s, [f.term(self.vars[f.field]) for f in fixes])
+            _, res = self._exists(0, [f.term(self.vars[f.field]) for f in fixes])
         if res == "unknown":
             raise Undecided("whether a valid case exists")
         return res == "sat"
+
+    def _exists(self, seed: int, terms: Sequence[z3.BoolRef]) -> tuple[z3.Solver, str]:
+        """A solver holding every rule and ``terms``, and whether it has a model: asked with the seeds of
+        `EXISTENCE_TRIES` in turn (each with its share of the timeout) until one decides; the last solver asked."""
+        for offset, share in EXISTENCE_TRIES:
+            s = self.solver(seed=seed + offset)
+            interrupts.set_timeout(s, max(1, int(self.timeout_ms * share)))
+            s.add(*terms)
+            res = decide(s)
+            if res != "unknown" or interrupts.budget_exhausted():
+                break
+        interrupts.set_timeout(s, self.timeout_ms)  # the solver goes on with the whole timeout per query
+        return s, res
 
     def case_from(self, m: z3.ModelRef, origin: str = "synth") -> Case:
         """The case a Z3 model describes (fields the rules leave free take their defaults)."""
@@ -218,11 +234,8 @@ class Space:
         st = stats if stats is not None else SampleStats()
         st.asked = n
         rng = random.Random(seed)
-        s = self.solver(seed=seed)
         fix_terms = [f.term(self.vars[f.field]) for f in fixes]
-        for t in fix_terms:
-            s.add(t)
-        res = decide(s)
+        s, res = self._exists(seed, fix_terms)
         if res == "unsat":
             try:
                 rules, fx = self.explain(fixes)
