@@ -153,6 +153,27 @@ def test_lint_with_workers_stops_on_a_terminal_ctrl_c(tmp_path):
     assert "interrupted (SIGINT)" in err and "Traceback" not in err
 
 
+def test_check_with_workers_stops_on_a_terminal_ctrl_c(tmp_path):
+    """`check --workers 2` on a file large enough to be split among workers (12 MiB and more): the terminal's
+    Ctrl-C stops the command and its workers at once, with one line and exit 130, and no line of output is cut."""
+    doc = json.loads((ROOT / "examples" / "block_reduce_max.json").read_text())
+    lines = []
+    for i in range(60_000):  # cases that differ, about 230 bytes each: 14 MB
+        doc["args"]["repeat"] = 1 + i % 200
+        doc["tensors"]["src"]["addr"] = 32 * (i % 1000)
+        lines.append(json.dumps(doc, separators=(",", ":")))
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert path.stat().st_size >= 12 << 20
+    p = start(tmp_path, "check", "--format", "jsonl", "--workers", "2", str(path), start_new_session=True)
+    wait_for(p, lambda: has_workers(p))
+    out, err = stop(p, signal.SIGINT, group=True)
+    assert p.returncode == 130, err
+    assert "interrupted (SIGINT)" in err and "Traceback" not in err
+    for line in out.splitlines():  # whatever was written is whole
+        json.loads(line)
+
+
 def test_sampling_in_process_is_interrupted():
     """The library path: a SIGINT while the solver works raises KeyboardInterrupt (`Interrupted`) out of the call
     (before, Z3 took the signal and the sampling went on), and the handlers are restored afterwards."""
