@@ -262,7 +262,7 @@ def _spawn(cmd: list[str]) -> tuple[float, float, int, int]:
 #: not: Linux carries ru_maxrss over exec, so a child forked from this (large) bench process reports the bench's
 #: size (every run measured 601 MiB, whatever the file).
 _PEAK_WRAPPER = """
-import atexit, runpy, sys
+import atexit, resource, runpy, sys
 out = sys.argv[1]
 
 def peak():
@@ -270,7 +270,6 @@ def peak():
         with open("/proc/self/status") as f:
             kib = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
     except (OSError, StopIteration, ValueError):
-        import resource
         kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with open(out, "w") as f:
         f.write(str(kib))

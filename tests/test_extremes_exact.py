@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 
+from ascverify import get_api
 from ascverify.core.extremes import masked_extreme
 
 UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -184,8 +185,6 @@ def test_block_reduce_models_reduce_bit_for_bit(api, kind, dtype):
     on atlas-200i-500-a2 half marks a partial block whose active elements are all -inf unspecified; every other
     block with an active lane is its exact extreme (-0 below +0), not poisoned. Fully masked blocks are the caller's
     (`masked_fill`) and are not looked at."""
-    from ascverify import get_api
-
     class OnProduct:   # what reduce reads of a case
         def __init__(self, product: str) -> None:
             self.product = product

@@ -20,7 +20,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from ascverify.cli import main
+from ascverify.cli import check_cmd, common, main
+from ascverify.cli.check_cmd import line_chunks
+from ascverify.cli.common import (PARALLEL_CHUNK_LINES, PARALLEL_FLIGHT_LINES, PARALLEL_MIN_CHUNK_LINES,
+                                  parallel_chunk_lines)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"
@@ -455,8 +458,6 @@ def _mixed_cases_file(tmp_path, bad_every: int, broken_line: int, n: int = 12000
 
 
 def test_parallel_check_streams_in_file_order(tmp_path, monkeypatch):
-    from ascverify.cli import check_cmd
-
     path = _mixed_cases_file(tmp_path, 7, 100)
     monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)  # this small file split between 2 workers too
     one = invoke("check", path)
@@ -468,8 +469,6 @@ def test_parallel_check_streams_in_file_order(tmp_path, monkeypatch):
 def test_parallel_check_in_several_chunks_matches_one_process(tmp_path, monkeypatch):
     """A file split into chunks of the size `parallel_chunk_lines` gives (here 3 workers, 4,000 lines each) says
     exactly what one process says, in every format."""
-    from ascverify.cli import check_cmd, common
-
     path = _mixed_cases_file(tmp_path, 5, 7001)
     monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(common, "PARALLEL_MIN_CHUNK_LINES", 100)
@@ -490,8 +489,6 @@ def test_parallel_check_in_several_chunks_matches_one_process(tmp_path, monkeypa
 
 
 def test_line_chunks_are_bounded_in_lines_and_bytes_and_count_cases():
-    from ascverify.cli.check_cmd import line_chunks
-
     lines = [b'{"a": 1}', b"", b"x" * 100, b'{"b": 2}', b"y" * 300, b"z"]  # an empty line is not a case
     numbered = list(enumerate(lines, start=1))
     by_lines = list(line_chunks(numbered, 2, 10**6))
@@ -507,8 +504,6 @@ def test_line_chunks_are_bounded_in_lines_and_bytes_and_count_cases():
 
 def test_parallel_check_of_long_lines_in_byte_bounded_chunks(tmp_path, monkeypatch):
     """Chunks cut by bytes (cases with long lines) say what one process says."""
-    from ascverify.cli import check_cmd
-
     path = _mixed_cases_file(tmp_path, 3, 50, n=600)
     monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(check_cmd, "PARALLEL_CHUNK_BYTES", 20_000)  # about 60 of these lines a chunk: 10 chunks
@@ -520,9 +515,6 @@ def test_parallel_check_of_long_lines_in_byte_bounded_chunks(tmp_path, monkeypat
 
 
 def test_parallel_chunk_lines_share_a_small_file_and_cap_a_large_one():
-    from ascverify.cli.common import (PARALLEL_CHUNK_LINES, PARALLEL_FLIGHT_LINES, PARALLEL_MIN_CHUNK_LINES,
-                                      parallel_chunk_lines)
-
     sample = [b"x" * 99] * 10  # 100 bytes a line
     assert parallel_chunk_lines(100 * 100_000, sample, 2) == 50_000  # 100,000 lines shared by 2 workers
     assert parallel_chunk_lines(100 * 10**7, sample, 2) == PARALLEL_CHUNK_LINES  # never more than the window

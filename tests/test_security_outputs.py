@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -298,10 +301,6 @@ def test_run_and_gen_print_a_folder_name_with_a_newline_on_one_line(tmp_path):
 def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path, fmt):
     """A case file whose name's bytes are not UTF-8 (a name someone else chose) is checked and named with those
     bytes as \\xNN in every format: no internal error, the outputs stay valid UTF-8 and JSON."""
-    import os
-    import subprocess
-    import sys
-
     folder = os.fsencode(tmp_path)
     bad_doc = json.loads((EXAMPLES / "block_reduce_max.json").read_text())
     bad_doc["tensors"]["dst"]["addr"] = 3  # misaligned: the case has findings to print

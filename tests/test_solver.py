@@ -8,6 +8,7 @@ import pytest
 import z3
 
 from ascverify import apis, check_case, get_api
+from ascverify.engines import solver as solver_module
 from ascverify.engines.solver import Space, Unsatisfiable, parse_fixes
 from ascverify.spec.errors import InputError
 
@@ -21,8 +22,6 @@ def space(model=BILINEAR, product="atlas-a2", dtype=None):
 def test_an_undecided_existence_query_is_asked_again_with_other_seeds(monkeypatch):
     """Z3's time is heavy-tailed: when the query "is there a valid case at all" gives up, it is asked again with
     other random seeds (each with a share of the timeout) before the sampling reports it undecided."""
-    from ascverify.engines import solver as solver_module
-
     real_decide, real_solver = solver_module.decide, Space.solver
     seeds: list[int] = []
     calls: list[int] = []

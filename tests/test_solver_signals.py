@@ -18,10 +18,12 @@ import time
 from pathlib import Path
 
 import pytest
+import z3
 from click.testing import CliRunner
 
 from ascverify import check_case, parse_case
 from ascverify.cli import main
+from ascverify.engines import interrupts
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -201,10 +203,6 @@ def test_sampling_in_process_is_interrupted():
 def test_a_stop_that_comes_as_a_query_ends_raises_even_after_sat():
     """A signal whose interrupt reaches Z3 just as a query returns sat would cut the model's evaluation short
     (values that break the rules they satisfy): `decide` raises instead of returning the answer."""
-    import z3
-
-    from ascverify.engines import interrupts
-
     x = z3.Int("x")
 
     class EndsAsTheSignalComes(z3.Solver):
@@ -252,8 +250,6 @@ def test_gen_time_budget_leaves_the_rest_undecided(tmp_path):
 @pytest.fixture
 def spent_budget(monkeypatch):
     """A time budget that is already spent when the first query is asked."""
-    from ascverify.engines import interrupts
-
     monkeypatch.setattr(interrupts, "remaining_ms", lambda: 0)
 
 

@@ -225,31 +225,22 @@ class _Layout:
     # another but prints otherwise (1 and True) is ever one of its fields.
 
     def _violations(self, parts: list[str], group: list[Violation]) -> None:
+        self._group(parts, group, _violation_key)
+
+    def _unchecked(self, parts: list[str], group: list[Unchecked]) -> None:
+        self._group(parts, group, _unchecked_key)
+
+    def _group(self, parts: list[str], group: list[Any], describe: Callable[[Any], tuple[tuple, bool]]) -> None:
+        """Append a list of findings' texts; ``describe(x)`` gives a finding's key and whether it may be remembered."""
         findings, append, sep = self.findings, parts.append, self.first
-        for v in group:
-            key = (v.rule, v.message, v.call, v.promoted)
+        for x in group:
+            key, remember = describe(x)
             try:
                 got = findings.get(key)
             except TypeError:  # a field that is not hashable: not remembered
                 got = None
             if got is None:
-                got = self._finding(v, key, type(v.message) is str and (v.call is None or type(v.call) is int))
-            append(sep)
-            append(got)
-            sep = self.sep
-        append(self.last)
-
-    def _unchecked(self, parts: list[str], group: list[Unchecked]) -> None:
-        findings, append, sep = self.findings, parts.append, self.first
-        for u in group:
-            key = (u.rule_id, u.reason, u.source, u.call)
-            try:
-                got = findings.get(key)
-            except TypeError:
-                got = None
-            if got is None:
-                got = self._finding(u, key, type(u.rule_id) is str and type(u.reason) is str
-                                    and type(u.source) is str and (u.call is None or type(u.call) is int))
+                got = self._finding(x, key, remember)
             append(sep)
             append(got)
             sep = self.sep
@@ -263,6 +254,15 @@ class _Layout:
         else:
             text = _dumps(doc)
         return _remember(self.findings, key, text) if remember else text
+
+
+def _violation_key(v: Violation) -> tuple[tuple, bool]:
+    return (v.rule, v.message, v.call, v.promoted), type(v.message) is str and (v.call is None or type(v.call) is int)
+
+
+def _unchecked_key(u: Unchecked) -> tuple[tuple, bool]:
+    return (u.rule_id, u.reason, u.source, u.call), (type(u.rule_id) is str and type(u.reason) is str
+                                                     and type(u.source) is str and (u.call is None or type(u.call) is int))
 
 
 def _dumps(value: Any) -> str:
