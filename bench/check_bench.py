@@ -38,7 +38,8 @@ from typing import Any
 
 import orjson
 
-from .common import Config, Figure, at_least, at_most, collect, interleaved, load_models, note, safe_ratio, skip
+from .common import (Config, Figure, at_least, at_most, collect, interleaved, load_models, note, safe_ratio, skip,
+                     usable_cores)
 
 NAME = "check"
 ROOT = Path(__file__).resolve().parents[1]
@@ -435,7 +436,7 @@ def run(cfg: Config) -> list[Figure]:
         figures.append(at_least(Figure(
             NAME, "CLI --workers 1 cases/s (startup incl.)", n / t_cli1, "cases/s",
             "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(n / t_cli1, 1 / per_case_z3),
-            detail=f"median {t_cli1:.3f} s; one process (the default; --workers 0 runs {os.cpu_count()} workers)",
+            detail=f"median {t_cli1:.3f} s; one process (the default; --workers 0 runs {usable_cores()} workers)",
             samples=s_cli1, baseline_samples=s_z3), 50_000, on="value"))
     figures.append(at_least(Figure(
         NAME, "in-process read+check cases/s", n_read / t_proc, "cases/s",

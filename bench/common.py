@@ -12,6 +12,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
+from ascverify.cli.options import usable_cores
+
 
 @dataclass
 class Config:
@@ -200,10 +202,7 @@ def machine_info() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        usable = os.cpu_count() or 1
+    usable = usable_cores()
     versions: dict[str, str] = {}
     for mod, attr in (("numpy", "__version__"), ("z3", None), ("hypothesis", "__version__"), ("orjson", "__version__"),
                       ("ascverify", "__version__")):

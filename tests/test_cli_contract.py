@@ -11,11 +11,13 @@ import sys
 import time
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from ascverify.cli import main
-from ascverify.cli.options import complete_api, complete_product
+from ascverify.cli import options
+from ascverify.cli.options import complete_api, complete_product, usable_cores, workers_option
 from ascverify.engines.fuzz.reports import check_rows, checks_of, junit_xml
 from ascverify.engines.fuzz.runner import ItemResult
 from ascverify.engines.fuzz.plan import Unit
@@ -71,6 +73,31 @@ def test_old_option_names_still_work():
     a = invoke("lint", "SetVectorMask", "-p", "atlas-a2", "-j", "1", "--timeout-ms", "5000")
     b = invoke("lint", "SetVectorMask", "-p", "atlas-a2", "--workers", "1", "--timeout", "5")
     assert a.exit_code == b.exit_code == 0 and a.stdout == b.stdout
+
+
+def test_usable_cores_are_the_affinity_mask_not_the_machine(monkeypatch):
+    # taskset or a container's cpuset leave this process 2 of the machine's cores: `--workers 0` means 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {1, 5}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert usable_cores() == 2
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # no affinity masks (macOS, Windows)
+    assert usable_cores() == 64
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert usable_cores() == 1
+
+
+@pytest.mark.parametrize("argv, want", [([], 3), (["--workers", "0"], 3), (["--workers", "2"], 2), (["-j", "0"], 3),
+                                        (["-j", "1"], 1)])
+def test_workers_zero_is_resolved_once_for_every_command(monkeypatch, argv, want):
+    monkeypatch.setattr(options, "usable_cores", lambda: 3)
+
+    @click.command()
+    @workers_option(0)
+    def cmd(workers: int) -> None:
+        click.echo(workers)
+
+    got = CliRunner().invoke(cmd, argv)
+    assert got.exit_code == 0 and got.stdout.strip() == str(want)
 
 
 def test_api_and_product_names_complete():

@@ -110,7 +110,7 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     if show:
         sys.exit(check_and_show(files, fmt, verbose, max_bytes, strict, product))
     with gc_paused():
-        code = _check_files(files, fmt, verbose, max_bytes, workers or (os.cpu_count() or 1), strict_schema, product,
+        code = _check_files(files, fmt, verbose, max_bytes, workers, strict_schema, product,
                             strict)
     sys.exit(code)
 

@@ -395,13 +395,6 @@ def parallel_chunk_lines(size: int, sample: Sequence[bytes], jobs: int) -> int:
     return max(PARALLEL_MIN_CHUNK_LINES, min(most, -(-estimate // jobs)))
 
 
-def jobs_option(f: Callable) -> Callable:
-    return click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
-                        help="Worker processes for large JSON Lines files (0: one per CPU core). Measured "
-                             "slower than one process on 2 shared cores (bench/RESULTS.md): opt in.")(f)
-
-
-
 def model_for(name: str, field: str = "API") -> Any:
     """The model an API name (any accepted spelling) names; InputError naming ``field`` and the known APIs."""
     m = lookup_api(name)

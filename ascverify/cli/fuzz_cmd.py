@@ -181,7 +181,7 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     config = CampaignConfig(
         apis=tuple(apis), products=tuple(product), kinds=tuple(kind) or None, target=target_spec,
         examples=None if seconds is not None else examples, time_budget=seconds, seed=seed, rtol=rtol, atol=atol, error_ratio=error_ratio,
-        timeout=timeout, findings=findings, database=database, workers=workers or (os.cpu_count() or 1),
+        timeout=timeout, findings=findings, database=database, workers=workers,
         shard=parse_shard(shard), shrink=shrink, junit=junit, report=report, exact=exact,
         keep_unspecified=keep_unspecified)
     from ..engines.fuzz.campaign import plan
@@ -347,7 +347,7 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
             emit_note(f"selftest: {o.mutant} on {o.api}: {o.status}{by} ({plural(o.cases, 'case')}, {o.elapsed:.1f} s)")
 
     outcomes = run_selftest(names, mutant_names=mutants or None, examples=examples, seed=seed,
-                            workers=workers or (os.cpu_count() or 1), on_outcome=show)
+                            workers=workers, on_outcome=show)
     rows = [(o.mutant, o.api, o.status, o.killed_by or "-", str(o.cases)) for o in outcomes if o.mutant != "(none)"]
     emit(table_text(("mutant", "api", "outcome", "killed by", "cases"), rows))
     killed, counted = kill_rate(outcomes)

@@ -90,7 +90,7 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     t0 = time.perf_counter()
     import os
 
-    g = generate(model, ctx, mode, count, seed, jobs=workers or (os.cpu_count() or 1), time_budget=time_budget,
+    g = generate(model, ctx, mode, count, seed, jobs=workers, time_budget=time_budget,
                  on_interrupt="return")
     t_gen = time.perf_counter() - t0
     doc = write_generation(g, outdir, limit=count if mode != "random" else None, force=force)

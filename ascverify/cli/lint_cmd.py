@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
@@ -63,7 +62,7 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, 
     models = [model_for(n) for n in api_names] if api_names else list(apis())
     pids = [product_for(p).id for p in products] if products else None
     t0 = time.perf_counter()
-    reports = run_lint(models, pids, timeout_ms=max(1, round(timeout * 1000)), jobs=workers or (os.cpu_count() or 1),
+    reports = run_lint(models, pids, timeout_ms=max(1, round(timeout * 1000)), jobs=workers,
                        time_budget=time_budget)
     seconds = time.perf_counter() - t0
     problems = [p for m in models for p in definition_problems(m)]

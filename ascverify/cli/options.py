@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 from typing import Any, Callable
 
@@ -81,8 +82,18 @@ def deprecated(old: str, new: str) -> None:
         emit_error(f"ascverify: note: {old} is deprecated; use {new}")
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on: its affinity mask where the system has one (``taskset``, a
+    container's cpuset), else every core of the machine (``os.cpu_count()`` alone counts cores it may not use)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity masks here (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def workers_option(default: int, why: str = "") -> Callable:
-    """``--workers N`` (0: one per CPU core); the hidden ``-j/--jobs N`` of older versions means the same."""
+    """``--workers N`` (0: one per usable CPU core, `usable_cores`); the hidden ``-j/--jobs N`` of older versions
+    means the same. The command receives the count resolved: never 0."""
 
     def deco(f: Callable) -> Callable:
         @functools.wraps(f)
@@ -93,12 +104,13 @@ def workers_option(default: int, why: str = "") -> Callable:
                 if click.get_current_context().get_parameter_source("workers") != \
                         click.core.ParameterSource.COMMANDLINE:
                     kwargs["workers"] = old
+            kwargs["workers"] = kwargs["workers"] or usable_cores()
             return f(*args, **kwargs)
 
         wrapper = click.option("-j", "--jobs", "jobs_alias", type=click.IntRange(min=0), default=None, hidden=True,
                                metavar="N")(wrapper)
         return click.option("--workers", type=click.IntRange(min=0), default=default, show_default=True, metavar="N",
-                            help="Worker processes (0: one per CPU core)." + (f" {why}" if why else ""))(wrapper)
+                            help="Worker processes (0: one per CPU core this process may use)." + (f" {why}" if why else ""))(wrapper)
 
     return deco
 
