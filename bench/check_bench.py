@@ -10,6 +10,8 @@ Figures (each measurement timed in alternation with its baseline, medians of ``r
   one worker per core (``--workers 0``) and in one process (``--workers 1``, the default) when the option exists
   (``--jobs`` in older trees), against a subprocess that only
   parses every line of the same file with orjson (``python -c``: its startup included too);
+- floor: a process that parses each line with orjson, visits each argument and tensor once and writes one result
+  line, against the same orjson baseline: the least a checker written in Python pays per case (no target);
 - startup: ``ascverify check`` of a 1-case file against ``python -c "import numpy"``, both with
   bytecode caches (PYTHONPYCACHEPREFIX in a temporary folder, as an installed package has them), wall
   and CPU time (os.wait4);
@@ -298,6 +300,21 @@ def _orjson_cmd(path: str) -> list[str]:
     return [sys.executable, "-c", code, path]
 
 
+def _floor_cmd(path: str) -> list[str]:
+    """A process that does the least any checker written in Python does per case: parse the line with orjson,
+    visit each argument and tensor once, write one result line (to /dev/null). A yardstick for `check`'s ratio:
+    what is left of the 6x budget once a Python loop over the cases is paid."""
+    code = ("import orjson, sys, os\n"
+            "out = open(os.devnull, 'w')\n"
+            "with open(sys.argv[1], 'rb') as f:\n"
+            "    for i, line in enumerate(f):\n"
+            "        d = orjson.loads(line)\n"
+            "        n = sum(1 for _ in d['args'].values()) + sum(1 for _ in d['tensors'].values())\n"
+            "        out.write('{\"index\":%d,\"api\":\"%s\",\"product\":\"%s\",\"fields\":%d,'\n"
+            "                  '\"violations\":[],\"warnings\":[]}\\n' % (i, d['api'], d['product'], n))\n")
+    return [sys.executable, "-c", code, path]
+
+
 def _workers_option() -> str | None:
     """The option of `check` that sets its worker processes in the tree measured (``--workers``; ``--jobs`` in
     older trees), or None."""
@@ -345,13 +362,15 @@ def run(cfg: Config) -> list[Figure]:
         # "cli": one worker per core (the parallel path; `--workers 0`); "cli1": one process (the default)
         every_core: tuple[str, ...] = (workers, "0") if workers is not None else ()
         cli_tasks = {"cli": (lambda: _run_cli(str(path), *every_core), None),
-                     "orjson": (lambda: _spawn(_orjson_cmd(str(path))), None)}
+                     "orjson": (lambda: _spawn(_orjson_cmd(str(path))), None),
+                     "floor": (lambda: _spawn(_floor_cmd(str(path))), None)}
         if jobs1:
             cli_tasks["cli1"] = (lambda: _run_cli(str(path), *single), None)
         _run_cli(str(one))  # warm: the first run writes the .pyc files
         got = interleaved(cli_tasks, reps)
         t_cli, s_cli, _ = got["cli"]
         t_orjson, s_orjson, _ = got["orjson"]
+        t_floor, s_floor, _ = got["floor"]
         t_cli1, s_cli1 = got["cli1"][:2] if jobs1 else (t_cli, s_cli)
 
         # (b) startup on a 1-case file against importing numpy, wall and CPU time, in alternation
@@ -414,6 +433,15 @@ def run(cfg: Config) -> list[Figure]:
         detail=f"ratio = check / orjson (lower is better); both subprocesses, startup included; "
                f"{n / t_cli1:,.0f} cases/s; orjson alone {n / t_orjson:,.0f} lines/s",
         samples=s_cli1, baseline_samples=s_orjson), 6))
+    figures.append(Figure(
+        NAME, f"floor: the least Python loop over the cases vs orjson ({n:,} cases)", t_floor, "s",
+        "orjson.loads of every line, own process", t_orjson, "s", safe_ratio(t_floor, t_orjson),
+        detail=f"the loop: orjson.loads, each argument and tensor visited, one result line written, own process; "
+               f"ratio = floor / orjson; no target: the yardstick of the 6x target, which leaves "
+               f"{max(0.0, 6 * t_orjson - t_floor) / n * 1e6:.1f} µs per case above this loop for startup, "
+               f"validation, rules and messages; check --workers 1 takes {(t_cli1 - t_floor) / n * 1e6:.1f} µs "
+               f"there ({t_cli1 / t_floor:.1f}x the loop)",
+        samples=s_floor, baseline_samples=s_orjson))
     figures.append(at_most(Figure(
         NAME, "CLI startup (1-case file) vs python -c 'import numpy'", t_start, "s",
         "python -c 'import numpy'", t_numpy, "s", safe_ratio(t_start, t_numpy),

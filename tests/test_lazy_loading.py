@@ -16,9 +16,10 @@ from ascverify.models import REGISTRY
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _modules_after(code: str) -> set[str]:
-    """The ascverify modules a fresh interpreter has imported after running ``code``."""
-    probe = code + "\nimport sys, json\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith('ascverify'))))"
+def _modules_after(code: str, prefix: str = "ascverify") -> set[str]:
+    """The modules named ``prefix...`` (ascverify's by default) a fresh interpreter has imported after running
+    ``code``."""
+    probe = code + f"\nimport sys, json\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith({prefix!r}))))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     return set(json.loads(out.splitlines()[-1]))
 
@@ -74,3 +75,26 @@ def test_check_imports_neither_the_other_commands_nor_the_other_apis(tmp_path):
     assert not got & {"ascverify.models.bilinear", "ascverify.models.load3d"}
     assert not {m for m in got if m.startswith("ascverify.engines.") and m.split(".")[2] in
                 ("solver", "gen", "fuzz", "properties", "lint", "explain")}
+
+
+def _check_modules(case: Path, prefix: str) -> set[str]:
+    return _modules_after("import sys\nfrom ascverify.cli import main\n"
+                          f"sys.argv = ['ascverify', 'check', {str(case)!r}]\n"
+                          "try:\n    main(prog_name='ascverify')\nexcept SystemExit:\n    pass", prefix)
+
+
+def test_ml_dtypes_is_imported_only_for_its_types(tmp_path):
+    # numpy's own types (half here) need no ml_dtypes: `check` starts without it
+    assert not _check_modules(ROOT / "examples" / "bilinear_interpolation.json", "ml_dtypes")
+    # a float padValue range (Load3DBitMode's pad rule) is numpy's finfo for half ...
+    half = {"api": "SetFmatrix", "product": "atlas-350", "dtype": "half",
+            "args": {"l1H": 16, "l1W": 16, "padList": [0, 0, 0, 0], "padValue": 1}}
+    (tmp_path / "half.json").write_text(json.dumps(half))
+    assert not _check_modules(tmp_path / "half.json", "ml_dtypes")
+    # ... and ml_dtypes' for bfloat16, whose numpy type it is
+    got = _modules_after("from ascverify.spec.dtypes import get_dtype\n"
+                         "import ml_dtypes\n"
+                         "assert get_dtype('bf16').numpy == ml_dtypes.bfloat16\n"
+                         "assert get_dtype('fp8_e4m3fn').finite_max() == 448.0\n"
+                         "assert get_dtype('half').finite_max() == 65504.0", "ml_dtypes")
+    assert "ml_dtypes" in got

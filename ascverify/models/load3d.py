@@ -110,9 +110,7 @@ def pad_range(ctx: Context) -> tuple[int, int]:
     if t.name == "hifloat8" or t.kind in ("int", "uint"):
         info = np.iinfo(t.numpy)
         return int(info.min), int(info.max)
-    import ml_dtypes
-
-    top = float(ml_dtypes.finfo(t.numpy).max)  # ml_dtypes.finfo knows numpy's floats and its own
+    top = t.finite_max()
     return (-int(top), int(top)) if top < INT64.hi else (INT64.lo, INT64.hi)
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from functools import cached_property
 
-import ml_dtypes
 import numpy as np
 
 
@@ -14,7 +15,8 @@ class DType:
 
     name: str
     bits: int
-    numpy: np.dtype
+    #: the numpy scalar type's name: numpy's own ("float16"), or ml_dtypes' ("ml_dtypes.bfloat16")
+    numpy_name: str
     kind: str  # "float", "int", "uint" or "bits"
     aliases: tuple[str, ...] = ()
 
@@ -23,32 +25,45 @@ class DType:
         """Bytes per element (int4 counts as 1 byte per stored byte pair; see `bits`)."""
         return max(1, self.bits // 8)
 
+    @cached_property
+    def numpy(self) -> np.dtype:
+        """The numpy dtype of the elements. ml_dtypes (bfloat16, fp8) is imported on the first such type asked
+        for: `check` of other types starts without it (about 9 ms)."""
+        module, _, attr = self.numpy_name.rpartition(".")
+        return np.dtype(getattr(importlib.import_module(module), attr) if module else self.numpy_name)
 
-def _d(name: str, bits: int, np_dtype, kind: str, *aliases: str) -> DType:
-    return DType(name, bits, np.dtype(np_dtype), kind, aliases)
+    def finite_max(self) -> float:
+        """The largest finite value of a float type (``finfo`` of numpy, or of ml_dtypes for its types)."""
+        module = self.numpy_name.rpartition(".")[0]
+        finfo = importlib.import_module(module).finfo if module else np.finfo
+        return float(finfo(self.numpy).max)
+
+
+def _d(name: str, bits: int, numpy_name: str, kind: str, *aliases: str) -> DType:
+    return DType(name, bits, numpy_name, kind, aliases)
 
 
 DTYPES: tuple[DType, ...] = (
-    _d("half", 16, np.float16, "float", "float16", "half_t", "fp16"),
-    _d("float", 32, np.float32, "float", "float32", "fp32"),
-    _d("bfloat16", 16, ml_dtypes.bfloat16, "float", "bfloat16_t", "bf16"),
-    _d("fp8_e4m3fn", 8, ml_dtypes.float8_e4m3fn, "float", "fp8_e4m3fn_t"),
-    _d("fp8_e5m2", 8, ml_dtypes.float8_e5m2, "float", "fp8_e5m2_t"),
+    _d("half", 16, "float16", "float", "float16", "half_t", "fp16"),
+    _d("float", 32, "float32", "float", "float32", "fp32"),
+    _d("bfloat16", 16, "ml_dtypes.bfloat16", "float", "bfloat16_t", "bf16"),
+    _d("fp8_e4m3fn", 8, "ml_dtypes.float8_e4m3fn", "float", "fp8_e4m3fn_t"),
+    _d("fp8_e5m2", 8, "ml_dtypes.float8_e5m2", "float", "fp8_e5m2_t"),
     # hifloat8 has no numpy type: its bytes are carried as uint8.
-    _d("hifloat8", 8, np.uint8, "float", "hifloat8_t"),
-    _d("int4b", 4, np.uint8, "int", "int4b_t"),
-    _d("int8", 8, np.int8, "int", "int8_t"),
-    _d("uint8", 8, np.uint8, "uint", "uint8_t"),
-    _d("int16", 16, np.int16, "int", "int16_t"),
-    _d("uint16", 16, np.uint16, "uint", "uint16_t"),
-    _d("int32", 32, np.int32, "int", "int32_t"),
-    _d("uint32", 32, np.uint32, "uint", "uint32_t"),
-    _d("int64", 64, np.int64, "int", "int64_t"),
-    _d("uint64", 64, np.uint64, "uint", "uint64_t"),
-    _d("b8", 8, np.uint8, "bits"),
-    _d("b16", 16, np.uint16, "bits"),
-    _d("b32", 32, np.uint32, "bits"),
-    _d("b64", 64, np.uint64, "bits"),
+    _d("hifloat8", 8, "uint8", "float", "hifloat8_t"),
+    _d("int4b", 4, "uint8", "int", "int4b_t"),
+    _d("int8", 8, "int8", "int", "int8_t"),
+    _d("uint8", 8, "uint8", "uint", "uint8_t"),
+    _d("int16", 16, "int16", "int", "int16_t"),
+    _d("uint16", 16, "uint16", "uint", "uint16_t"),
+    _d("int32", 32, "int32", "int", "int32_t"),
+    _d("uint32", 32, "uint32", "uint", "uint32_t"),
+    _d("int64", 64, "int64", "int", "int64_t"),
+    _d("uint64", 64, "uint64", "uint", "uint64_t"),
+    _d("b8", 8, "uint8", "bits"),
+    _d("b16", 16, "uint16", "bits"),
+    _d("b32", 32, "uint32", "bits"),
+    _d("b64", 64, "uint64", "bits"),
 )
 
 _BY_NAME: dict[str, DType] = {}
