@@ -199,3 +199,21 @@ def test_large_scattered_and_strided_rows_move_the_right_bytes():
     down = 40000 - 64 * np.arange(300)                          # stepping backwards
     trace.write("UB", down, 64, np.full((300, 64), 7, np.uint8), np.arange(300))
     assert (memory.buffers["UB"][down[-1]:down[0] + 64] == 7).all()
+
+
+def test_rows_that_share_bytes_only_outside_the_buffer_fault_and_store_nothing():
+    # found by the property above: two rows at the same address before the buffer and one past its end, masked off
+    # (and, the second time, stored): the overlap check had no byte of the buffer to compare and raised TypeError
+    for mask, exclusive in ((np.zeros((3, 1), dtype=bool), False), (None, True)):
+        memory = Memory({"UB": SIZE})
+        memory.fill("UB", 0, np.arange(SIZE, dtype=np.uint8))
+        trace = Trace(memory, strict=False, max_faults=None)
+        ref = Reference(list(range(SIZE)), [INITIALIZED] * SIZE)
+        starts, rows = [-32, -32, SIZE], [[7], [8], [9]]
+        trace.write("UB", np.array(starts, dtype=np.int64), 1, np.array(rows, dtype=np.uint8), np.zeros(3, np.int64),
+                    byte_mask=mask, exclusive=exclusive)
+        ref.write(starts, 1, rows, [0, 0, 0], 1, [[True]] * 3 if mask is None else mask.tolist(), [[False]] * 3,
+                  exclusive)
+        assert [_fault_tuple(f) for f in trace.faults] == ref.faults
+        assert {f.kind for f in trace.faults} == {"out_of_bounds"}
+        assert memory.buffers["UB"].tolist() == list(range(SIZE))

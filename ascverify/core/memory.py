@@ -510,6 +510,8 @@ class Trace:
             return None
         groups = prior + [acc.rows]
         lo = window_reduce(groups, a, b, np.minimum, ITER_MAX)
+        if lo is None:  # no row has a byte in the buffer (rows sharing bytes outside it): none shares one inside
+            return None
         hi = window_reduce(groups, a, b, np.maximum, ITER_MIN)
         idx = self._window_index(acc, a, b)
         return lo[idx], hi[idx]
