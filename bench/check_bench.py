@@ -12,6 +12,8 @@ Figures (each measurement timed in alternation with its baseline, medians of ``r
   parses every line of the same file with orjson (``python -c``: its startup included too);
 - floor: a process that parses each line with orjson, visits each argument and tensor once and writes one result
   line, against the same orjson baseline: the least a checker written in Python pays per case (no target);
+- many files: ``ascverify check`` of the first 2,000 cases as one-case files (``gen`` writes a case.json per case)
+  against the same cases in one JSON Lines file (no target);
 - startup: ``ascverify check`` of a 1-case file against ``python -c "import numpy"``, both with
   bytecode caches (PYTHONPYCACHEPREFIX in a temporary folder, as an installed package has them), wall
   and CPU time (os.wait4);
@@ -355,6 +357,18 @@ def run(cfg: Config) -> list[Figure]:
         triple = Path(tmp) / "triple.jsonl"
         triple.write_bytes(path.read_bytes() * 3)
 
+        # many one-case files (as `gen` writes them, one case.json per case) and the same cases in one file
+        n_files = cfg.size(2000, 300, minimum=10)
+        folder = Path(tmp) / "files"
+        folder.mkdir()
+        first = path.read_bytes().split(b"\n")[:n_files]
+        files = []
+        for k, line in enumerate(first):
+            files.append(str(folder / f"case_{k:05d}.json"))
+            Path(files[-1]).write_bytes(line + b"\n")
+        joined = Path(tmp) / "first.jsonl"
+        joined.write_bytes(b"\n".join(first) + b"\n")
+
         # (a) the command line, startup included, against orjson parsing the same file in its own process
         workers = _workers_option()
         jobs1 = workers is not None
@@ -372,6 +386,12 @@ def run(cfg: Config) -> list[Figure]:
         t_orjson, s_orjson, _ = got["orjson"]
         t_floor, s_floor, _ = got["floor"]
         t_cli1, s_cli1 = got["cli1"][:2] if jobs1 else (t_cli, s_cli)
+
+        # (a') many files against one file of the same cases, one process each, in alternation
+        many = interleaved({"files": (lambda: _spawn([*_cli(files[0])[:-1], *files]), None),
+                            "one": (lambda: _spawn(_cli(str(joined))), None)}, reps)
+        t_files, s_files, _ = many["files"]
+        t_joined, s_joined, _ = many["one"]
 
         # (b) startup on a 1-case file against importing numpy, wall and CPU time, in alternation
         starts = interleaved({"check": (lambda: _spawn(_cli(str(one))), None),
@@ -442,6 +462,12 @@ def run(cfg: Config) -> list[Figure]:
                f"validation, rules and messages; check --workers 1 takes {(t_cli1 - t_floor) / n * 1e6:.1f} µs "
                f"there ({t_cli1 / t_floor:.1f}x the loop)",
         samples=s_floor, baseline_samples=s_orjson))
+    figures.append(Figure(
+        NAME, f"CLI on {n_files:,} one-case files vs the same cases in one JSON Lines file", t_files, "s",
+        "check of the one file", t_joined, "s", safe_ratio(t_files, t_joined),
+        detail="ratio = files / one file (lower is better; no target); the cases of many files share the checker's "
+               "windows, and a file of fewer than 32 cases is read case by case",
+        samples=s_files, baseline_samples=s_joined))
     figures.append(at_most(Figure(
         NAME, "CLI startup (1-case file) vs python -c 'import numpy'", t_start, "s",
         "python -c 'import numpy'", t_numpy, "s", safe_ratio(t_start, t_numpy),

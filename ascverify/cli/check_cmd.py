@@ -24,7 +24,7 @@ from .common import (
     PARALLEL_MIN_BYTES,
     PARALLEL_SAMPLE_LINES,
     DataCache,
-    checked_stream,
+    checked_sources,
     emit,
     emit_note,
     gc_paused,
@@ -84,8 +84,10 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     and by line and column.
 
     JSON Lines are read and checked as they come, in windows of up to 65,536 cases (constant
-    memory; each window's results are written when it is checked). Data files must lie under the case file's folder (standard input: the current
-    folder) or under --data-root DIR; only regular files are read, each within --max-bytes.
+    memory; each window's results are written when it is checked); the cases of many small files
+    (`ascverify check out/case_*/case.json` after `gen`) share a window. Data files must lie under
+    the case file's folder (standard input: the current folder) or under --data-root DIR; only
+    regular files are read, each within --max-bytes.
 
     With --product P every case is checked as if it named product P. With --product all each
     case is checked on every product: `FILE:case N: PRODUCT: ok` or `invalid` with the rules
@@ -175,20 +177,37 @@ def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
         yield e
 
 
-def _file_reports(path: str, fmt: str, verbose: bool, max_bytes: int, cache: DataCache, jobs: int,
-                  strict_schema: bool = False, strict: bool = False) -> Iterator[_FileReport]:
-    """The reports of one file, part by part in file order, as it is read (constant memory)."""
-    if jobs > 1 and not strict_schema and fmt != "results" and path != "-":
-        parts = _parallel_reports(path, fmt, verbose, max_bytes, jobs, strict)
-        if parts is not None:
-            yield from parts
-            return
+def _reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cache: DataCache, jobs: int,
+             strict_schema: bool = False, strict: bool = False) -> Iterator[_FileReport]:
+    """The reports of the files, part by part in file order, as they are read (constant memory). Files checked in
+    this process share windows (`checked_sources`: thousands of one-case files, as `gen` writes them, are checked
+    as one batch); a large JSON Lines file goes to the workers when ``jobs`` > 1."""
+    serial: list[str] = []  # the files before the next one that goes to the workers
+    for path in files:
+        parts = None
+        if jobs > 1 and not strict_schema and fmt != "results" and path != "-":
+            parts = _parallel_reports(path, fmt, verbose, max_bytes, jobs, strict)
+        if parts is None:
+            serial.append(path)
+            continue
+        yield from _serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict)
+        serial = []
+        yield from parts
+    yield from _serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict)
 
-    entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema)
-    if strict_schema:
-        entries = _schema_checked(entries)
+
+def _serial_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cache: DataCache,
+                    strict_schema: bool, strict: bool) -> Iterator[_FileReport]:
+    """The reports of files checked in this process, in batches of up to 4,096 results (and one ending at each
+    problem with a file as a whole)."""
+
+    def sources() -> Iterator[tuple[str, Iterable[Any]]]:
+        for path in files:
+            entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema)
+            yield path, (_schema_checked(entries) if strict_schema else entries)
+
     batch: list[Result] = []
-    for r in checked_stream(path, max_bytes, cache, entries):
+    for r in checked_sources(sources(), cache):
         batch.append(r)
         if len(batch) >= 4096 or r.index is None:
             yield _report(batch, fmt, verbose, strict)
@@ -310,12 +329,11 @@ def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, 
     counts = Counts()
     cache = DataCache()
     out = _Output(fmt)
-    for path in files:
-        for rep in _file_reports(path, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict):
-            counts.merge(rep.counts)
-            if rep.errs:
-                write_text(sys.stderr, joined_lines(rep.errs))
-            out.write(rep)
+    for rep in _reports(files, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict):
+        counts.merge(rep.counts)
+        if rep.errs:
+            write_text(sys.stderr, joined_lines(rep.errs))
+        out.write(rep)
     out.close(counts)
     emit_note(counts.summary())
     return counts.exit_code
@@ -365,11 +383,10 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
     cache = DataCache()
     results: list[Result] = []
     counts = Counts()
-    for path in files:
-        for rep in _file_reports(path, "results", verbose, max_bytes, cache, 1, strict_schema):
-            if rep.errs:
-                write_text(sys.stderr, joined_lines(rep.errs))
-            results.extend(rep.docs)
+    for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema):
+        if rep.errs:
+            write_text(sys.stderr, joined_lines(rep.errs))
+        results.extend(rep.docs)
     if product == "all":
         rows = check_on_products(results, PRODUCT_IDS)
         if strict:

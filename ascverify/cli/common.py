@@ -272,46 +272,75 @@ def read_file(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any
     A problem with the file as a whole (missing, a folder, binary, not JSON, too large) is one
     more result with no index, after the cases read before it.
     """
-    results: list[Result | None] = []
-    readable: list[tuple[int, int, Case]] = []  # (slot in results, case index, case)
-    file_error: InputError | None = None
+    items: list[tuple[str, Any]] = []
     try:
         for entry in (entries if entries is not None else read_cases(path, max_bytes)):
-            case = entry.case
-            if case is None:
-                origin = location(path, entry.index)
-                if entry.error is not None:
-                    results.append(Result(path, entry.index, None, error=bare_error(entry.error, path, origin)))
-                else:
-                    results.append(_checked_program(entry, path, origin, cache))
-                continue
-            if case.data_sources:
-                try:
-                    cache.load(case)
-                except InputError as exc:
-                    origin = location(path, entry.index)
-                    results.append(Result(path, entry.index, case, error=bare_error(exc, path, origin)))
-                    continue
-            readable.append((len(results), entry.index, case))
-            results.append(None)
+            items.append((path, entry))
     except InputError as exc:
-        file_error = bare_error(exc, path)
-    checked = check_cases([c for _, _, c in readable])
-    for (slot, index, _), r in zip(readable, checked):
+        items.append((path, exc))
+    return checked_items(items, cache)
+
+
+def checked_items(items: Sequence[tuple[str, Any]], cache: DataCache) -> list[Result]:
+    """The entries of one or more files, each with its file's path, checked together (batched: one `check_cases`
+    for all of them), in the order given; an `InputError` instead of an entry is a problem with that file as a
+    whole (a result with no index). Unreadable cases carry their error."""
+    results: list[Result | None] = []
+    readable: list[tuple[int, str, int, Case]] = []  # (slot in results, file, case index, case)
+    for path, entry in items:
+        if isinstance(entry, InputError):
+            results.append(Result(path, None, None, error=bare_error(entry, path)))  # type: ignore[arg-type]
+            continue
+        case = entry.case
+        if case is None:
+            origin = location(path, entry.index)
+            if entry.error is not None:
+                results.append(Result(path, entry.index, None, error=bare_error(entry.error, path, origin)))
+            else:
+                results.append(_checked_program(entry, path, origin, cache))
+            continue
+        if case.data_sources:
+            try:
+                cache.load(case)
+            except InputError as exc:
+                origin = location(path, entry.index)
+                results.append(Result(path, entry.index, case, error=bare_error(exc, path, origin)))
+                continue
+        readable.append((len(results), path, entry.index, case))
+        results.append(None)
+    checked = check_cases([c for _, _, _, c in readable])
+    for (slot, path, index, _), r in zip(readable, checked):
         r.file, r.index = path, index
         if r.error is not None:
             r.error = bare_error(r.error, path, location(path, r.index))
         results[slot] = r
-    if file_error is not None:
-        results.append(Result(path, None, None, error=file_error))  # type: ignore[arg-type]
     return results  # type: ignore[return-value]
 
 
 #: Cases checked at once by `checked_stream`: enough that the batched checker's cost per API and context is
 #: spread over many cases (a file mixing ~200 contexts), few enough that memory stays flat on any file.
 STREAM_WINDOW = 65536
-#: ... and at most this many inline data values in one window (they are Python lists until checked).
+#: ... and at most this many inline data values in one window (they are Python lists until checked) ...
 STREAM_WINDOW_VALUES = 1 << 22
+#: ... and at most this many bytes of tensor data read from files (a window's cases hold their data until checked:
+#: thousands of `gen` cases, each with its input files, would otherwise all be in memory at once).
+STREAM_WINDOW_DATA_BYTES = 256 << 20
+
+
+def data_weight(entry: Any) -> tuple[int, int]:
+    """What an entry's tensor data holds in memory once loaded: (inline values, bytes read from files at most: each
+    tensor's declared size in its element type); a program's calls together."""
+    cases = [entry.case] if entry.case is not None else \
+        [call.case for call in entry.program.calls] if entry.program is not None else []
+    values = nbytes = 0
+    for case in cases:
+        for name, src in case.data_sources.items():
+            if isinstance(src, list):
+                values += len(src)
+            else:
+                size = case.env.get(f"{name}.size", 0)
+                nbytes += size * case.ctx.tensor_dtype(name).size if type(size) is int and size > 0 else 0
+    return values, nbytes
 
 
 def checked_stream(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any] | None = None, *,
@@ -320,29 +349,43 @@ def checked_stream(path: str, max_bytes: int, cache: DataCache, entries: Iterabl
     ``window`` cases at a time, their results yielded in file order; memory stays flat however long the file.
 
     A problem with the file as a whole is one more result with no index, after the cases read before it."""
+    source = entries if entries is not None else read_cases(path, max_bytes, keep_raw=False)
+    return checked_sources([(path, source)], cache, window=window)
+
+
+def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCache, *,
+                    window: int | None = None) -> Iterator[Result]:
+    """`checked_stream` over several files, one after another (each given as its path and its entries): a window
+    takes the cases of as many files as it holds, so that many small files are checked as one batch (the rules'
+    cost per API and context is paid per window, not per file). Results come in file order; a problem with a file
+    as a whole is one more result with no index, after the cases of that file read before it."""
     window = window or STREAM_WINDOW
-    it = iter(entries if entries is not None else read_cases(path, max_bytes, keep_raw=False))
-    while True:
-        chunk: list[Any] = []
-        values = 0
-        file_error: InputError | None = None
-        try:
-            for entry in it:
-                chunk.append(entry)
-                case = entry.case
-                if case is not None and case.data_sources:
-                    values += sum(len(s) for s in case.data_sources.values() if isinstance(s, list))
-                if len(chunk) >= window or values >= STREAM_WINDOW_VALUES:
-                    break
-        except InputError as exc:
-            file_error = exc
-        if chunk:
-            yield from read_file(path, max_bytes, cache, chunk)
-        if file_error is not None:
-            yield Result(path, None, None, error=bare_error(file_error, path))  # type: ignore[arg-type]
-            return
-        if len(chunk) < window and values < STREAM_WINDOW_VALUES:
-            return
+    items: list[tuple[str, Any]] = []
+    values = nbytes = 0
+    for path, entries in sources:
+        it = iter(entries)
+        more = True
+        while more:
+            try:
+                for entry in it:
+                    items.append((path, entry))
+                    case = entry.case
+                    if (case is not None and case.data_sources) or (case is None and entry.error is None):
+                        more_values, more_bytes = data_weight(entry)
+                        values += more_values
+                        nbytes += more_bytes
+                    if len(items) >= window or values >= STREAM_WINDOW_VALUES or nbytes >= STREAM_WINDOW_DATA_BYTES:
+                        break
+                else:
+                    more = False
+            except InputError as exc:
+                items.append((path, exc))
+                more = False
+            if len(items) >= window or values >= STREAM_WINDOW_VALUES or nbytes >= STREAM_WINDOW_DATA_BYTES:
+                yield from checked_items(items, cache)
+                items, values, nbytes = [], 0, 0
+    if items:
+        yield from checked_items(items, cache)
 
 
 def max_bytes_option(f: Callable) -> Callable:
