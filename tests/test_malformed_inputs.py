@@ -152,7 +152,8 @@ def test_missing_file(tmp_path):
 def test_directory(tmp_path):
     r = CliRunner().invoke(main, ["check", str(tmp_path)])
     assert r.exit_code == 2
-    assert one_error_line(r) == f"{tmp_path}: is a directory, not a case file"
+    assert one_error_line(r) == (f"{tmp_path}: is a directory, not a case file (name its files: DIR/*.json, or "
+                                 f"DIR/case_*/case.json for a gen folder)")
 
 
 def test_larger_than_max_bytes(tmp_path):

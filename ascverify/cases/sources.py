@@ -113,7 +113,8 @@ def open_source(path: str, max_bytes: int) -> LineReader:
         fd, st = open_regular(path)
     except NotRegular as exc:
         if exc.kind == "a directory":
-            raise InputError("is a directory, not a case file", where=path) from None
+            raise InputError("is a directory, not a case file (name its files: DIR/*.json, or DIR/case_*/case.json "
+                             "for a gen folder)", where=path) from None
         raise InputError(f"is not a regular file ({exc.kind}); only regular files and - are read", where=path) from None
     except FileNotFoundError:
         raise InputError("no such file", where=path) from None
