@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from ascverify import apis, check_case, get_api, parse_case
 from ascverify.cli import main
-from ascverify.engines.gen import generate
+from ascverify.engines.gen import GenCase, data_seed, generate, materialize_many
 from ascverify.engines.gen.output import write_generation
 
 MODELS = apis()
@@ -324,3 +324,28 @@ def test_bad_input_is_one_line_exit_2(tmp_path, argv, message):
     r = invoke(*[a.format(out=str(tmp_path / "o"), file=str(f)) for a in argv])
     assert r.exit_code == 2, r.output
     assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("api, mode, n", [("BlockReduceMin", "negative", 12), ("BilinearInterpolation", "random", 6),
+                                          ("BlockReduceSum", "boundary", 10)])
+def test_cases_materialized_together_are_those_materialized_one_by_one(api, mode, n):
+    """`write_generation` gives cases their data, runs and verdicts a chunk at a time (the rules checked on the
+    chunk at once): each case must come out as when it is the only one."""
+    model = get_api(api)
+    g = generate(model, model.context("atlas-a2", "half"), mode, n, seed=2)
+    alone = [GenCase(parse_case(gc.case.to_json()), gc.expect) for gc in g.cases]  # the same cases, read anew
+    assert [gc.case.env for gc in alone] == [gc.case.env for gc in g.cases]
+    seeds = [data_seed(g.seed, i) for i in range(len(g.cases))]
+    materialize_many(g.cases, seeds)
+    for gc, seed in zip(alone, seeds):
+        materialize_many([gc], [seed])
+    assert len(g.cases) >= 6
+    assert any(gc.breaks for gc in g.cases) == (mode == "negative")  # boundary's first cases: the fields' extremes
+    assert any(gc.golden for gc in g.cases) or mode == "negative"
+    for together, one in zip(g.cases, alone):
+        assert (together.breaks, together.warns, together.faults, together.not_run, together.problem) == \
+               (one.breaks, one.warns, one.faults, one.not_run, one.problem)
+        for mine, theirs in ((together.inputs, one.inputs), (together.golden, one.golden),
+                             (together.unspecified, one.unspecified)):
+            assert mine.keys() == theirs.keys()
+            assert all(np.array_equal(mine[k], theirs[k], equal_nan=True) for k in mine)

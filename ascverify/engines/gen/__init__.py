@@ -28,7 +28,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -101,7 +101,7 @@ def data_seed(seed: int, index: int) -> int:
 def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int = 0, *,
              progress: Callable[[str], None] | None = None, jobs: int = 1, time_budget: float | None = None,
              on_interrupt: str = "raise") -> Generation:
-    """The cases of one run (not yet given data: see `materialize`).
+    """The cases of one run (not yet given data: see `materialize_many`).
 
     ``time_budget``: seconds for the whole run's solver work; the targets left when it runs out are undecided
     (``report["stopped"]``). ``on_interrupt``: "raise" (Ctrl-C and SIGTERM raise
@@ -499,11 +499,21 @@ def _data_rules(gen: Generation, sv: Any, targets: list) -> None:
 
 # -- inputs, goldens, verdicts ----------------------------------------------------------------------------------------
 
-def materialize(gc: GenCase, seed: int) -> None:
-    """Give the case its inputs (from ``seed``), run it on the core, record goldens and the final verdict."""
+def materialize_many(gcs: Sequence[GenCase], seeds: Sequence[int]) -> None:
+    """Give each case its inputs (from its seed), run it on the core, record goldens and the final verdict. The
+    rules are checked on all the cases at once (`check_cases`, before the core and again with the data); each case
+    runs on the core on its own."""
+    pres = check_cases([gc.case for gc in gcs])
+    results = [_run_on_core(gc, seed, pre) for gc, seed, pre in zip(gcs, seeds, pres)]
+    verdicts = check_cases([gc.case for gc in gcs])  # now with the data: rules on tensor contents are checked too
+    for gc, result, verdict in zip(gcs, results, verdicts):
+        _record(gc, result, verdict)
+
+
+def _run_on_core(gc: GenCase, seed: int, pre: Any) -> Any:
+    """The case's inputs (from ``seed``) and its run on the core, or why it was not run; its RunResult or None."""
     case = gc.case
     gc.data_seed = seed
-    pre = check_case(case)
     blocking = [v.rule.id for v in pre.violations if v.rule.domain.get("kind") in UNRUNNABLE]
     result = None
     if blocking:
@@ -527,7 +537,12 @@ def materialize(gc: GenCase, seed: int) -> None:
         if result is not None:
             gc.inputs = {k: np.array(v) for k, v in result.inputs.items()}
             gc.faults = [str(f) for f in result.faults]
-    verdict = check_case(case)  # now with the data: rules on tensor contents are checked too
+    return result
+
+
+def _record(gc: GenCase, result: Any, verdict: Any) -> None:
+    """The case's goldens (a valid case the core ran without a fault) and its final verdict."""
+    case = gc.case
     gc.breaks = [v.id for v in verdict.violations]
     gc.warns = [v.id for v in verdict.warnings]
     if result is not None and verdict.valid and not gc.faults:

@@ -38,7 +38,7 @@ from ...spec.params import MaskArg
 from ...spec.version import __version__
 from ..outputs import (OutputError, OutputFolder, atomic_write_bytes, clean_stale_temps, make_dir, os_error,
                        owned_temp_dir, release_temp_dir, shown, umask)
-from . import GenCase, Generation, data_seed, materialize, summary_counts
+from . import GenCase, Generation, data_seed, materialize_many, summary_counts
 
 #: msOpST spells element types after numpy; ascverify's names where they differ.
 OPST_TYPES = {"half": "float16", "float": "float32"}
@@ -288,6 +288,11 @@ def coverage(targets: list, mode: str, names: list[str], breaks: dict[str, list[
     return out
 
 
+#: Cases given their data, run and checked together before they are written (the rules are checked on all of them at
+#: once; a case's tensors are held until it is written, so the chunk stays small).
+MATERIALIZE_CHUNK = 16
+
+
 def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
                      progress: Callable[[int, int], None] | None = None, force: bool = False) -> dict[str, Any]:
     """Give every case its data and goldens and write it; the manifest last. Returns the manifest.
@@ -344,7 +349,9 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
     try:
         for i, gc in enumerate(cases):
             name = names[i]
-            materialize(gc, data_seed(gen.seed, i))
+            if i % MATERIALIZE_CHUNK == 0:  # the next cases' data, runs and verdicts (their checks batched)
+                chunk = range(i, min(i + MATERIALIZE_CHUNK, total))
+                materialize_many([cases[j] for j in chunk], [data_seed(gen.seed, j) for j in chunk])
             tmp = owned_temp_dir(outdir, f".{name}.tmp-")
             try:
                 try:
