@@ -349,3 +349,18 @@ def test_cases_materialized_together_are_those_materialized_one_by_one(api, mode
                              (together.unspecified, one.unspecified)):
             assert mine.keys() == theirs.keys()
             assert all(np.array_equal(mine[k], theirs[k], equal_nan=True) for k in mine)
+
+
+@pytest.mark.parametrize("keep_data", [False, True])
+def test_written_cases_hold_no_arrays(tmp_path, keep_data):
+    """`gen` keeps no case's inputs or goldens once the case is written (memory flat however many cases); the cases'
+    own contents stay only when asked for (`--html` classifies the cases with them)."""
+    model = get_api("BlockReduceMin")
+    g = generate(model, model.context("atlas-a2", "half"), "random", 20, seed=1)
+    doc = write_generation(g, tmp_path / "out", keep_data=keep_data)
+    assert len(doc["cases"]) == 20
+    for gc, entry in zip(g.cases, doc["cases"]):
+        assert not gc.inputs and not gc.golden and not gc.unspecified
+        assert (gc.case.data("src") is not None) == keep_data
+        golden = tmp_path / "out" / entry["case_name"] / "golden" / "dst.bin"
+        assert golden.stat().st_size == gc.case.tensor("dst").nbytes  # written before it was dropped

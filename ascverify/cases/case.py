@@ -123,6 +123,10 @@ class Case:
     def set_data(self, name: str, array: np.ndarray) -> None:
         self._data[name] = np.asarray(array, dtype=self.ctx.tensor_dtype(name).numpy)
 
+    def forget_data(self) -> None:
+        """Drop the contents loaded or set: `data` gives only what the case's data sources hold again."""
+        self._data = {}
+
     def with_fields(self, **changes: Any) -> "Case":
         env = dict(self.env)
         env.update(changes)

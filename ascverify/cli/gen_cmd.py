@@ -88,12 +88,11 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     gen_html_check(html, outdir)
     ctx = model.context(product.id, tname)
     t0 = time.perf_counter()
-    import os
-
     g = generate(model, ctx, mode, count, seed, jobs=workers, time_budget=time_budget,
                  on_interrupt="return")
     t_gen = time.perf_counter() - t0
-    doc = write_generation(g, outdir, limit=count if mode != "random" else None, force=force)
+    doc = write_generation(g, outdir, limit=count if mode != "random" else None, force=force,
+                           keep_data=html is not None)  # the page classifies the cases with their data
     gen_html(html, doc, [gc.case for gc in g.cases])
     t_all = time.perf_counter() - t0
     lines = [f"gen: {plural(len(doc['cases']), mode + ' case')} of {model.name} on {product.id} (T={tname}) in {outdir}: "

@@ -294,8 +294,12 @@ MATERIALIZE_CHUNK = 16
 
 
 def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
-                     progress: Callable[[int, int], None] | None = None, force: bool = False) -> dict[str, Any]:
+                     progress: Callable[[int, int], None] | None = None, force: bool = False,
+                     keep_data: bool = True) -> dict[str, Any]:
     """Give every case its data and goldens and write it; the manifest last. Returns the manifest.
+
+    A case's inputs, goldens and unspecified flags are dropped once it is written; ``keep_data=False`` drops the
+    contents its case holds too (memory then stays flat however many cases: ``gen`` without ``--html``).
 
     ``outdir`` must be absent, empty or an earlier generation's folder (its manifest lists what it wrote);
     ``force`` writes into another folder all the same. Only files and case folders ascverify wrote are ever
@@ -365,6 +369,9 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
                 raise
             files += mine
             entries.append(manifest_entry(gc, name))
+            gc.inputs, gc.golden, gc.unspecified = {}, {}, {}  # written: not held for the rest of the run
+            if not keep_data:
+                gc.case.forget_data()
             if progress is not None:
                 progress(i + 1, total)
         complete = True
