@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,8 @@ from click.testing import CliRunner
 from ascverify import apis, check_case, get_api, parse_case
 from ascverify.cli import main
 from ascverify.engines.gen import GenCase, data_seed, generate, materialize_many
+from ascverify.engines import interrupts
+from ascverify.engines.gen import output
 from ascverify.engines.gen.output import write_generation
 
 MODELS = apis()
@@ -267,8 +270,6 @@ def test_same_seed_same_files_in_fresh_processes(tmp_path):
 
 
 def test_interrupted_write_leaves_whole_cases_and_a_manifest(tmp_path, monkeypatch):
-    import ascverify.engines.gen.output as output
-
     model = get_api("SetVectorMask")
     out = tmp_path / "cases"
     out.mkdir()
@@ -364,3 +365,26 @@ def test_written_cases_hold_no_arrays(tmp_path, keep_data):
         assert (gc.case.data("src") is not None) == keep_data
         golden = tmp_path / "out" / entry["case_name"] / "golden" / "dst.bin"
         assert golden.stat().st_size == gc.case.tensor("dst").nbytes  # written before it was dropped
+
+
+def test_a_ctrl_c_as_a_case_folder_is_placed_still_lists_it(tmp_path, monkeypatch):
+    """Ctrl-C right after a case folder is renamed into place: the manifest lists it (before, the folder was on
+    disk but not among the manifest's cases)."""
+    model = get_api("SetVectorMask")
+    g = generate(model, model.context("atlas-a2", "half"), "random", 5, seed=1)
+    real = output._place
+    placed = []
+
+    def place_then_ctrl_c(tmp, final, earlier=None):
+        real(tmp, final, earlier)
+        placed.append(final.name)
+        if len(placed) == 3:
+            os.kill(os.getpid(), signal.SIGINT)  # as the user presses Ctrl-C
+
+    monkeypatch.setattr(output, "_place", place_then_ctrl_c)
+    out = tmp_path / "cases"
+    with pytest.raises(KeyboardInterrupt), interrupts.command_signals():
+        write_generation(g, out)
+    doc = manifest(out)
+    assert doc["complete"] is False
+    assert [c["case_name"] for c in doc["cases"]] == placed == sorted(p.name for p in out.iterdir() if p.is_dir())

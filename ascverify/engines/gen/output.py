@@ -36,6 +36,7 @@ from ...cases.case import Case
 from ...cases.safe_names import confined
 from ...spec.params import MaskArg
 from ...spec.version import __version__
+from .. import interrupts
 from ..outputs import (OutputError, OutputFolder, atomic_write_bytes, clean_stale_temps, make_dir, os_error,
                        owned_temp_dir, release_temp_dir, shown, umask)
 from . import GenCase, Generation, data_seed, materialize_many, summary_counts
@@ -356,6 +357,7 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
             if i % MATERIALIZE_CHUNK == 0:  # the next cases' data, runs and verdicts (their checks batched)
                 chunk = range(i, min(i + MATERIALIZE_CHUNK, total))
                 materialize_many([cases[j] for j in chunk], [data_seed(gen.seed, j) for j in chunk])
+            entry = manifest_entry(gc, name)
             tmp = owned_temp_dir(outdir, f".{name}.tmp-")
             try:
                 try:
@@ -363,12 +365,14 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
                 except OSError as exc:
                     raise os_error(exc, outdir / name) from None
                 mine = [f"{name}/{f.split('/', 1)[1]}" for f in _files_under(tmp) if not f.endswith("/.ascverify-owner")]
-                _place(tmp, folder.path(name), earlier)
+                with interrupts.deferred():  # a folder in place is in the manifest: Ctrl-C waits for both
+                    _place(tmp, folder.path(name), earlier)
+                    files += mine
+                    entries.append(entry)
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
-            files += mine
-            entries.append(manifest_entry(gc, name))
+            interrupts.checkpoint()
             gc.inputs, gc.golden, gc.unspecified = {}, {}, {}  # written: not held for the rest of the run
             if not keep_data:
                 gc.case.forget_data()
