@@ -362,26 +362,29 @@ def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCac
     window = window or STREAM_WINDOW
     items: list[tuple[str, Any]] = []
     values = nbytes = 0
+
+    def full() -> bool:
+        return len(items) >= window or values >= STREAM_WINDOW_VALUES or nbytes >= STREAM_WINDOW_DATA_BYTES
+
     for path, entries in sources:
         it = iter(entries)
         more = True
-        while more:
+        while more:  # the window is checked outside the `try`: only reading the file's entries is its problem
             try:
                 for entry in it:
                     items.append((path, entry))
-                    case = entry.case
-                    if (case is not None and case.data_sources) or (case is None and entry.error is None):
+                    if entry.case is None or entry.case.data_sources:
                         more_values, more_bytes = data_weight(entry)
                         values += more_values
                         nbytes += more_bytes
-                    if len(items) >= window or values >= STREAM_WINDOW_VALUES or nbytes >= STREAM_WINDOW_DATA_BYTES:
+                    if full():
                         break
                 else:
                     more = False
             except InputError as exc:
                 items.append((path, exc))
                 more = False
-            if len(items) >= window or values >= STREAM_WINDOW_VALUES or nbytes >= STREAM_WINDOW_DATA_BYTES:
+            if full():
                 yield from checked_items(items, cache)
                 items, values, nbytes = [], 0, 0
     if items:

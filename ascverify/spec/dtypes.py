@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -25,18 +26,20 @@ class DType:
         """Bytes per element (int4 counts as 1 byte per stored byte pair; see `bits`)."""
         return max(1, self.bits // 8)
 
+    def _library(self) -> Any:
+        """The module that defines the numpy type: numpy, or ml_dtypes (bfloat16, fp8), imported on the first such
+        type asked for: `check` of other types starts without it (about 9 ms)."""
+        module = self.numpy_name.rpartition(".")[0]
+        return importlib.import_module(module) if module else np
+
     @cached_property
     def numpy(self) -> np.dtype:
-        """The numpy dtype of the elements. ml_dtypes (bfloat16, fp8) is imported on the first such type asked
-        for: `check` of other types starts without it (about 9 ms)."""
-        module, _, attr = self.numpy_name.rpartition(".")
-        return np.dtype(getattr(importlib.import_module(module), attr) if module else self.numpy_name)
+        """The numpy dtype of the elements."""
+        return np.dtype(getattr(self._library(), self.numpy_name.rpartition(".")[2]))
 
     def finite_max(self) -> float:
-        """The largest finite value of a float type (``finfo`` of numpy, or of ml_dtypes for its types)."""
-        module = self.numpy_name.rpartition(".")[0]
-        finfo = importlib.import_module(module).finfo if module else np.finfo
-        return float(finfo(self.numpy).max)
+        """The largest finite value of a float type (its library's ``finfo``)."""
+        return float(self._library().finfo(self.numpy).max)
 
 
 def _d(name: str, bits: int, numpy_name: str, kind: str, *aliases: str) -> DType:
