@@ -23,6 +23,11 @@ Figures (each measurement timed in alternation with its baseline, medians of ``r
 - in-process: `read_cases` + `check_cases` (the public API; the cyclic GC paused as the CLI does), and
   `check_cases` alone on the parsed cases;
 - Z3 calls made while reading and checking every case (counted by wrapping z3's entry points): none.
+- instructions (when valgrind is installed; full runs only, about 4 minutes): the instructions `check` and the
+  orjson loop execute on the whole file, counted by valgrind's cachegrind. Unlike time, a count does not move with
+  the machine's load, so it says where `check` stands against the 6x target when the timed ratio swings between
+  runs (it is not the target itself: orjson's C code and Python's interpreter do not run the same number of
+  instructions per cycle).
 - Z3 baseline: per case, the case's values substituted into every rule's term of the API's `Space`
   (built once per API and context, not timed) and simplified to true/false: an honest per-case query
   that yields the same list of broken rules. Measured on a sample of the cases.
@@ -317,6 +322,44 @@ def _floor_cmd(path: str) -> list[str]:
     return [sys.executable, "-c", code, path]
 
 
+def _instructions(cmd: list[str]) -> int | None:
+    """Instructions ``cmd`` executes (valgrind's cachegrind, cache simulation off), or None without valgrind."""
+    try:
+        r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                            *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(ROOT), env=_ENV,
+                           timeout=1800)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in r.stderr.decode(errors="replace").splitlines():
+        if "I" in line and "refs:" in line:
+            return int(line.rsplit(":", 1)[1].strip().replace(",", ""))
+    return None
+
+
+def _instruction_figure(path: Path, one: Path, n: int, tmp: Path) -> Figure | None:
+    """`check --workers 1`'s instructions on the whole file against the orjson loop's (startup counted on a 1-case
+    file and an empty file, for the per-case figures). The whole file, not a part: the checker's costs per API and
+    context are spread over its windows' cases (measured per case: 180k instructions in a 10,000-case file, 95k in
+    a 30,000-case one), so a part would overstate the whole. Under valgrind a case takes about 50 times as long as
+    natively: ~4 minutes for 100,000 cases."""
+    empty = tmp / "empty.jsonl"
+    empty.write_bytes(b"")
+    counts = [_instructions(cmd) for cmd in (_cli(str(path)), _cli(str(one)), _orjson_cmd(str(path)),
+                                               _orjson_cmd(str(empty)))]
+    if None in counts:
+        return None
+    check_n, check_1, orjson_n, orjson_0 = counts
+    per_check = (check_n - check_1) / max(1, n - 1)
+    per_orjson = (orjson_n - orjson_0) / n
+    return at_most(Figure(
+        NAME, f"instructions, check vs orjson parsing the file ({n:,} cases)", check_n / 1e9, "G instructions",
+        "orjson.loads of every line, own process", orjson_n / 1e9, "G instructions", safe_ratio(check_n, orjson_n),
+        detail=f"valgrind cachegrind, both whole processes; per case {per_check / 1e3:,.0f}k instructions against "
+               f"orjson's {per_orjson / 1e3:,.1f}k ({per_check / per_orjson:.1f}x); startup {check_1 / 1e9:.2f} G "
+               f"against {orjson_0 / 1e9:.2f} G; a count does not move with the load (the timed ratio does); the "
+               f"target is on time, this is its load-free reading"), 6)
+
+
 def _workers_option() -> str | None:
     """The option of `check` that sets its worker processes in the tree measured (``--workers``; ``--jobs`` in
     older trees), or None."""
@@ -408,6 +451,11 @@ def run(cfg: Config) -> list[Figure]:
         rss_all = max(_peak_kib([*check_args[:-1], *single, str(triple)], Path(tmp)) for _ in range(2))
         rss_once = max(_peak_kib([*check_args[:-1], *single, str(path)], Path(tmp)) for _ in range(2))
 
+        # (d) instructions, when valgrind is here (not timed: counted)
+        instruction_fig = None if cfg.quick else _instruction_figure(path, one, n, Path(tmp))
+        if instruction_fig is None:
+            note("check: no instruction counts (full runs only, with valgrind installed)")
+
         # (b) in process: read + check, GC paused as in the CLI; the Z3 baseline in alternation
         def in_process() -> list[Any]:
             entries = list(read_cases(str(path)))
@@ -453,6 +501,8 @@ def run(cfg: Config) -> list[Figure]:
         detail=f"ratio = check / orjson (lower is better); both subprocesses, startup included; "
                f"{n / t_cli1:,.0f} cases/s; orjson alone {n / t_orjson:,.0f} lines/s",
         samples=s_cli1, baseline_samples=s_orjson), 6))
+    if instruction_fig is not None:
+        figures.append(instruction_fig)
     figures.append(Figure(
         NAME, f"floor: the least Python loop over the cases vs orjson ({n:,} cases)", t_floor, "s",
         "orjson.loads of every line, own process", t_orjson, "s", safe_ratio(t_floor, t_orjson),

@@ -298,6 +298,15 @@ def _entries(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data
     common shape column-wise (`parse_block`), the rest (and every error) case by case. A block holds at most
     `PARSE_BLOCK` documents and `PARSE_BATCHES` of the reader's batches (each at most 1 MiB of text: memory stays
     bounded however long the lines). A problem with the file as a whole comes after the entries before it."""
+    # the blocks' lists chained in C: a million entries pass through here, and a Python generator's step per entry
+    # (two of them nested) cost about as much as making the entry
+    return chain.from_iterable(_entry_blocks(docs, path, data_root, keep_raw, batches))
+
+
+def _entry_blocks(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data_root: Path | None,
+                  keep_raw: bool, batches: Iterator[Iterable[tuple[int, Any, InputError | None]]] | None
+                  ) -> Iterator[list[Entry]]:
+    """`_entries` a block at a time (each a list)."""
     base = _base_dir(path)
     source = iter(batches) if batches is not None else _chunked(docs, PARSE_BLOCK)
     while True:
@@ -313,7 +322,7 @@ def _entries(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data
         except InputError as exc:
             failure = exc
         if block:
-            yield from _block_entries(block, path, base, data_root, keep_raw)
+            yield _block_entries(block, path, base, data_root, keep_raw)
         if failure is not None:
             raise failure
         if not taken:
@@ -351,19 +360,21 @@ PARSE_BATCHES = 16
 
 
 def _block_entries(block: list[tuple[int, Any, InputError | None]], path: str, base: Path,
-                   data_root: Path | None, keep_raw: bool) -> Iterator[Entry]:
+                   data_root: Path | None, keep_raw: bool) -> list[Entry]:
     origins = [f"{path}:case {index}" for index, _, _ in block]
     if len(block) >= COLUMNAR_MIN_DOCS:
         fast = parse_block([doc if err is None else None for _, doc, err in block], origins, base)
     else:
         fast = [None] * len(block)
+    out: list[Entry] = []
+    add = out.append
     for (index, doc, err), case, origin in zip(block, fast, origins):
         if err is not None:
-            yield Entry(index, None, err)
+            add(Entry(index, None, err))
             continue
         raw = doc if keep_raw else None
         if case is not None:
-            yield Entry(index, case, None, raw)
+            add(Entry(index, case, None, raw))
             continue
         try:
             if isinstance(doc, dict) and "calls" in doc:
@@ -373,11 +384,12 @@ def _block_entries(block: list[tuple[int, Any, InputError | None]], path: str, b
                 finally:
                     if token is not None:
                         _LIMITS.reset(token)
-                yield Entry(index, None, None, doc, program)
+                add(Entry(index, None, None, doc, program))
                 continue
-            yield Entry(index, parse_case(doc, base_dir=base, origin=origin, data_root=data_root), None, raw)
+            add(Entry(index, parse_case(doc, base_dir=base, origin=origin, data_root=data_root), None, raw))
         except InputError as exc:
-            yield Entry(index, None, exc, raw)
+            add(Entry(index, None, exc, raw))
+    return out
 
 
 def split_json_lines(data: bytes, parts: int) -> list[tuple[bytes, int, int]] | None:

@@ -371,13 +371,17 @@ def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCac
         more = True
         while more:  # the window is checked outside the `try`: only reading the file's entries is its problem
             try:
-                for entry in it:
-                    items.append((path, entry))
-                    if entry.case is None or entry.case.data_sources:
+                add = items.append
+                for entry in it:  # a million entries may pass here: the window's bounds move only with data
+                    add((path, entry))
+                    case = entry.case
+                    if case is None or case.data_sources:
                         more_values, more_bytes = data_weight(entry)
                         values += more_values
                         nbytes += more_bytes
-                    if full():
+                        if full():
+                            break
+                    elif len(items) >= window:
                         break
                 else:
                     more = False
