@@ -239,7 +239,7 @@ class _Gather:
     """The columns of cases read column-wise (`RowCase`, of one API): their blocks' columns joined once; the
     columns of any subset are then taken by position (`take`)."""
 
-    __slots__ = ("fields", "pos", "joined")
+    __slots__ = ("fields", "pos", "joined", "plain")
 
     def __init__(self, cases: Sequence[Case]) -> None:
         blocks: dict[int, int] = {}  # id(block) -> its position in `order`
@@ -261,14 +261,21 @@ class _Gather:
         self.pos = starts[np.array(which, dtype=np.int64)] + np.array(rows, dtype=np.int64)
         self.joined = {f.name: (order[0].columns[f.name] if len(order) == 1 else
                                 np.concatenate([b.columns[f.name] for b in order])) for f in self.fields}
+        #: fields whose joined column is already typed as `columns` types any subset of it (bool, or int64 within
+        #: the safe range): `take` then only indexes it (a window has hundreds of groups, each taking every field)
+        self.plain = {f.name for f in self.fields if _plain(self.joined[f.name], f.type.kind == "bool")}
 
     def take(self, positions: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The columns of the cases at ``positions`` (of those given; all when None), typed as `columns` types
         them."""
         take = self.pos if positions is None else self.pos[positions]
         out: dict[str, np.ndarray] = {}
+        plain = self.plain
         for f in self.fields:
             col = self.joined[f.name][take]
+            if f.name in plain:
+                out[f.name] = col
+                continue
             if f.type.kind == "bool":
                 out[f.name] = col.astype(bool, copy=False)
                 continue
@@ -282,6 +289,14 @@ class _Gather:
                 col = np.array(col.tolist(), dtype=object)
             out[f.name] = col
         return out
+
+
+def _plain(col: np.ndarray, is_bool: bool) -> bool:
+    """A column that `_Gather.take` may hand out as it is: bool for a bool field, else int64 with every value
+    within the safe range (then so is any part of it)."""
+    if is_bool:
+        return col.dtype == bool
+    return col.dtype == np.int64 and (not col.size or (-INT64_SAFE < int(col.min()) and int(col.max()) < INT64_SAFE))
 
 
 def _all_fresh_rows(cases: Sequence[Case]) -> bool:
