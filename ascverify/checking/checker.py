@@ -166,7 +166,7 @@ def _data_rule(case: Case, r: Rule, result: Result, applies: bool | None = None)
         if applies is None:
             applies = r.when is None or bool(r.when(case.values(), case.ctx))
         if applies:
-            result.unchecked.append(Unchecked(r.id, "depends on earlier calls: check it in a program", r.source))
+            result.unchecked.append(_order_note(r))
         return
     missing = [t for t in r.requires_data if not case.has_data(t)]
     if missing:
@@ -176,6 +176,17 @@ def _data_rule(case: Case, r: Rule, result: Result, applies: bool | None = None)
     if problems:
         shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
         _add(result, r, f"{r.message}: {shown}")
+
+
+_ORDER_NOTES: dict[Rule, Unchecked] = {}
+
+
+def _order_note(r: Rule) -> Unchecked:
+    """The note of an order rule that applies to a single call (one per rule, shared: notes are read-only)."""
+    got = _ORDER_NOTES.get(r)
+    if got is None:
+        got = _ORDER_NOTES[r] = Unchecked(r.id, "depends on earlier calls: check it in a program", r.source)
+    return got
 
 
 def _add(result: Result, r: Rule, message: str) -> None:
@@ -561,8 +572,15 @@ def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] |
     shared: dict[int, tuple[Any, list[Unchecked]]] = {}  # id(notes) -> (notes, their Unchecked), notes kept alive
     if hook is not None and memo is not None:
         notes = memo.results(None, list(range(n)), lambda i: hook.recorded(cases[i]))
+    # an order rule whose `when` evaluated on the columns is only a note per case where it applies
+    notes_only = all(flags is not None for _, flags in plan)
+    order_notes = [_order_note(r) for r, _ in plan] if notes_only else []
     for j, (c, res) in enumerate(zip(cases, results)):
-        if plan:
+        if notes_only:
+            for note, (_, flags) in zip(order_notes, plan):
+                if flags[j]:
+                    res.unchecked.append(note)
+        elif plan:
             try:
                 for r, flags in plan:
                     _data_rule(c, r, res, flags[j] if flags is not None else None)
