@@ -6,6 +6,9 @@ with the values the case file gives."""
 from __future__ import annotations
 
 import copy
+import dataclasses
+
+import pytest
 
 from ascverify import check_case, check_cases, parse_case
 
@@ -56,8 +59,11 @@ def test_unchecked_hook_follows_each_case() -> None:
         assert _summary(got) == _summary(check_case(c))
     assert batch[0].unchecked and batch[2].unchecked
     assert not batch[1].unchecked and not batch[3].unchecked
-    # the batch hands out separate objects: marking one result's findings leaves the others alone
-    assert batch[0].unchecked[0] is not batch[2].unchecked[0]
+    # notes are read-only (frozen), so results may share one note object (a batch does, per rule and per distinct
+    # notes); what a result marks (its violations: `promote_warnings`) stays its own, see the next test
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        batch[0].unchecked[0].reason = "changed"
+    assert [u.rule_id for u in batch[0].unchecked] == [u.rule_id for u in batch[2].unchecked]
 
 
 def test_remembered_messages_are_not_shared_objects_across_results() -> None:
