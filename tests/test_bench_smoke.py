@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,55 @@ def test_bench_only_rejects_unknown(tmp_path: Path) -> None:
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "unknown benchmark" in proc.stderr
+
+
+FAKE_VALGRIND = """#!{python}
+import sys
+# cachegrind's summary line, with a count chosen by the command it was given (what `bench` reads off stderr)
+cmd = " ".join(sys.argv[1:])
+if "orjson" in cmd:
+    count = 150_000_000 if "empty.jsonl" in cmd else 1_650_000_000
+else:
+    count = 660_000_000 if "one.jsonl" in cmd else 15_800_000_000
+sys.stderr.write("==1== Cachegrind, a high-precision tracing profiler\\n")
+sys.stderr.write(f"==1== I   refs:      {{count:,}}\\n")
+"""
+
+
+def test_instruction_figure_reads_cachegrind_and_takes_the_ratio(tmp_path: Path, monkeypatch) -> None:
+    """The instruction figure of the check benchmark: the counts as cachegrind prints them, the ratio of the whole
+    processes and the per-case counts (startup taken off), with a stand-in valgrind on PATH."""
+    fake = tmp_path / "bin" / "valgrind"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_VALGRIND.format(python=sys.executable))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    sys.path.insert(0, str(ROOT))
+    try:
+        from bench import check_bench
+    finally:
+        sys.path.remove(str(ROOT))
+    one = tmp_path / "one.jsonl"
+    one.write_text("{}\n")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("{}\n" * 10)
+    n = 100_000
+    fig = check_bench._instruction_figure(cases, one, n, tmp_path)
+    assert fig is not None
+    # 15.8 G against 1.65 G for the whole processes: 9.58x, above the 6x target
+    assert math.isclose(fig.value, 15.8) and math.isclose(fig.baseline_value, 1.65)
+    assert math.isclose(fig.ratio, 15.8 / 1.65) and fig.met is False
+    # per case: (15.8 G - 0.66 G) / 99,999 = 151k for check, (1.65 G - 0.15 G) / 100,000 = 15.0k for orjson
+    assert "per case 151k instructions against orjson's 15.0k (10.1x)" in fig.detail
+
+
+def test_instruction_figure_without_valgrind(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind here
+    sys.path.insert(0, str(ROOT))
+    try:
+        from bench import check_bench
+    finally:
+        sys.path.remove(str(ROOT))
+    one = tmp_path / "one.jsonl"
+    one.write_text("{}\n")
+    assert check_bench._instruction_figure(one, one, 1, tmp_path) is None

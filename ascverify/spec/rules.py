@@ -9,6 +9,8 @@ multiple-of, one-of, alignment, fits-in-buffer, minimum size, disjointness) and 
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from math import gcd
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -124,7 +126,10 @@ class MaskView:
 POSITION_NAMES = POSITION.choices
 
 
+@functools.lru_cache(maxsize=None)
 def buffer_position_codes(buffer: str) -> tuple[int, ...]:
+    """The codes of the positions that map to ``buffer`` (a fixed table: computed once per buffer; every tensor's
+    in-buffer test of every rule evaluation asks)."""
     return tuple(POSITION.code(p) for p, b in POSITION_BUFFER.items() if b == buffer)
 
 
