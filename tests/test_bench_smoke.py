@@ -5,12 +5,14 @@ No timing is asserted here: performance is measured by `python -m bench.run`, no
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE_UNITS = {"cases/s", "ex/s", "s"}
@@ -47,6 +49,15 @@ def test_bench_run_quick_tiny(tmp_path: Path) -> None:
     for f in figures:  # the core's vectorized path matches the Python loop bit for bit
         if f["bench"] == "core" and "bit-identical" in f["figure"]:
             assert f["met"] is True, f
+
+
+def _bench(name: str) -> Any:
+    """A module of the bench package (at the repository's root, not installed)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        return importlib.import_module(f"bench.{name}")
+    finally:
+        sys.path.remove(str(ROOT))
 
 
 def test_gen_bench_tiny() -> None:
@@ -91,11 +102,7 @@ def test_instruction_figure_reads_cachegrind_and_takes_the_ratio(tmp_path: Path,
     fake.write_text(FAKE_VALGRIND.format(python=sys.executable))
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
-    sys.path.insert(0, str(ROOT))
-    try:
-        from bench import check_bench
-    finally:
-        sys.path.remove(str(ROOT))
+    check_bench = _bench("check_bench")
     one = tmp_path / "one.jsonl"
     one.write_text("{}\n")
     cases = tmp_path / "cases.jsonl"
@@ -112,11 +119,7 @@ def test_instruction_figure_reads_cachegrind_and_takes_the_ratio(tmp_path: Path,
 
 def test_instruction_figure_without_valgrind(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind here
-    sys.path.insert(0, str(ROOT))
-    try:
-        from bench import check_bench
-    finally:
-        sys.path.remove(str(ROOT))
+    check_bench = _bench("check_bench")
     one = tmp_path / "one.jsonl"
     one.write_text("{}\n")
     assert check_bench._instruction_figure(one, one, 1, tmp_path) is None
