@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ascverify import get_api
+
 ROOT = Path(__file__).resolve().parents[1]
 RATE_UNITS = {"cases/s", "ex/s", "s"}
 
@@ -61,14 +63,8 @@ def _bench(name: str) -> Any:
 
 
 def test_gen_bench_tiny() -> None:
-    sys.path.insert(0, str(ROOT))
-    try:
-        from bench import gen_bench
-        from bench.common import Config
-        from ascverify import get_api
-    finally:
-        sys.path.remove(str(ROOT))
-    figures = gen_bench.bench_api(get_api("BlockReduceMin"), Config(quick=True, scale=0.02))
+    gen_bench, common = _bench("gen_bench"), _bench("common")
+    figures = gen_bench.bench_api(get_api("BlockReduceMin"), common.Config(quick=True, scale=0.02))
     assert figures
     for f in figures:
         _check_figure(f.to_json())

@@ -7,6 +7,7 @@ Both evaluate the same rule predicates.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -178,15 +179,10 @@ def _data_rule(case: Case, r: Rule, result: Result, applies: bool | None = None)
         _add(result, r, f"{r.message}: {shown}")
 
 
-_ORDER_NOTES: dict[Rule, Unchecked] = {}
-
-
+@functools.lru_cache(maxsize=None)
 def _order_note(r: Rule) -> Unchecked:
     """The note of an order rule that applies to a single call (one per rule, shared: notes are read-only)."""
-    got = _ORDER_NOTES.get(r)
-    if got is None:
-        got = _ORDER_NOTES[r] = Unchecked(r.id, "depends on earlier calls: check it in a program", r.source)
-    return got
+    return Unchecked(r.id, "depends on earlier calls: check it in a program", r.source)
 
 
 def _add(result: Result, r: Rule, message: str) -> None:
@@ -566,24 +562,24 @@ def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] |
     hook = getattr(model, "unchecked", None)
     if not concrete_only and hook is None:
         return results
-    plan = [(r, _order_flags(r, v, ctx, n) if r.domain.get("kind") == "order" else None) for r in concrete_only]
+    # per rule: where an order rule applies (its `when` on the columns) and its note; None for a rule read case by case
+    plan: list[tuple[Rule, list[bool] | None, Unchecked | None]] = []
+    for r in concrete_only:
+        flags = _order_flags(r, v, ctx, n) if r.domain.get("kind") == "order" else None
+        plan.append((r, flags, _order_note(r) if flags is not None else None))
     hook = _Hook(hook) if hook is not None else None
     notes: list[Any] | None = None
     shared: dict[int, tuple[Any, list[Unchecked]]] = {}  # id(notes) -> (notes, their Unchecked), notes kept alive
     if hook is not None and memo is not None:
         notes = memo.results(None, list(range(n)), lambda i: hook.recorded(cases[i]))
-    # an order rule whose `when` evaluated on the columns is only a note per case where it applies
-    notes_only = all(flags is not None for _, flags in plan)
-    order_notes = [_order_note(r) for r, _ in plan] if notes_only else []
     for j, (c, res) in enumerate(zip(cases, results)):
-        if notes_only:
-            for note, (_, flags) in zip(order_notes, plan):
-                if flags[j]:
-                    res.unchecked.append(note)
-        elif plan:
+        if plan:
             try:
-                for r, flags in plan:
-                    _data_rule(c, r, res, flags[j] if flags is not None else None)
+                for r, flags, note in plan:
+                    if note is None:
+                        _data_rule(c, r, res)
+                    elif flags[j]:
+                        res.unchecked.append(note)
             except InputError as exc:
                 res.error = exc.at(c.origin)
                 res.violations.clear()

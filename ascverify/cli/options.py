@@ -110,7 +110,8 @@ def workers_option(default: int, why: str = "") -> Callable:
         wrapper = click.option("-j", "--jobs", "jobs_alias", type=click.IntRange(min=0), default=None, hidden=True,
                                metavar="N")(wrapper)
         return click.option("--workers", type=click.IntRange(min=0), default=default, show_default=True, metavar="N",
-                            help="Worker processes (0: one per CPU core this process may use)." + (f" {why}" if why else ""))(wrapper)
+                            help="Worker processes (0: one per CPU core this process may use)."
+                                 + (f" {why}" if why else ""))(wrapper)
 
     return deco
 

@@ -10,7 +10,6 @@ multiple-of, one-of, alignment, fits-in-buffer, minimum size, disjointness) and 
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass, field
 from math import gcd
 from typing import Any, Callable, Iterable, Mapping, Sequence
