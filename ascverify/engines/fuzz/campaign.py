@@ -235,6 +235,20 @@ def _worker_main(tasks: Any, results: Any, opts: RunOptions, wid: int,
                 results.put(("exit", wid))
 
 
+def _receive(results: Any, handle: Callable[[tuple], None]) -> bool:
+    """Read the workers' next message and handle it; False after 0.2 s without one. A signal waits until the
+    message is read whole (`signals.critical`): cut half-way through the read, the queue's pipe would be left
+    mid-message and every later read garbage (seen once: SIGTERM to a 2-worker campaign, then EOFError "Ran out of
+    input" from the next read, and exit 3 instead of 130)."""
+    with signals.critical():
+        try:
+            msg = results.get(timeout=0.2)
+        except queue.Empty:
+            return False
+        handle(msg)
+        return True
+
+
 def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, workers: int,
                  runner: Callable[..., ItemResult]) -> list[str]:
     """Run the items on ``workers`` processes (round-robin by expected cost); returns harness errors."""
@@ -282,9 +296,7 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
 
     try:
         while alive:
-            try:
-                handle(results.get(timeout=0.2))
-            except queue.Empty:
+            if not _receive(results, handle):
                 for i, p in enumerate(workers_):
                     if i in alive and not p.is_alive():
                         alive.discard(i)
@@ -297,11 +309,10 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
             stop_sent = time.monotonic()
             while alive and time.monotonic() - stop_sent < WORKER_GRACE:
                 try:
-                    handle(results.get(timeout=0.2))
-                except queue.Empty:
-                    for i, p in enumerate(workers_):
-                        if i in alive and not p.is_alive():
-                            alive.discard(i)
+                    if not _receive(results, handle):
+                        for i, p in enumerate(workers_):
+                            if i in alive and not p.is_alive():
+                                alive.discard(i)
                 except InputError:
                     pass
         raise
