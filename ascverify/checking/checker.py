@@ -20,6 +20,7 @@ from ..cases.columnar import Block, RowCase
 from ..spec.citations import cite
 from ..spec.errors import InputError, shown_path
 from ..spec.rules import WARNING, Rule, Values, no_problems
+from .families import blind, blind_verdicts, family_key, shared_rules
 
 #: Columns whose values all lie within this bound are int64 (products of two such values and small
 #: constants stay exact); other columns hold Python ints (object arrays), exact at any size.
@@ -523,9 +524,11 @@ def _values_key(env: Mapping[str, Any], getter: Callable[[Mapping[str, Any]], tu
     return key
 
 
-def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] | None = None) -> list[Result]:
+def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] | None = None,
+                known: Mapping[int, np.ndarray] | None = None) -> list[Result]:
     """Check cases of one API and one context at once on numpy columns (``exact_columns``: the cases' fields,
-    values and types exactly, already gathered)."""
+    values and types exactly, already gathered; ``known``: id(rule) -> per case whether it holds, for rules
+    already evaluated on the cases, as `check_cases` does for a family's product-blind rules)."""
     if not cases:
         return []
     model, ctx = cases[0].model, cases[0].ctx
@@ -542,7 +545,9 @@ def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] |
     for r in rules:
         if r.predicate is None:
             continue
-        ok = np.asarray(r.holds(v, ctx), dtype=bool)
+        ok = known.get(id(r)) if known is not None else None
+        if ok is None:
+            ok = np.asarray(r.holds(v, ctx), dtype=bool)
         if ok.ndim == 0:
             if ok:
                 continue
@@ -674,13 +679,44 @@ def check_cases(cases: Iterable[Case]) -> list[Result]:
         groups[(id(c.model), id(c.ctx))].append(i)
     out: list[Result | None] = [None] * len(cases)
     gathers = _gathers(cases, groups)
-    for (model_id, _), idx in groups.items():
+    known = _family_verdicts(cases, groups, gathers)
+    for key, idx in groups.items():
         batch = [cases[i] for i in idx]
-        got = gathers.get(model_id)
+        got = gathers.get(key[0])
         cols = got[0].take(got[1][np.array(idx, dtype=np.int64)]) if got is not None else None
-        for i, res in zip(idx, check_batch(batch, cols)):
+        for i, res in zip(idx, check_batch(batch, cols, known.get(key))):
             out[i] = res
     return out  # type: ignore[return-value]
+
+
+def _family_verdicts(cases: Sequence[Case], groups: Mapping[tuple, list[int]],
+                     gathers: Mapping[int, tuple["_Gather", np.ndarray]]) -> dict[tuple, dict[int, np.ndarray]]:
+    """Per group (of cases read column-wise) whose family has other groups: the verdicts of the family's
+    product-blind rules (`families`), each evaluated once on the columns of the whole family."""
+    families: dict[tuple, list[tuple]] = defaultdict(list)
+    for key, idx in groups.items():
+        if key[0] in gathers:
+            families[family_key(key[0], cases[idx[0]].ctx)].append(key)
+    out: dict[tuple, dict[int, np.ndarray]] = {}
+    for keys in families.values():
+        if len(keys) < 2:
+            continue
+        first = cases[groups[keys[0]][0]]
+        model = first.model
+        rules = shared_rules([model.rules_for(cases[groups[k][0]].ctx.product.id) for k in keys])
+        if not rules:
+            continue
+        rows = [i for k in keys for i in groups[k]]
+        gather, where = gathers[keys[0][0]]
+        ctx = blind(first.ctx)
+        verdicts = blind_verdicts(rules, _Frozen(gather.take(where[np.array(rows, dtype=np.int64)]), ctx, model),
+                                  ctx, len(rows))
+        start = 0
+        for k in keys:
+            end = start + len(groups[k])
+            out[k] = {rid: ok[start:end] for rid, ok in verdicts.items()}
+            start = end
+    return out
 
 
 def _gathers(cases: Sequence[Case], groups: Mapping[tuple, list[int]]) -> dict[int, tuple[_Gather, np.ndarray]]:
