@@ -160,10 +160,22 @@ def test_findings_differ_by_rule_call_promotion_and_value_type():
             assert result_lines(r, verbose=True) == expected_lines(r, True)
 
 
+def test_a_shared_note_prints_as_each_result_that_holds_it():
+    """A note (read-only, shared by many results) is found again by identity: the same text in every result, and a
+    new note with other words prints its own, also one whose reason cannot be remembered (not a str)."""
+    shared = Unchecked("x.rule", "depends on earlier calls", "src")
+    for i in range(3):
+        own = Unchecked("x.rule", f"no data given for src{i}", "src")
+        odd = Unchecked("x.rule", ["not", "a", "str"], "src")  # type: ignore[arg-type]
+        for r in (Result("f.json", i, None, unchecked=[shared, own]), Result("f.json", i, None, unchecked=[odd])):
+            assert result_json(r) == orjson.dumps(r.to_json()).decode()
+            assert result_json(r, indent=True) in json_document([r])
+
+
 def test_memos_start_over_when_full(files, monkeypatch):
     memos = [report._FILES, report._OKS, report._ERRORS, report._WARNINGS, report._NOTES]
     for layout in (report._COMPACT, report._INDENTED):
-        memos += [layout.heads, layout.mids, layout.findings]
+        memos += [layout.heads, layout.mids, layout.findings, layout.notes]
     for m in memos:
         m.clear()
     monkeypatch.setattr(report, "_MEMO_MAX", 2)

@@ -170,9 +170,9 @@ def _data_rule(case: Case, r: Rule, result: Result, applies: bool | None = None)
         if applies:
             result.unchecked.append(_order_note(r))
         return
-    missing = [t for t in r.requires_data if not case.has_data(t)]
+    missing = tuple(t for t in r.requires_data if not case.has_data(t))
     if missing:
-        result.unchecked.append(Unchecked(r.id, f"no data given for {', '.join(missing)}", r.source))
+        result.unchecked.append(_no_data_note(r, missing))
         return
     problems = r.data_check(case, case.ctx)
     if problems:
@@ -184,6 +184,13 @@ def _data_rule(case: Case, r: Rule, result: Result, applies: bool | None = None)
 def _order_note(r: Rule) -> Unchecked:
     """The note of an order rule that applies to a single call (one per rule, shared: notes are read-only)."""
     return Unchecked(r.id, "depends on earlier calls: check it in a program", r.source)
+
+
+@functools.lru_cache(maxsize=1024)
+def _no_data_note(r: Rule, missing: tuple[str, ...]) -> Unchecked:
+    """The note of a rule that reads the contents of tensors ``missing`` when none were given (shared, as
+    `_order_note`)."""
+    return Unchecked(r.id, f"no data given for {', '.join(missing)}", r.source)
 
 
 def _add(result: Result, r: Rule, message: str) -> None:

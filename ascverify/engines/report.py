@@ -179,6 +179,9 @@ class _Layout:
         self.heads: dict[str, str] = {}
         self.mids: dict[tuple, str] = {}
         self.findings: dict[tuple, str] = {}
+        #: id(note) -> (the note, its text): an `Unchecked` is read-only and one is shared by many results (a rule's
+        #: note, a model's notes for the same values), so its text is found by identity, without making its key
+        self.notes: dict[int, tuple[Unchecked, str]] = {}
 
     def add(self, parts: list[str], r: Result) -> None:
         """Append the pieces of ``r``'s text to ``parts``."""
@@ -228,7 +231,25 @@ class _Layout:
         self._group(parts, group, _violation_key)
 
     def _unchecked(self, parts: list[str], group: list[Unchecked]) -> None:
-        self._group(parts, group, _unchecked_key)
+        notes, append, sep = self.notes, parts.append, self.first
+        for u in group:
+            got = notes.get(id(u))
+            if got is None or got[0] is not u:
+                key, remember = _unchecked_key(u)
+                try:
+                    text = self.findings.get(key)
+                except TypeError:  # a field that is not hashable: not remembered
+                    text = None
+                if text is None:
+                    text = self._finding(u, key, remember)
+                if remember:
+                    got = _remember(notes, id(u), (u, text))
+                else:
+                    got = (u, text)
+            append(sep)
+            append(got[1])
+            sep = self.sep
+        append(self.last)
 
     def _group(self, parts: list[str], group: list[Any], describe: Callable[[Any], tuple[tuple, bool]]) -> None:
         """Append a list of findings' texts; ``describe(x)`` gives a finding's key and whether it may be remembered."""
