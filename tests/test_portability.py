@@ -145,3 +145,52 @@ def test_programs_move_with_all_their_calls():
     assert (f"{path}:case 0: atlas-inference-vectorcore: not supported (BlockReduceMin is not supported there)"
             in r.stdout)
     assert f"{path}:case 0: atlas-training: ok" in r.stdout
+
+
+def _rows_of_the_bench_kind() -> list:
+    """BlockReduceMin calls on atlas-a2 in half, enough to be read column-wise, some breaking a rule (dst addr 17:
+    misaligned; repeatTime 300: past 255)."""
+    from ascverify.cases.caseio import cases_from_bytes
+
+    docs = []
+    for i in range(40):
+        docs.append({"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
+                     "args": {"repeatTime": 300 if i % 5 == 0 else 1 + i % 4, "mask": 128, "dstRepStride": 1,
+                              "srcBlkStride": 1, "srcRepStride": 8},
+                     "tensors": {"dst": {"position": "VECOUT", "addr": 17 if i % 3 == 0 else 2048, "size": 16},
+                                 "src": {"position": "VECIN", "addr": 0, "size": 128 * (1 + i % 4)}}})
+    text = "\n".join(json.dumps(d) for d in docs) + "\n"
+    return [e.case for e in cases_from_bytes(text.encode(), "mem.jsonl")]
+
+
+def test_a_case_read_column_wise_moves_to_a_product_as_the_same_call():
+    """Moved to another product, a case read column-wise stays a row of its block (no copy of its fields) and is
+    checked there exactly as a copy of its fields with that product's context is."""
+    from ascverify import Case, check_cases
+    from ascverify.cases.columnar import RowCase
+    from ascverify.engines.portability import retarget
+
+    cases = _rows_of_the_bench_kind()
+    assert all(type(c) is RowCase for c in cases)
+    for product in ("atlas-a3", "atlas-350", "atlas-inference-aicore"):
+        moved = [retarget(c, product) for c in cases]
+        # the copies from the blocks' rows (reading ``c.env`` would make the case's fields its own)
+        copies = [Case(c.model, m.ctx, c.block.env(c.row), {}, c.origin, c.base_dir) for c, m in zip(cases, moved)]
+        assert all(type(m) is RowCase and m.block is c.block and m.product == product for c, m in zip(cases, moved))
+
+        def summary(results):
+            return [([(v.id, v.message) for v in r.violations], [(v.id, v.message) for v in r.warnings],
+                     [(u.rule_id, u.reason) for u in r.unchecked]) for r in results]
+
+        assert summary(check_cases(moved)) == summary(check_cases(copies))
+        assert any(r.violations for r in check_cases(moved))
+
+
+def test_a_case_whose_fields_were_changed_moves_with_its_changes():
+    from ascverify.engines.portability import retarget
+
+    case = _rows_of_the_bench_kind()[1]
+    case.env["repeatTime"] = 300  # no longer the block's row
+    moved = retarget(case, "atlas-a3")
+    assert moved.env["repeatTime"] == 300
+    assert moved.product == "atlas-a3"

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 import z3
 
 from ..cases.case import Case
+from ..cases.columnar import RowCase
 from ..cases.program import Call
 from ..checking.checker import Result, check_case, check_cases
 from ..checking.program import check_program
@@ -40,10 +41,14 @@ QUERY_TIMEOUT_MS = 3_000
 
 
 def retarget(case: Case, product: str) -> Case:
-    """The same call on another product (arguments, tensors, element types and data unchanged)."""
+    """The same call on another product (arguments, tensors, element types and data unchanged). A case read
+    column-wise whose fields are still its block's row stays a row of that block (no copy of its fields; the checker
+    takes its columns from the block)."""
     model = case.model
     tdtypes = {name: t.name for name, t in case.ctx.tensor_dtypes}
     ctx = model.context(product, case.ctx.dtype.name, tdtypes)
+    if type(case) is RowCase and case.fresh and not case.data_sources and not case.registers:
+        return RowCase(case.block, case.row, ctx, case.origin, case.base_dir)
     out = Case(model, ctx, dict(case.env), case.data_sources, case.origin, case.base_dir)
     out._data = dict(case._data)
     return out
