@@ -374,54 +374,35 @@ class _Output:
 def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
                           product: str | None, strict: bool = False) -> int:
     """`check` with --format sarif or --product: the Result objects of every file, then retargeted and rendered."""
-    from ..engines.portability import check_on_products, portability_lines, portability_summary, retarget
+    from ..engines.portability import portability_summary, retarget
     from ..engines.sarif import sarif_text
 
     if product and product != "all" and lookup_product(product) is None:
         raise InputError(f"unknown product {product!r}{did_you_mean(product, (*product_names(), 'all'))}",
                          field="--product")
     cache = DataCache()
+    if product == "all" and fmt != "sarif":
+        return _check_files_all_products(files, fmt, verbose, max_bytes, strict_schema, strict, cache)
     results: list[Result] = []
     counts = Counts()
     for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema):
         if rep.errs:
             write_text(sys.stderr, joined_lines(rep.errs))
         results.extend(rep.docs)
-    if product == "all":
-        rows = check_on_products(results, PRODUCT_IDS)
-        if strict:
-            for row in rows:
-                for v in row.verdicts:
-                    if v.result is not None:
-                        v.result.promote_warnings()
+    if product == "all":  # --format sarif: one log of every result
+        rows = _on_products(results, strict)
         unreadable = sum(1 for r in results if r.error is not None)
         code = 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
-        if fmt in ("json", "jsonl"):
-            import orjson
-
-            docs = _portability_docs(results, rows)
-            if fmt == "jsonl":
-                emit("".join(orjson.dumps(d).decode() + "\n" for d in docs))
-            else:
-                for r in results:
-                    counts.add(r)
-                summary = {**counts.to_json(), "portable": sum(r.portable for r in rows),
-                           "not_portable": sum(not r.portable for r in rows), "exit_status": code}
-                emit(orjson.dumps({"format": CHECK_JSON_FORMAT, "products": list(PRODUCT_IDS), "results": docs,
-                                   "summary": summary}, option=orjson.OPT_INDENT_2).decode() + "\n")
-        elif fmt == "sarif":
-            flat, product_of = [], {}
-            for r in results:
-                if r.error is not None:
-                    flat.append(r)
-            for row in rows:
-                for v in row.verdicts:
-                    if v.supported or v.given:
-                        product_of[len(flat)] = v.product
-                        flat.append(v.result)
-            emit(sarif_text(flat, product_of=product_of, exit_code=code))
-        else:
-            emit(joined_lines(portability_lines(rows)))
+        flat, product_of = [], {}
+        for r in results:
+            if r.error is not None:
+                flat.append(r)
+        for row in rows:
+            for v in row.verdicts:
+                if v.supported or v.given:
+                    product_of[len(flat)] = v.product
+                    flat.append(v.result)
+        emit(sarif_text(flat, product_of=product_of, exit_code=code))
         emit_note(portability_summary(rows, unreadable, PRODUCT_IDS))
         return code
     if product:
@@ -452,6 +433,106 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
         emit(joined_lines([line for r in results if r.error is None for line in result_lines(r, verbose=verbose)]))
     emit_note(counts.summary())
     return counts.exit_code
+
+
+def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
+                              strict: bool, cache: DataCache) -> int:
+    """``check --product all`` in text, json or jsonl, written as the files are read: each batch of results is
+    checked on every product and printed before the next is read (memory stays flat however many cases)."""
+    from ..engines.portability import portability_lines, portability_tally
+
+    counts = Counts()
+    out = _PortabilityJson() if fmt == "json" else None
+    portable = not_portable = unreadable = 0
+    for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, PORTABILITY_BATCH):
+        rows = _on_products(results, strict)
+        unreadable += sum(1 for r in results if r.error is not None)
+        portable += sum(1 for r in rows if r.portable)
+        not_portable += sum(1 for r in rows if not r.portable)
+        if fmt in ("json", "jsonl"):
+            import orjson
+
+            docs = _portability_docs(results, rows)
+            if out is not None:
+                for r in results:
+                    counts.add(r)
+                out.write(docs)
+            else:
+                emit("".join(orjson.dumps(d).decode() + "\n" for d in docs))
+        else:
+            emit(joined_lines(portability_lines(rows)))
+    code = 2 if unreadable else (0 if not not_portable else 1)
+    if out is not None:
+        out.close({**counts.to_json(), "portable": portable, "not_portable": not_portable, "exit_status": code})
+    emit_note(portability_tally(portable, not_portable, unreadable, PRODUCT_IDS))
+    return code
+
+
+def _on_products(results: Sequence[Result], strict: bool) -> list[Any]:
+    """``check --product all``: each readable result's case on every product (``strict``: warnings made errors)."""
+    from ..engines.portability import check_on_products
+
+    rows = check_on_products(results, PRODUCT_IDS)
+    if strict:
+        for row in rows:
+            for v in row.verdicts:
+                if v.result is not None:
+                    v.result.promote_warnings()
+    return rows
+
+
+#: Cases checked on every product at once by ``check --product all`` (each on 7 products, with every verdict kept
+#: until printed: about 50 KB per case; fewer cases per batch pay the checker's cost per API and context more often).
+PORTABILITY_BATCH = 16384
+
+
+def _result_batches(files: Sequence[str], verbose: bool, max_bytes: int, cache: DataCache, strict_schema: bool,
+                    size: int) -> Iterator[list[Result]]:
+    """The files' results in file order, in lists of about ``size`` (input errors written to standard error as
+    they are met)."""
+    pending: list[Result] = []
+    for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema):
+        if rep.errs:
+            write_text(sys.stderr, joined_lines(rep.errs))
+        pending.extend(rep.docs)
+        if len(pending) >= size:
+            yield pending
+            pending = []
+    if pending:
+        yield pending
+
+
+class _PortabilityJson:
+    """The document of ``check --product all --format json`` (``{"format", "products", "results": [...],
+    "summary"}``, as orjson indents it whole) written in pieces: the entries as they come, the summary at the end."""
+
+    def __init__(self) -> None:
+        self.started = False
+
+    @staticmethod
+    def _indented(value: Any, depth: int) -> str:
+        import orjson
+
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n" + " " * depth)
+
+    def write(self, docs: Sequence[dict[str, Any]]) -> None:
+        if not docs:
+            return
+        if not self.started:
+            self.started = True
+            emit(f'{{\n  "format": {self._indented(CHECK_JSON_FORMAT, 2)},\n  "products": '
+                 f'{self._indented(list(PRODUCT_IDS), 2)},\n  "results": [\n')
+        else:
+            emit(",\n")
+        emit(",\n".join("    " + self._indented(d, 4) for d in docs))
+
+    def close(self, summary: dict[str, Any]) -> None:
+        if self.started:
+            emit(f'\n  ],\n  "summary": {self._indented(summary, 2)}\n}}\n')
+        else:
+            emit(f'{{\n  "format": {self._indented(CHECK_JSON_FORMAT, 2)},\n  "products": '
+                 f'{self._indented(list(PRODUCT_IDS), 2)},\n  "results": [],\n  "summary": '
+                 f'{self._indented(summary, 2)}\n}}\n')
 
 
 def _portability_docs(results: Sequence[Result], rows: Sequence[Any]) -> list[dict[str, Any]]:

@@ -125,19 +125,20 @@ class Portability:
 
 
 def check_on_products(results: Sequence[Result], products: Sequence[str] = PRODUCT_IDS) -> list[Portability]:
-    """Every readable case of ``results`` checked on each of ``products`` (batched per product)."""
+    """Every readable case of ``results`` checked on each of ``products`` (one batch for all of them)."""
     readable = [r for r in results if r.error is None and calls_of(r)]
-    per_product: dict[str, list[Result]] = {}
-    for p in products:
-        single = [k for k, r in enumerate(readable) if r.program is None]
-        got: list[Result | None] = [None] * len(readable)
-        for k, g in zip(single, check_cases([retarget(readable[k].case, p) for k in single])):
+    per_product: dict[str, list[Result | None]] = {p: [None] * len(readable) for p in products}
+    single = [k for k, r in enumerate(readable) if r.program is None]
+    # one batch for every product: a case's products form one family of the checker (`checking.families`)
+    got = check_cases([retarget(readable[k].case, p) for p in products for k in single])
+    for j, p in enumerate(products):
+        mine = per_product[p]
+        for k, g in zip(single, got[j * len(single):(j + 1) * len(single)]):
             g.file, g.index = readable[k].file, readable[k].index
-            got[k] = g
+            mine[k] = g
         for k, r in enumerate(readable):
             if r.program is not None:
-                got[k] = retarget_result(r, p)
-        per_product[p] = got  # type: ignore[assignment]
+                mine[k] = retarget_result(r, p)
     out = []
     for k, r in enumerate(readable):
         own = {v.id for v in r.violations}
@@ -183,11 +184,17 @@ def portability_lines(rows: Sequence[Portability]) -> list[str]:
 
 
 def portability_summary(rows: Sequence[Portability], unreadable: int, products: Sequence[str]) -> str:
+    """The summary line of ``check --product all`` for ``rows`` and ``unreadable`` cases."""
     portable = sum(1 for r in rows if r.portable)
-    n = len(rows) + unreadable
+    return portability_tally(portable, len(rows) - portable, unreadable, products)
+
+
+def portability_tally(portable: int, not_portable: int, unreadable: int, products: Sequence[str]) -> str:
+    """The summary line of ``check --product all`` from its counts."""
+    n = portable + not_portable + unreadable
     return (f"{n} case{'s' if n != 1 else ''} on {len(products)} product{'s' if len(products) != 1 else ''}: "
             f"{portable} portable (valid on every product that supports the API and type), "
-            f"{len(rows) - portable} not portable, {unreadable} unreadable")
+            f"{not_portable} not portable, {unreadable} unreadable")
 
 
 # -- two products --------------------------------------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+"""`check --product all` writes its results as the file is read: each batch of cases is checked on every product and
+printed before the next batch is read, so memory stays bounded however long the file. The output is the one of checking
+everything at once: text lines and JSON Lines as `portability` words them for all the cases, the JSON document as
+orjson indents it whole (re-dumped here from its own parse)."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from ascverify.cli import check_cmd, main
+from ascverify.cli.common import DataCache, checked_stream
+from ascverify.engines import portability
+from ascverify.spec.products import PRODUCT_IDS
+
+# examples/block_reduce_max.json's call; the odd ones misaligned (dst addr 17) or too many repeats (300 > 255)
+BASE = {"api": "BlockReduceMax", "product": "atlas-a2", "dtype": "half",
+        "args": {"repeatTime": 1, "mask": 128, "dstRepStride": 8, "srcBlkStride": 1, "srcRepStride": 8,
+                 "isSetMask": True},
+        "tensors": {"dst": {"position": "VECOUT", "addr": 256, "size": 16},
+                    "src": {"position": "VECIN", "addr": 0, "size": 128}}}
+
+
+def _file(tmp_path, n: int, broken_every: int = 0) -> str:
+    lines = []
+    for i in range(n):
+        doc = json.loads(json.dumps(BASE))
+        if i % 7 == 3:
+            doc["tensors"]["dst"]["addr"] = 17
+        if i % 11 == 5:
+            doc["args"]["repeatTime"] = 300
+        if i % 13 == 6:
+            doc["product"] = "atlas-350"
+        lines.append("not json {" if broken_every and i % broken_every == 1 else json.dumps(doc))
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _at_once(path: str) -> tuple[list, list]:
+    """Every result of the file, and every case checked on every product, in one go."""
+    results = list(checked_stream(path, 1 << 30, DataCache()))
+    return results, portability.check_on_products(results, PRODUCT_IDS)
+
+
+@pytest.fixture
+def batches(monkeypatch):
+    """The sizes of the batches `check --product all` checked on every product (about 2,000 cases each here)."""
+    monkeypatch.setattr(check_cmd, "PORTABILITY_BATCH", 2000)
+    sizes: list[int] = []
+    real = portability.check_on_products
+
+    def spy(results, products=PRODUCT_IDS):
+        sizes.append(len(results))
+        return real(results, products)
+
+    monkeypatch.setattr(portability, "check_on_products", spy)
+    return sizes
+
+
+def test_long_files_are_checked_a_batch_at_a_time(tmp_path, batches):
+    path = _file(tmp_path, 9000, broken_every=1000)
+    r = CliRunner().invoke(main, ["check", "--product", "all", "--format", "jsonl", path])
+    assert r.exit_code == 2, r.output  # unreadable lines
+    # the reader hands out up to 4,096 results at a time: a batch ends at the first hand-out that reaches 2,000
+    assert len(batches) >= 2 and max(batches) < 2000 + 4096 and sum(batches) == 9000
+    results, rows = _at_once(path)
+    docs = check_cmd._portability_docs(results, rows)
+    assert r.stdout == "".join(orjson.dumps(d).decode() + "\n" for d in docs)
+    assert sum(1 for d in docs if d.get("portable") is False) > 0
+
+
+def test_text_lines_are_those_of_all_cases_at_once(tmp_path, batches):
+    path = _file(tmp_path, 5000)
+    r = CliRunner().invoke(main, ["check", "--product", "all", path])
+    assert len(batches) >= 2
+    results, rows = _at_once(path)
+    assert r.stdout == "".join(line + "\n" for line in portability.portability_lines(rows))
+    portable = sum(1 for row in rows if row.portable)
+    assert r.stderr.strip() == portability.portability_summary(rows, 0, PRODUCT_IDS)
+    assert r.exit_code == (0 if portable == len(rows) else 1)
+
+
+@pytest.mark.parametrize("n", [3, 5000])
+def test_the_json_document_is_orjsons_whole(tmp_path, n, batches):
+    path = _file(tmp_path, n, broken_every=700)
+    r = CliRunner().invoke(main, ["check", "--product", "all", "--format", "json", path])
+    doc = json.loads(r.stdout)
+    assert r.stdout == orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+    assert list(doc) == ["format", "products", "results", "summary"] and doc["products"] == list(PRODUCT_IDS)
+    results, rows = _at_once(path)
+    assert doc["results"] == json.loads(orjson.dumps(check_cmd._portability_docs(results, rows)))
+    assert doc["summary"]["portable"] == sum(1 for row in rows if row.portable)
+    assert doc["summary"]["exit_status"] == r.exit_code == 2  # a line that is not JSON
+
+
+def test_a_document_without_results(capsys):
+    out = check_cmd._PortabilityJson()
+    out.write([])
+    out.close({"valid": 0})
+    whole = {"format": check_cmd.CHECK_JSON_FORMAT, "products": list(PRODUCT_IDS), "results": [],
+             "summary": {"valid": 0}}
+    assert capsys.readouterr().out == orjson.dumps(whole, option=orjson.OPT_INDENT_2).decode() + "\n"
