@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ascverify import get_api
+from ascverify import Case, check_cases, get_api
+from ascverify.cases.caseio import cases_from_bytes
+from ascverify.cases.columnar import RowCase
 from ascverify.cli import main
-from ascverify.engines.portability import diff_api
+from ascverify.engines.portability import diff_api, retarget
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"
@@ -150,8 +152,6 @@ def test_programs_move_with_all_their_calls():
 def _rows_of_the_bench_kind() -> list:
     """BlockReduceMin calls on atlas-a2 in half, enough to be read column-wise, some breaking a rule (dst addr 17:
     misaligned; repeatTime 300: past 255)."""
-    from ascverify.cases.caseio import cases_from_bytes
-
     docs = []
     for i in range(40):
         docs.append({"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
@@ -166,10 +166,6 @@ def _rows_of_the_bench_kind() -> list:
 def test_a_case_read_column_wise_moves_to_a_product_as_the_same_call():
     """Moved to another product, a case read column-wise stays a row of its block (no copy of its fields) and is
     checked there exactly as a copy of its fields with that product's context is."""
-    from ascverify import Case, check_cases
-    from ascverify.cases.columnar import RowCase
-    from ascverify.engines.portability import retarget
-
     cases = _rows_of_the_bench_kind()
     assert all(type(c) is RowCase for c in cases)
     for product in ("atlas-a3", "atlas-350", "atlas-inference-aicore"):
@@ -187,8 +183,6 @@ def test_a_case_read_column_wise_moves_to_a_product_as_the_same_call():
 
 
 def test_a_case_whose_fields_were_changed_moves_with_its_changes():
-    from ascverify.engines.portability import retarget
-
     case = _rows_of_the_bench_kind()[1]
     case.env["repeatTime"] = 300  # no longer the block's row
     moved = retarget(case, "atlas-a3")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
 import click
+import orjson
 
 from ..cases.bounded_read import LineReader, NotRegular, open_regular
 from ..cases.caseio import Entry, cases_from_lines, read_cases
@@ -246,8 +247,6 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
     Lines."""
     from collections import deque
 
-    import orjson
-
     try:
         fd, st = open_regular(path)
     except (NotRegular, OSError):
@@ -361,8 +360,6 @@ class _Output:
             emit("".join(rep.docs))
 
     def close(self, counts: Counts) -> None:
-        import orjson
-
         if self.fmt == "json":
             summary = orjson.dumps(counts.to_json(), option=orjson.OPT_INDENT_2).decode().replace("\n", "\n  ")
             head = "\n  ],\n" if self.started else f'{{\n  "format": "{CHECK_JSON_FORMAT}",\n  "results": [],\n'
@@ -374,6 +371,7 @@ class _Output:
 def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
                           product: str | None, strict: bool = False) -> int:
     """`check` with --format sarif or --product: the Result objects of every file, then retargeted and rendered."""
+    # engines.portability imports Z3: loaded only for --product and sarif (plain `check` starts without the solver)
     from ..engines.portability import portability_summary, retarget
     from ..engines.sarif import sarif_text
 
@@ -426,8 +424,6 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
     elif fmt == "json":
         emit(json_document(results, counts))
     elif fmt == "jsonl":
-        import orjson
-
         emit("".join(orjson.dumps(r.to_json()).decode() + "\n" for r in results))
     else:
         emit(joined_lines([line for r in results if r.error is None for line in result_lines(r, verbose=verbose)]))
@@ -439,7 +435,7 @@ def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max
                               strict: bool, cache: DataCache) -> int:
     """``check --product all`` in text, json or jsonl, written as the files are read: each batch of results is
     checked on every product and printed before the next is read (memory stays flat however many cases)."""
-    from ..engines.portability import portability_lines, portability_tally
+    from ..engines.portability import portability_lines, portability_tally  # imports Z3: only for --product all
 
     counts = Counts()
     out = _PortabilityJson() if fmt == "json" else None
@@ -450,8 +446,6 @@ def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max
         portable += sum(1 for r in rows if r.portable)
         not_portable += sum(1 for r in rows if not r.portable)
         if fmt in ("json", "jsonl"):
-            import orjson
-
             docs = _portability_docs(results, rows)
             if out is not None:
                 for r in results:
@@ -470,7 +464,7 @@ def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max
 
 def _on_products(results: Sequence[Result], strict: bool) -> list[Any]:
     """``check --product all``: each readable result's case on every product (``strict``: warnings made errors)."""
-    from ..engines.portability import check_on_products
+    from ..engines.portability import check_on_products  # imports Z3: only for --product all
 
     rows = check_on_products(results, PRODUCT_IDS)
     if strict:
@@ -511,28 +505,21 @@ class _PortabilityJson:
 
     @staticmethod
     def _indented(value: Any, depth: int) -> str:
-        import orjson
-
         return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n" + " " * depth)
+
+    def _head(self) -> str:
+        return (f'{{\n  "format": {self._indented(CHECK_JSON_FORMAT, 2)},\n  "products": '
+                f'{self._indented(list(PRODUCT_IDS), 2)},\n  "results": [')
 
     def write(self, docs: Sequence[dict[str, Any]]) -> None:
         if not docs:
             return
-        if not self.started:
-            self.started = True
-            emit(f'{{\n  "format": {self._indented(CHECK_JSON_FORMAT, 2)},\n  "products": '
-                 f'{self._indented(list(PRODUCT_IDS), 2)},\n  "results": [\n')
-        else:
-            emit(",\n")
+        emit(",\n" if self.started else self._head() + "\n")
+        self.started = True
         emit(",\n".join("    " + self._indented(d, 4) for d in docs))
 
     def close(self, summary: dict[str, Any]) -> None:
-        if self.started:
-            emit(f'\n  ],\n  "summary": {self._indented(summary, 2)}\n}}\n')
-        else:
-            emit(f'{{\n  "format": {self._indented(CHECK_JSON_FORMAT, 2)},\n  "products": '
-                 f'{self._indented(list(PRODUCT_IDS), 2)},\n  "results": [],\n  "summary": '
-                 f'{self._indented(summary, 2)}\n}}\n')
+        emit(("\n  ]" if self.started else self._head() + "]") + f',\n  "summary": {self._indented(summary, 2)}\n}}\n')
 
 
 def _portability_docs(results: Sequence[Result], rows: Sequence[Any]) -> list[dict[str, Any]]:

@@ -235,17 +235,8 @@ class _Layout:
         for u in group:
             got = notes.get(id(u))
             if got is None or got[0] is not u:
-                key, remember = _unchecked_key(u)
-                try:
-                    text = self.findings.get(key)
-                except TypeError:  # a field that is not hashable: not remembered
-                    text = None
-                if text is None:
-                    text = self._finding(u, key, remember)
-                if remember:
-                    got = _remember(notes, id(u), (u, text))
-                else:
-                    got = (u, text)
+                text, remember = self._text(u, _unchecked_key)
+                got = _remember(notes, id(u), (u, text)) if remember else (u, text)
             append(sep)
             append(got[1])
             sep = self.sep
@@ -253,19 +244,21 @@ class _Layout:
 
     def _group(self, parts: list[str], group: list[Any], describe: Callable[[Any], tuple[tuple, bool]]) -> None:
         """Append a list of findings' texts; ``describe(x)`` gives a finding's key and whether it may be remembered."""
-        findings, append, sep = self.findings, parts.append, self.first
+        append, sep = parts.append, self.first
         for x in group:
-            key, remember = describe(x)
-            try:
-                got = findings.get(key)
-            except TypeError:  # a field that is not hashable: not remembered
-                got = None
-            if got is None:
-                got = self._finding(x, key, remember)
             append(sep)
-            append(got)
+            append(self._text(x, describe)[0])
             sep = self.sep
         append(self.last)
+
+    def _text(self, x: Violation | Unchecked, describe: Callable[[Any], tuple[tuple, bool]]) -> tuple[str, bool]:
+        """A finding's text (looked up by its key, or made) and whether it may be remembered."""
+        key, remember = describe(x)
+        try:
+            got = self.findings.get(key)
+        except TypeError:  # a field that is not hashable: not remembered
+            got = None
+        return (got if got is not None else self._finding(x, key, remember)), remember
 
     def _finding(self, x: Violation | Unchecked, key: tuple, remember: bool) -> str:
         """The text of ``x.to_json()`` at its depth."""
