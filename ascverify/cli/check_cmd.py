@@ -13,11 +13,12 @@ import orjson
 
 from ..cases.bounded_read import LineReader, NotRegular, open_regular
 from ..cases.caseio import Entry, cases_from_lines, read_cases
+from ..cases.retarget import on_product
 from ..cases.schema import validate
 from ..cases.sources import _LIMITS, read_limits
-from ..checking.checker import Result, check_cases
-from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_error, error_line, json_document,
-                              add_result_json, add_result_lines, result_lines)
+from ..checking.checker import Result
+from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_error, error_line, add_result_json,
+                              add_result_lines)
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import PRODUCT_IDS, lookup_product, product_names
 from .common import (
@@ -159,9 +160,11 @@ def _report(results: Iterable[Result], fmt: str, verbose: bool, strict: bool = F
 
 def _check_chunk(job: tuple) -> _FileReport:
     """Worker: check one chunk of a JSON Lines file."""
-    path, chunk, first_index, first_line, fmt, verbose, strict, data_root, max_bytes = job
+    path, chunk, first_index, first_line, fmt, verbose, strict, data_root, max_bytes, product = job
     with gc_paused(), read_limits(data_root=data_root, max_bytes=max_bytes):
-        entries = cases_from_lines(chunk, path, first_index, first_line, keep_raw=False)
+        entries: Iterable[Any] = cases_from_lines(chunk, path, first_index, first_line, keep_raw=False)
+        if product:
+            entries = on_product(entries, product)
         return _report(read_file(path, max_bytes, DataCache(), entries), fmt, verbose, strict)
 
 
@@ -179,33 +182,36 @@ def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
 
 
 def _reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cache: DataCache, jobs: int,
-             strict_schema: bool = False, strict: bool = False) -> Iterator[_FileReport]:
+             strict_schema: bool = False, strict: bool = False, product: str | None = None) -> Iterator[_FileReport]:
     """The reports of the files, part by part in file order, as they are read (constant memory). Files checked in
     this process share windows (`checked_sources`: thousands of one-case files, as `gen` writes them, are checked
-    as one batch); a large JSON Lines file goes to the workers when ``jobs`` > 1."""
+    as one batch); a large JSON Lines file goes to the workers when ``jobs`` > 1. ``product``: every case checked
+    as if it named that product (`on_product`)."""
     serial: list[str] = []  # the files before the next one that goes to the workers
     for path in files:
         parts = None
         if jobs > 1 and not strict_schema and fmt != "results" and path != "-":
-            parts = _parallel_reports(path, fmt, verbose, max_bytes, jobs, strict)
+            parts = _parallel_reports(path, fmt, verbose, max_bytes, jobs, strict, product)
         if parts is None:
             serial.append(path)
             continue
-        yield from _serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict)
+        yield from _serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict, product)
         serial = []
         yield from parts
-    yield from _serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict)
+    yield from _serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict, product)
 
 
 def _serial_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cache: DataCache,
-                    strict_schema: bool, strict: bool) -> Iterator[_FileReport]:
+                    strict_schema: bool, strict: bool, product: str | None) -> Iterator[_FileReport]:
     """The reports of files checked in this process, in batches of up to 4,096 results (and one ending at each
     problem with a file as a whole)."""
 
     def sources() -> Iterator[tuple[str, Iterable[Any]]]:
         for path in files:
             entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema)
-            yield path, (_schema_checked(entries) if strict_schema else entries)
+            if strict_schema:
+                entries = _schema_checked(entries)
+            yield path, (on_product(entries, product) if product else entries)
 
     batch: list[Result] = []
     for r in checked_sources(sources(), cache):
@@ -240,8 +246,8 @@ def line_chunks(lines: Iterable[tuple[int, bytes]], most_lines: int, most_bytes:
         yield b"\n".join(buf), index, first_line
 
 
-def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: int,
-                      strict: bool) -> Iterator[_FileReport] | None:
+def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: int, strict: bool,
+                      product: str | None) -> Iterator[_FileReport] | None:
     """A large JSON Lines file checked by ``jobs`` worker processes, chunk by chunk (`parallel_chunk_lines`; at
     most one more than the workers in flight), the reports in file order; None when the file is small or not JSON
     Lines."""
@@ -289,7 +295,7 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
 
     def chunks() -> Iterator[tuple]:
         for text, index, first_line in line_chunks(itertools.chain(head, lines), chunk_lines, PARALLEL_CHUNK_BYTES):
-            yield (path, text, index, first_line, fmt, verbose, strict, data_root, max_bytes)
+            yield (path, text, index, first_line, fmt, verbose, strict, data_root, max_bytes, product)
 
     def run() -> Iterator[_FileReport]:
         import multiprocessing
@@ -323,12 +329,18 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
 
 def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, jobs: int = 1,
                  strict_schema: bool = False, product: str | None = None, strict: bool = False) -> int:
-    if product or fmt == "sarif":
-        return _check_files_products(files, fmt, verbose, max_bytes, strict_schema, product, strict)
+    if product and product != "all" and lookup_product(product) is None:
+        raise InputError(f"unknown product {product!r}{did_you_mean(product, (*product_names(), 'all'))}",
+                         field="--product")
+    on = lookup_product(product).id if product and product != "all" else None  # --product P: every case moved there
+    if fmt == "sarif":
+        return _check_files_sarif(files, verbose, max_bytes, strict_schema, product == "all", on, strict)
+    if product == "all":
+        return _check_files_all_products(files, fmt, verbose, max_bytes, strict_schema, strict, DataCache())
     counts = Counts()
     cache = DataCache()
     out = _Output(fmt)
-    for rep in _reports(files, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict):
+    for rep in _reports(files, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict, on):
         counts.merge(rep.counts)
         if rep.errs:
             write_text(sys.stderr, joined_lines(rep.errs))
@@ -368,26 +380,21 @@ class _Output:
 
 # -- --format sarif, --product P|all ---------------------------------------------------------------------------------
 
-def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
-                          product: str | None, strict: bool = False) -> int:
-    """`check` with --format sarif or --product: the Result objects of every file, then retargeted and rendered."""
-    # engines.portability imports Z3: loaded only for --product and sarif (plain `check` starts without the solver)
-    from ..engines.portability import portability_summary, retarget
+def _check_files_sarif(files: Sequence[str], verbose: bool, max_bytes: int, strict_schema: bool, all_products: bool,
+                       on: str | None, strict: bool = False) -> int:
+    """`check --format sarif`: every result of the files (each case on every product, or moved to product ``on``),
+    then one SARIF log."""
+    # engines.portability imports Z3: loaded only for --product all and sarif (plain `check` starts without the solver)
+    from ..engines.portability import portability_summary
     from ..engines.sarif import sarif_text
 
-    if product and product != "all" and lookup_product(product) is None:
-        raise InputError(f"unknown product {product!r}{did_you_mean(product, (*product_names(), 'all'))}",
-                         field="--product")
     cache = DataCache()
-    if product == "all" and fmt != "sarif":
-        return _check_files_all_products(files, fmt, verbose, max_bytes, strict_schema, strict, cache)
     results: list[Result] = []
-    counts = Counts()
-    for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema):
+    for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema, product=on):
         if rep.errs:
             write_text(sys.stderr, joined_lines(rep.errs))
         results.extend(rep.docs)
-    if product == "all":  # --format sarif: one log of every result
+    if all_products:  # one log of every result
         rows = _on_products(results, strict)
         unreadable = sum(1 for r in results if r.error is not None)
         code = 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
@@ -403,30 +410,12 @@ def _check_files_products(files: Sequence[str], fmt: str, verbose: bool, max_byt
         emit(sarif_text(flat, product_of=product_of, exit_code=code))
         emit_note(portability_summary(rows, unreadable, PRODUCT_IDS))
         return code
-    if product:
-        from ..engines.portability import retarget_result
-
-        pid = lookup_product(product).id
-        readable = [k for k, r in enumerate(results) if r.error is None and r.case is not None]
-        moved = check_cases([retarget(results[k].case, pid) for k in readable])
-        for k, m in zip(readable, moved):
-            m.file, m.index = results[k].file, results[k].index
-            results[k] = m
-        for k, r in enumerate(results):  # programs: every call moved, checked in order
-            if r.error is None and r.program is not None:
-                results[k] = retarget_result(r, pid)
+    counts = Counts()
     for r in results:
         if strict:
             r.promote_warnings()
         counts.add(r)
-    if fmt == "sarif":
-        emit(sarif_text(results, exit_code=counts.exit_code))
-    elif fmt == "json":
-        emit(json_document(results, counts))
-    elif fmt == "jsonl":
-        emit("".join(orjson.dumps(r.to_json()).decode() + "\n" for r in results))
-    else:
-        emit(joined_lines([line for r in results if r.error is None for line in result_lines(r, verbose=verbose)]))
+    emit(sarif_text(results, exit_code=counts.exit_code))
     emit_note(counts.summary())
     return counts.exit_code
 

@@ -23,8 +23,7 @@ from typing import Any, Sequence
 import z3
 
 from ..cases.case import Case
-from ..cases.columnar import RowCase
-from ..cases.program import Call
+from ..cases.retarget import retarget, retarget_program
 from ..checking.checker import Result, check_case, check_cases
 from ..checking.program import check_program
 from ..spec.errors import one_line
@@ -38,20 +37,6 @@ from .solver import Space
 
 #: Milliseconds one comparison query may take.
 QUERY_TIMEOUT_MS = 3_000
-
-
-def retarget(case: Case, product: str) -> Case:
-    """The same call on another product (arguments, tensors, element types and data unchanged). A case read
-    column-wise whose fields are still its block's row stays a row of that block (no copy of its fields; the checker
-    takes its columns from the block)."""
-    model = case.model
-    tdtypes = {name: t.name for name, t in case.ctx.tensor_dtypes}
-    ctx = model.context(product, case.ctx.dtype.name, tdtypes)
-    if type(case) is RowCase and case.fresh and not case.data_sources and not case.registers:
-        return RowCase(case.block, case.row, ctx, case.origin, case.base_dir)
-    out = Case(model, ctx, dict(case.env), case.data_sources, case.origin, case.base_dir)
-    out._data = dict(case._data)
-    return out
 
 
 def supports(model: ApiModel, product: str, dtype: str) -> bool:
@@ -68,13 +53,8 @@ def calls_of(r: Result) -> list[Case]:
 def retarget_result(r: Result, product: str) -> Result:
     """The result's case (or program) checked on another product."""
     if r.program is not None:
-        from dataclasses import replace
-
-        prog = replace(r.program, product=get_product(product),
-                       calls=[Call(c.index, retarget(c.case, product), c.shared) for c in r.program.calls])
-        return check_program(prog, file=r.file, index=r.index)
-    out = check_case(retarget(r.case, product), file=r.file, index=r.index)
-    return out
+        return check_program(retarget_program(r.program, product), file=r.file, index=r.index)
+    return check_case(retarget(r.case, product), file=r.file, index=r.index)
 
 
 @dataclass

@@ -1,0 +1,130 @@
+"""`check --product P` reads each case as if it named P and checks it there once, as the file is read (the same
+windows, workers and output as plain `check`). The reference is plain `check` on a copy of the file whose lines name
+P themselves (the product field rewritten here, not by the code under test)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ascverify.cli import check_cmd, common, main
+
+# examples/block_reduce_max.json's call; some misaligned (dst addr 17), some with too many repeats (300 > 255),
+# some naming atlas-350, whose buffers are larger
+BASE = {"api": "BlockReduceMax", "product": "atlas-a2", "dtype": "half",
+        "args": {"repeatTime": 1, "mask": 128, "dstRepStride": 8, "srcBlkStride": 1, "srcRepStride": 8,
+                 "isSetMask": True},
+        "tensors": {"dst": {"position": "VECOUT", "addr": 256, "size": 16},
+                    "src": {"position": "VECIN", "addr": 0, "size": 128}}}
+# a program: SetVectorMask, then BlockReduceMin with the mask it set
+PROGRAM = {"product": "atlas-a2", "dtype": "half",
+           "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 128},
+                       "z": {"position": "VECOUT", "addr": 512, "size": 16}},
+           "calls": [{"api": "set_vector_mask", "args": {"mask": [255, 0]}},
+                     {"api": "block_reduce_min", "args": {"repeat": 1, "mask": "MASK_PLACEHOLDER", "dst_rep_stride": 1,
+                                                          "src_blk_stride": 1, "src_rep_stride": 8,
+                                                          "is_set_mask": False},
+                      "tensors": {"dst": "z", "src": "x"}}]}
+
+
+def _docs(n: int) -> list[dict | None]:
+    """n documents (None: a line that is not JSON)."""
+    out: list[dict | None] = []
+    for i in range(n):
+        if i % 97 == 50:
+            out.append(None)
+            continue
+        doc = json.loads(json.dumps(PROGRAM if i % 31 == 7 else BASE))
+        if "api" in doc:
+            if i % 7 == 3:
+                doc["tensors"]["dst"]["addr"] = 17
+            if i % 11 == 5:
+                doc["args"]["repeatTime"] = 300
+            if i % 5 == 1:  # fits the larger buffers of atlas-350 only
+                doc["tensors"]["src"]["addr"] = 200 * 1024
+        if i % 13 == 6:
+            doc["product"] = "atlas-350"
+        out.append(doc)
+    return out
+
+
+def _write(folder, docs: list[dict | None], product: str | None = None) -> None:
+    """docs as cases.jsonl in ``folder`` (``product``: every document names it)."""
+    folder.mkdir()
+    lines = []
+    for doc in docs:
+        if doc is None:
+            lines.append("not json {")
+            continue
+        lines.append(json.dumps({**doc, "product": product} if product else doc))
+    (folder / "cases.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def _run(monkeypatch, folder, *argv: str):
+    monkeypatch.chdir(folder)  # the same relative file name in both runs: the outputs name it
+    return CliRunner().invoke(main, ["check", *argv, "cases.jsonl"])
+
+
+def _without_regions(value):
+    if isinstance(value, dict):
+        return {k: _without_regions(v) for k, v in value.items() if k != "region"}
+    if isinstance(value, list):
+        return [_without_regions(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("product", ["atlas-a3", "atlas-350"])
+@pytest.mark.parametrize("argv", [[], ["-v"], ["--format", "json"], ["--format", "jsonl", "-v", "--strict"],
+                                  ["--format", "sarif"]])
+def test_moved_cases_say_what_cases_naming_the_product_say(tmp_path, monkeypatch, product, argv):
+    docs = _docs(400)
+    _write(tmp_path / "given", docs)
+    _write(tmp_path / "named", docs, product)
+    moved = _run(monkeypatch, tmp_path / "given", "--product", product, *argv)
+    named = _run(monkeypatch, tmp_path / "named", *argv)
+    if argv == ["--format", "sarif"]:  # its regions point into each file, whose product fields differ in length
+        assert _without_regions(json.loads(moved.stdout)) == _without_regions(json.loads(named.stdout))
+        assert (moved.stderr, moved.exit_code) == (named.stderr, named.exit_code)
+        return
+    assert (moved.stdout, moved.stderr, moved.exit_code) == (named.stdout, named.stderr, named.exit_code)
+    assert moved.exit_code == 2  # the lines that are not JSON
+    if argv == ["--format", "json"]:
+        results = json.loads(moved.stdout)["results"]
+        assert {r["product"] for r in results if "error" not in r} == {product}
+        assert any(r["valid"] for r in results if "error" not in r)
+        assert any(not r["valid"] for r in results if "error" not in r)
+
+
+def test_each_case_is_checked_once_in_windows(tmp_path, monkeypatch):
+    """Streamed like plain `check`: windows of at most STREAM_WINDOW cases, each case checked on P only (before, every
+    case was checked on its own product, and all were kept until the end of the input)."""
+    docs = _docs(2600)
+    _write(tmp_path / "given", docs)
+    monkeypatch.setattr(common, "STREAM_WINDOW", 500)
+    sizes: list[int] = []
+    products: set[str] = set()
+    real = common.check_cases
+
+    def spy(cases, *a, **kw):
+        sizes.append(len(cases))
+        products.update(c.ctx.product.id for c in cases)
+        return real(cases, *a, **kw)
+
+    monkeypatch.setattr(common, "check_cases", spy)
+    r = _run(monkeypatch, tmp_path / "given", "--product", "atlas-a3", "--format", "jsonl")
+    single = sum(1 for d in docs if d is not None and "api" in d)
+    assert sum(sizes) == single and max(sizes) <= 500 and len(sizes) >= single // 500
+    assert products == {"atlas-a3"}
+    assert len(r.stdout.splitlines()) == len(docs)
+
+
+def test_workers_say_what_one_process_says(tmp_path, monkeypatch):
+    _write(tmp_path / "given", _docs(3000))
+    monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)  # this small file split between the workers too
+    monkeypatch.setattr(common, "PARALLEL_MIN_CHUNK_LINES", 400)
+    one = _run(monkeypatch, tmp_path / "given", "--product", "atlas-a3", "--format", "json", "--workers", "1")
+    two = _run(monkeypatch, tmp_path / "given", "--product", "atlas-a3", "--format", "json", "--workers", "2")
+    assert (one.stdout, one.stderr, one.exit_code) == (two.stdout, two.stderr, two.exit_code)
+    assert json.loads(one.stdout)["summary"]["invalid"] > 0
