@@ -10,14 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify.cli import check_cmd, common, main
+from mixed_cases import mixed_case
 
-# examples/block_reduce_max.json's call; some misaligned (dst addr 17), some with too many repeats (300 > 255),
-# some naming atlas-350, whose buffers are larger
-BASE = {"api": "BlockReduceMax", "product": "atlas-a2", "dtype": "half",
-        "args": {"repeatTime": 1, "mask": 128, "dstRepStride": 8, "srcBlkStride": 1, "srcRepStride": 8,
-                 "isSetMask": True},
-        "tensors": {"dst": {"position": "VECOUT", "addr": 256, "size": 16},
-                    "src": {"position": "VECIN", "addr": 0, "size": 128}}}
 # a program: SetVectorMask, then BlockReduceMin with the mask it set
 PROGRAM = {"product": "atlas-a2", "dtype": "half",
            "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 128},
@@ -36,16 +30,11 @@ def _docs(n: int) -> list[dict | None]:
         if i % 97 == 50:
             out.append(None)
             continue
-        doc = json.loads(json.dumps(PROGRAM if i % 31 == 7 else BASE))
-        if "api" in doc:
-            if i % 7 == 3:
-                doc["tensors"]["dst"]["addr"] = 17
-            if i % 11 == 5:
-                doc["args"]["repeatTime"] = 300
-            if i % 5 == 1:  # fits the larger buffers of atlas-350 only
-                doc["tensors"]["src"]["addr"] = 200 * 1024
-        if i % 13 == 6:
-            doc["product"] = "atlas-350"
+        doc = mixed_case(i)
+        if i % 31 == 7:
+            doc = {**json.loads(json.dumps(PROGRAM)), "product": doc["product"]}
+        elif i % 5 == 1:  # fits the larger buffers of atlas-350 only
+            doc["tensors"]["src"]["addr"] = 200 * 1024
         out.append(doc)
     return out
 

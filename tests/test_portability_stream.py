@@ -15,25 +15,12 @@ from ascverify.cli import check_cmd, main
 from ascverify.cli.common import DataCache, checked_stream
 from ascverify.engines import portability
 from ascverify.spec.products import PRODUCT_IDS
-
-# examples/block_reduce_max.json's call; the odd ones misaligned (dst addr 17) or too many repeats (300 > 255)
-BASE = {"api": "BlockReduceMax", "product": "atlas-a2", "dtype": "half",
-        "args": {"repeatTime": 1, "mask": 128, "dstRepStride": 8, "srcBlkStride": 1, "srcRepStride": 8,
-                 "isSetMask": True},
-        "tensors": {"dst": {"position": "VECOUT", "addr": 256, "size": 16},
-                    "src": {"position": "VECIN", "addr": 0, "size": 128}}}
-
+from mixed_cases import mixed_case
 
 def _file(tmp_path, n: int, broken_every: int = 0) -> str:
     lines = []
     for i in range(n):
-        doc = json.loads(json.dumps(BASE))
-        if i % 7 == 3:
-            doc["tensors"]["dst"]["addr"] = 17
-        if i % 11 == 5:
-            doc["args"]["repeatTime"] = 300
-        if i % 13 == 6:
-            doc["product"] = "atlas-350"
+        doc = mixed_case(i)
         lines.append("not json {" if broken_every and i % broken_every == 1 else json.dumps(doc))
     path = tmp_path / "cases.jsonl"
     path.write_text("\n".join(lines) + "\n")

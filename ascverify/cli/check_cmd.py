@@ -17,6 +17,7 @@ from ..cases.retarget import on_product
 from ..cases.schema import validate
 from ..cases.sources import _LIMITS, read_limits
 from ..checking.checker import Result
+from ..engines.sarif import LOG_HEAD, SarifLog
 from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_error, error_line, add_result_json,
                               add_result_lines)
 from ..spec.errors import InputError, did_you_mean
@@ -382,42 +383,49 @@ class _Output:
 
 def _check_files_sarif(files: Sequence[str], verbose: bool, max_bytes: int, strict_schema: bool, all_products: bool,
                        on: str | None, strict: bool = False) -> int:
-    """`check --format sarif`: every result of the files (each case on every product, or moved to product ``on``),
-    then one SARIF log."""
-    # engines.portability imports Z3: loaded only for --product all and sarif (plain `check` starts without the solver)
-    from ..engines.portability import portability_summary
-    from ..engines.sarif import sarif_text
+    """`check --format sarif`: one SARIF log, its results written batch by batch as the files are read (each case
+    on every product, or moved to product ``on``), the rules, files and invocation at the end."""
+    # engines.portability imports Z3: loaded only for --product all (plain `check` starts without the solver)
+    from ..engines.portability import portability_tally
 
     cache = DataCache()
-    results: list[Result] = []
-    for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema, product=on):
-        if rep.errs:
-            write_text(sys.stderr, joined_lines(rep.errs))
-        results.extend(rep.docs)
-    if all_products:  # one log of every result
+    log = SarifLog()
+    out = _SarifJson()
+    counts = Counts()
+    portable = not_portable = unreadable = 0
+    size = PORTABILITY_BATCH if all_products else SARIF_BATCH
+    for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, size, on):
+        if not all_products:
+            for r in results:
+                if strict:
+                    r.promote_warnings()
+                counts.add(r)
+            out.write(log.results(results))
+            continue
         rows = _on_products(results, strict)
-        unreadable = sum(1 for r in results if r.error is not None)
-        code = 2 if unreadable else (0 if all(r.portable for r in rows) else 1)
-        flat, product_of = [], {}
-        for r in results:
-            if r.error is not None:
-                flat.append(r)
+        unreadable += sum(1 for r in results if r.error is not None)
+        portable += sum(1 for r in rows if r.portable)
+        not_portable += sum(1 for r in rows if not r.portable)
+        flat: list[Result] = [r for r in results if r.error is not None]
+        products: list[str | None] = [None] * len(flat)
         for row in rows:
             for v in row.verdicts:
                 if v.supported or v.given:
-                    product_of[len(flat)] = v.product
                     flat.append(v.result)
-        emit(sarif_text(flat, product_of=product_of, exit_code=code))
-        emit_note(portability_summary(rows, unreadable, PRODUCT_IDS))
+                    products.append(v.product)
+        out.write(log.results(flat, products))
+    if all_products:
+        code = 2 if unreadable else (0 if not not_portable else 1)
+        out.close(log.run_tail(code))
+        emit_note(portability_tally(portable, not_portable, unreadable, PRODUCT_IDS))
         return code
-    counts = Counts()
-    for r in results:
-        if strict:
-            r.promote_warnings()
-        counts.add(r)
-    emit(sarif_text(results, exit_code=counts.exit_code))
+    out.close(log.run_tail(counts.exit_code))
     emit_note(counts.summary())
     return counts.exit_code
+
+
+#: Results ``check --format sarif`` reads before it writes theirs (the SARIF results of about 4,096 cases).
+SARIF_BATCH = 4096
 
 
 def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
@@ -470,11 +478,11 @@ PORTABILITY_BATCH = 16384
 
 
 def _result_batches(files: Sequence[str], verbose: bool, max_bytes: int, cache: DataCache, strict_schema: bool,
-                    size: int) -> Iterator[list[Result]]:
+                    size: int, product: str | None = None) -> Iterator[list[Result]]:
     """The files' results in file order, in lists of about ``size`` (input errors written to standard error as
-    they are met)."""
+    they are met; ``product``: every case moved there, `on_product`)."""
     pending: list[Result] = []
-    for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema):
+    for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema, product=product):
         if rep.errs:
             write_text(sys.stderr, joined_lines(rep.errs))
         pending.extend(rep.docs)
@@ -485,30 +493,53 @@ def _result_batches(files: Sequence[str], verbose: bool, max_bytes: int, cache: 
         yield pending
 
 
-class _PortabilityJson:
-    """The document of ``check --product all --format json`` (``{"format", "products", "results": [...],
-    "summary"}``, as orjson indents it whole) written in pieces: the entries as they come, the summary at the end."""
+def _indented(value: Any, depth: int) -> str:
+    """``value`` as orjson indents it, for a place ``depth`` spaces deep in a document."""
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n" + " " * depth)
 
-    def __init__(self) -> None:
+
+class _ListInPieces:
+    """A JSON document as orjson indents it whole, written in pieces: the text before one of its lists (``head``, up
+    to the list's key), the list's entries as they come (``depth`` spaces deep), the text after it at the end."""
+
+    def __init__(self, head: str, depth: int) -> None:
+        self.head, self.depth = head, depth
         self.started = False
 
-    @staticmethod
-    def _indented(value: Any, depth: int) -> str:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n" + " " * depth)
-
-    def _head(self) -> str:
-        return (f'{{\n  "format": {self._indented(CHECK_JSON_FORMAT, 2)},\n  "products": '
-                f'{self._indented(list(PRODUCT_IDS), 2)},\n  "results": [')
-
-    def write(self, docs: Sequence[dict[str, Any]]) -> None:
-        if not docs:
+    def write(self, entries: Sequence[Any]) -> None:
+        if not entries:
             return
-        emit(",\n" if self.started else self._head() + "\n")
+        emit(",\n" if self.started else self.head + "[\n")
         self.started = True
-        emit(",\n".join("    " + self._indented(d, 4) for d in docs))
+        pad = " " * self.depth
+        emit(",\n".join(pad + _indented(e, self.depth) for e in entries))
+
+    def end(self, tail: str) -> None:
+        emit(("\n" + " " * (self.depth - 2) + "]" if self.started else self.head + "[]") + tail)
+
+
+class _PortabilityJson(_ListInPieces):
+    """The document of ``check --product all --format json`` (``{"format", "products", "results": [...],
+    "summary"}``): the entries as they come, the summary at the end."""
+
+    def __init__(self) -> None:
+        super().__init__(f'{{\n  "format": {_indented(CHECK_JSON_FORMAT, 2)},\n  "products": '
+                         f'{_indented(list(PRODUCT_IDS), 2)},\n  "results": ', 4)
 
     def close(self, summary: dict[str, Any]) -> None:
-        emit(("\n  ]" if self.started else self._head() + "]") + f',\n  "summary": {self._indented(summary, 2)}\n}}\n')
+        self.end(f',\n  "summary": {_indented(summary, 2)}\n}}\n')
+
+
+class _SarifJson(_ListInPieces):
+    """The SARIF log of ``check --format sarif`` (`sarif_document`: one run, its results first): the results as they
+    come, the rest of the run at the end."""
+
+    def __init__(self) -> None:
+        head = "".join(f'\n  "{k}": {_indented(v, 2)},' for k, v in LOG_HEAD.items())
+        super().__init__(f'{{{head}\n  "runs": [\n    {{\n      "results": ', 8)
+
+    def close(self, tail: dict[str, Any]) -> None:
+        self.end("".join(f',\n      "{k}": {_indented(v, 6)}' for k, v in tail.items()) + "\n    }\n  ]\n}\n")
 
 
 def _portability_docs(results: Sequence[Result], rows: Sequence[Any]) -> list[dict[str, Any]]:

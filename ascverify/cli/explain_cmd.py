@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..cases.case import Case
+from ..cases.pointers import json_pointer
 from ..engines.interrupts import EXIT_UNDECIDED
 from ..engines.outputs import atomic_write
 from ..engines.report import location
@@ -73,7 +74,7 @@ def explain(case_file: str, index: int, fmt: str, time_budget: float | None, max
     Exit status: 0 the case is valid, 1 it breaks a rule (explained), 2 it could not be read or
     a broken rule's conflict is undecided, 130 interrupted (Ctrl-C or SIGTERM).
     """
-    from ..engines.explain import explain_case, json_pointer, spelled_params, user_values, value_text
+    from ..engines.explain import explain_case, spelled_params, user_values, value_text
 
     case, raw = _single_case(case_file, index, max_bytes)
     loc = location(case_file, index)

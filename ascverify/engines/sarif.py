@@ -13,21 +13,23 @@ execution notification (level error) at its location, as are files that could no
 
 from __future__ import annotations
 
-import os
 import bisect
 import json
+import os
+from array import array
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 from urllib.parse import quote
 
-from ..cases.sources import _LIMITS, read_bytes
+from ..cases.pointers import json_pointer
+from ..cases.bounded_read import LineReader, NotRegular, open_regular
+from ..cases.sources import _LIMITS, open_source
 from ..checking.checker import Result
 from ..spec.errors import InputError, shown_path
 from ..spec.model import ApiModel
 from ..spec.rules import Rule
 from ..spec.version import __version__
-from .explain import json_pointer
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/ascverify/ascverify"
@@ -97,12 +99,43 @@ def json_positions(text: str, max_depth: int = MAX_DEPTH) -> dict[str, int]:
         _, end = decoder.raw_decode(text, i)
         return end
 
-    value(0, "", 0)
+    try:
+        value(0, "", 0)
+    finally:
+        # `value` calls itself through its closure: a reference cycle that would keep every line's positions (and
+        # the text) until the garbage collector ran, which `check` pauses while it reads
+        del value
     return out
 
 
+#: Cases of a JSON Lines file whose parsed line and value positions `_FileText` keeps (then it starts over).
+LINES_KEPT = 4096
+#: Files up to this size are kept as text while their cases are reported; a larger JSON Lines file is read again, a
+#: block of this many bytes (or one line) at a time.
+WHOLE_TEXT = 8 << 20
+LINE_BLOCK = 1 << 20
+
+
+def _json_lines_head(head: bytes) -> bool:
+    """The file starts like JSON Lines: its first non-empty line is a JSON object by itself and another non-empty
+    line follows (so the file as a whole is not one JSON document)."""
+    lines = head.split(b"\n")[:-1]  # complete lines only
+    rest = iter(lines)
+    for line in rest:
+        text = line.decode("utf-8", errors="replace")
+        if text.strip():
+            try:
+                first = json.loads(text)
+            except ValueError:
+                return False
+            return isinstance(first, dict) and any(more.decode("utf-8", errors="replace").strip() for more in rest)
+    return False
+
+
 class _FileText:
-    """A case file's text, how it holds its cases, and where each value is."""
+    """A case file's text, how it holds its cases, and where each value is. A large JSON Lines file is not kept: the
+    offsets of its case lines are, and each line is read again when its case is reported (in file order, a block of
+    `LINE_BLOCK` bytes at a time)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -110,17 +143,33 @@ class _FileText:
         self.kind = "unknown"  # "object", "list", "lines" or "unknown" (unreadable, stdin)
         self.line_starts: list[int] = [0]
         self._positions: dict[int, dict[str, int]] = {}
-        self._case_lines: list[int] = []
+        self._case_lines: Sequence[int] = []
         self.raw: dict[int, Any] = {}
         self.lines: list[str] = []
+        #: a large JSON Lines file: each case line's byte offset and length; the block of the file read last
+        self._starts: array | None = None
+        self._lengths = array("q")
+        self._block: tuple[int, bytes] = (0, b"")
         if path == "-":
             return
-
         try:  # bounded, regular files only: the file may be a device or a FIFO someone named (docs/security.md)
-            self.text = read_bytes(path, _LIMITS.get().max_bytes).decode("utf-8")
-        except (InputError, OSError, UnicodeDecodeError):
+            reader = open_source(path, _LIMITS.get().max_bytes)
+        except InputError:
             return
-        text = self.text
+        try:
+            head = reader.peek_head(WHOLE_TEXT + 1)
+            if len(head) <= WHOLE_TEXT or not _json_lines_head(head):
+                self._whole(reader.read_all().decode("utf-8"))
+            else:
+                self._offsets(reader)
+        except (InputError, OSError, UnicodeDecodeError):
+            self.kind, self.text, self.lines, self._case_lines, self._starts = "unknown", None, [], [], None
+        finally:
+            reader.close()
+
+    def _whole(self, text: str) -> None:
+        """The file kept as text: one document (object or list), or JSON Lines."""
+        self.text = text
         self.line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
         stripped = text.strip()
         try:
@@ -134,17 +183,52 @@ class _FileText:
             if stripped[:1] == "{":
                 self.kind = "lines"
                 self.lines = text.split("\n")
-                for lineno, line in enumerate(self.lines):
-                    if line.strip():
-                        self._case_lines.append(lineno)
+                self._case_lines = [lineno for lineno, line in enumerate(self.lines) if line.strip()]
+
+    def _offsets(self, reader: LineReader) -> None:
+        """A large JSON Lines file: where each case line is (its text is read again when needed)."""
+        numbers, starts, lengths = array("q"), array("q"), array("q")
+        offset = 0
+        for n, line in reader.lines():
+            if line.decode("utf-8").strip():  # a file that is not UTF-8 throughout has no positions, as a whole text
+                numbers.append(n - 1)
+                starts.append(offset)
+                lengths.append(len(line))
+            offset += len(line) + 1
+        self.kind, self._case_lines, self._starts, self._lengths = "lines", numbers, starts, lengths
+
+    def _line(self, index: int) -> str | None:
+        """The text of case ``index``'s line (None when the file changed since it was read)."""
+        if self._starts is None:
+            return self.lines[self._case_lines[index]]
+        start, n = self._starts[index], self._lengths[index]
+        first, block = self._block
+        if not first <= start <= start + n <= first + len(block):
+            try:
+                fd, _ = open_regular(self.path)
+                try:
+                    os.lseek(fd, start, os.SEEK_SET)
+                    block = os.read(fd, max(n, LINE_BLOCK))
+                finally:
+                    os.close(fd)
+            except (OSError, NotRegular):
+                return None
+            first = start
+            self._block = (first, block)
+        try:
+            return block[start - first:start - first + n].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
 
     def raw_case(self, index: int) -> Any:
         if index in self.raw:
             return self.raw[index]
-        if self.kind == "lines" and self.text is not None and 0 <= index < len(self._case_lines):
-            line = self.lines[self._case_lines[index]]
+        if self.kind == "lines" and 0 <= index < len(self._case_lines):
+            line = self._line(index)
+            if len(self.raw) >= LINES_KEPT:  # cases are reported in file order: the earlier lines are done
+                self.raw.clear()
             try:
-                self.raw[index] = json.loads(line)
+                self.raw[index] = json.loads(line) if line is not None else None
             except ValueError:
                 self.raw[index] = None
             return self.raw[index]
@@ -156,7 +240,7 @@ class _FileText:
 
     def region(self, index: int, ptr: str) -> dict[str, int] | None:
         """Line and column (1-based) of the value at ``ptr`` of case ``index`` (its nearest present ancestor)."""
-        if self.text is None or self.kind == "unknown":
+        if self.kind == "unknown":
             return None
         if self.kind == "lines":
             if not (0 <= index < len(self._case_lines)):
@@ -164,9 +248,11 @@ class _FileText:
             lineno = self._case_lines[index]
             key = index
             if key not in self._positions:
-                line = self.lines[lineno]
+                if len(self._positions) >= LINES_KEPT:
+                    self._positions.clear()
+                line = self._line(index)
                 try:
-                    self._positions[key] = json_positions(line)
+                    self._positions[key] = json_positions(line) if line is not None else {"": 0}
                 except (ValueError, IndexError):
                     self._positions[key] = {"": 0}
             pos = self._positions[key]
@@ -268,41 +354,49 @@ def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
     }
 
 
-def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | None = None,
-                   exit_code: int | None = None) -> dict[str, Any]:
-    """The SARIF log of ``check`` results (in order; unreadable cases become notifications).
+class SarifLog:
+    """A SARIF log built batch by batch (`results`), for a writer that prints each batch's results as they come and
+    the rest of the run (`run_tail`: the rules, the files, the invocation) at the end. Memory: the rules of the APIs
+    met, the files met, the notifications, and the text of the files whose cases are being reported (a few)."""
 
-    ``product_of``: for ``--product all``, the product each result was checked on (by position).
-    """
-    models: list[ApiModel] = []
-    for r in results:
-        for c in ([call.case for call in r.program.calls] if r.program is not None else [r.case] if r.case else []):
-            if c.model not in models:
-                models.append(c.model)
-    rules: list[dict[str, Any]] = []
-    index: dict[str, int] = {}
-    for m in models:
-        for rule in m.rules:
-            if rule.id not in index:
-                index[rule.id] = len(rules)
-                rules.append(_rule_descriptor(m, rule))
-    artifacts: list[dict[str, Any]] = []
-    art_index: dict[str, int] = {}
-    texts: dict[str, _FileText] = {}
+    def __init__(self) -> None:
+        self.models: set[str] = set()
+        self.rules: list[dict[str, Any]] = []
+        self.index: dict[str, int] = {}
+        self.artifacts: list[dict[str, Any]] = []
+        self.art_index: dict[str, int] = {}
+        self.texts: dict[str, _FileText] = {}
+        self.notifications: list[dict[str, Any]] = []
 
-    def artifact(path: str) -> int:
-        if path not in art_index:
-            art_index[path] = len(artifacts)
-            artifacts.append({"location": {"uri": uri_of(path)}})
-            texts[path] = _FileText(path)
-        return art_index[path]
+    def _model(self, m: ApiModel) -> None:
+        """Every rule of an API, the first time one of its cases is met (``ruleIndex`` points into this list)."""
+        if m.name not in self.models:
+            self.models.add(m.name)
+            for rule in m.rules:
+                if rule.id not in self.index:
+                    self.index[rule.id] = len(self.rules)
+                    self.rules.append(_rule_descriptor(m, rule))
 
-    def location(path: str, idx: int | None, ptr: str, name: str) -> dict[str, Any]:
-        ai = artifact(path)
-        ft = texts[path]
+    def _text(self, path: str) -> _FileText:
+        """The file's text and positions, read once while its cases are reported (the most recent files kept)."""
+        ft = self.texts.get(path)
+        if ft is None:
+            if len(self.texts) >= TEXTS_KEPT:
+                self.texts.pop(next(iter(self.texts)))
+            ft = self.texts[path] = _FileText(path)
+        return ft
+
+    def _artifact(self, path: str) -> int:
+        if path not in self.art_index:
+            self.art_index[path] = len(self.artifacts)
+            self.artifacts.append({"location": {"uri": uri_of(path)}})
+        return self.art_index[path]
+
+    def _location(self, path: str, idx: int | None, ptr: str, name: str) -> dict[str, Any]:
+        ai = self._artifact(path)
         phys: dict[str, Any] = {"artifactLocation": {"uri": uri_of(path), "index": ai}}
         if idx is not None:
-            region = ft.region(idx, ptr)
+            region = self._text(path).region(idx, ptr)
             if region is not None:
                 phys["region"] = region
         loc: dict[str, Any] = {"physicalLocation": phys}
@@ -310,22 +404,32 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
             loc["logicalLocations"] = [{"name": name, "fullyQualifiedName": f"case {idx}{ptr}", "kind": "member"}]
         return loc
 
-    out_results: list[dict[str, Any]] = []
-    notifications: list[dict[str, Any]] = []
-    for pos, r in enumerate(results):
-        if r.error is not None:
-            note: dict[str, Any] = {"level": "error", "message": {"text": r.error.line()},
-                                    "descriptor": {"id": "input-error"}}
-            if r.file:
-                ptr = _field_pointer(r.error.field)
-                note["locations"] = [location(r.file, r.index, ptr, r.error.field or "case")]
-            notifications.append(note)
-            continue
-        if r.case is None and r.program is None:
-            continue
-        product = (product_of or {}).get(pos)
-        artifact(r.file)
-        raw = texts[r.file].raw_case(r.index)
+    def results(self, results: Sequence[Result], products: Sequence[str | None] | None = None) -> list[dict[str, Any]]:
+        """The SARIF results of ``results`` (in order; an unreadable case becomes a notification instead).
+        ``products``: for ``--product all``, the product each result was checked on (by position)."""
+        for r in results:
+            for c in ([call.case for call in r.program.calls] if r.program is not None else [r.case] if r.case else []):
+                self._model(c.model)
+        out: list[dict[str, Any]] = []
+        for pos, r in enumerate(results):
+            if r.error is not None:
+                note: dict[str, Any] = {"level": "error", "message": {"text": r.error.line()},
+                                        "descriptor": {"id": "input-error"}}
+                if r.file:
+                    ptr = _field_pointer(r.error.field)
+                    note["locations"] = [self._location(r.file, r.index, ptr, r.error.field or "case")]
+                self.notifications.append(note)
+                continue
+            if r.case is None and r.program is None:
+                continue
+            out.extend(self._findings(r, products[pos] if products is not None else None))
+        return out
+
+    def _findings(self, r: Result, product: str | None) -> list[dict[str, Any]]:
+        self._artifact(r.file)
+        ft = self._text(r.file)
+        raw = ft.raw_case(r.index)
+        out = []
         for v, level in [(v, "error") for v in r.violations] + [(v, "warning") for v in r.warnings]:
             if r.program is not None and v.call is not None:
                 call = r.program.calls[v.call]
@@ -335,16 +439,15 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
             else:
                 model = r.case.model if r.case is not None else r.program.calls[0].case.model
                 ptrs = rule_pointers(model, v.rule, raw)
-            ft = texts[r.file]
             main_ptr = ptrs[0]
             text = v.message if product is None else f"on {product}: {v.message}"
             res: dict[str, Any] = {
                 "ruleId": v.rule.id,
-                "ruleIndex": index[v.rule.id],
+                "ruleIndex": self.index[v.rule.id],
                 "level": level,
                 "kind": "fail",
                 "message": {"text": text},
-                "locations": [location(r.file, r.index, main_ptr, main_ptr.rsplit("/", 1)[-1])],
+                "locations": [self._location(r.file, r.index, main_ptr, main_ptr.rsplit("/", 1)[-1])],
                 "partialFingerprints": {"ascverifyCaseRule/v1": f"{shown_path(r.file)}:{r.index}:{v.call}:{v.rule.id}:"
                                                                 f"{product or r.product}"},
                 "properties": {"jsonPointer": ft.file_pointer(r.index, main_ptr), "caseIndex": r.index,
@@ -352,7 +455,7 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
             }
             related = []
             for k, ptr in enumerate(ptrs[1:], start=1):
-                loc = location(r.file, r.index, ptr, ptr.rsplit("/", 1)[-1])
+                loc = self._location(r.file, r.index, ptr, ptr.rsplit("/", 1)[-1])
                 loc["id"] = k
                 loc["message"] = {"text": f"{ptr} is read by {v.rule.id}"}
                 related.append(loc)
@@ -360,23 +463,40 @@ def sarif_document(results: Sequence[Result], *, product_of: dict[int, str] | No
                 res["relatedLocations"] = related
             if v.call is not None:
                 res["properties"]["call"] = v.call
-            out_results.append(res)
-    invocation: dict[str, Any] = {"executionSuccessful": not notifications,
-                                  "toolExecutionNotifications": notifications}
-    if exit_code is not None:
-        invocation["exitCode"] = exit_code
-    return {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
+            out.append(res)
+        return out
+
+    def run_tail(self, exit_code: int | None = None) -> dict[str, Any]:
+        """The run's members after its results: the rules of every API met, the files, the invocation."""
+        invocation: dict[str, Any] = {"executionSuccessful": not self.notifications,
+                                      "toolExecutionNotifications": self.notifications}
+        if exit_code is not None:
+            invocation["exitCode"] = exit_code
+        return {
             "tool": {"driver": {"name": "ascverify", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": INFO_URI, "rules": rules}},
-            "artifacts": artifacts,
+                                "informationUri": INFO_URI, "rules": self.rules}},
+            "artifacts": self.artifacts,
             "invocations": [invocation],
             "columnKind": "unicodeCodePoints",
-            "results": out_results,
-        }],
-    }
+        }
+
+
+#: Files whose text a `SarifLog` keeps at once (results come in file order; a batch of ``--product all`` may
+#: go back to the file before).
+TEXTS_KEPT = 4
+#: The top of every log, before its one run (whose results come first, then `SarifLog.run_tail`).
+LOG_HEAD = {"$schema": SCHEMA, "version": "2.1.0"}
+
+
+def sarif_document(results: Sequence[Result], *, products: Sequence[str | None] | None = None,
+                   exit_code: int | None = None) -> dict[str, Any]:
+    """The SARIF log of ``check`` results (in order; unreadable cases become notifications), whole.
+
+    ``products``: for ``--product all``, the product each result was checked on (by position).
+    """
+    log = SarifLog()
+    found = log.results(results, products)
+    return {**LOG_HEAD, "runs": [{"results": found, **log.run_tail(exit_code)}]}
 
 
 def sarif_text(results: Iterable[Result], **kw: Any) -> str:
