@@ -110,9 +110,9 @@ def json_positions(text: str, max_depth: int = MAX_DEPTH) -> dict[str, int]:
 
 #: Cases of a JSON Lines file whose parsed line and value positions `_FileText` keeps (then it starts over).
 LINES_KEPT = 4096
-#: Files up to this size are kept as text while their cases are reported; a larger JSON Lines file is read again, a
-#: block of this many bytes (or one line) at a time.
+#: Files up to this size are kept as text while their cases are reported; a larger JSON Lines file is read again ...
 WHOLE_TEXT = 8 << 20
+#: ... a block of this many bytes (or one longer line) at a time.
 LINE_BLOCK = 1 << 20
 
 
