@@ -45,6 +45,7 @@ def batches(monkeypatch):
         return real(results, products)
 
     monkeypatch.setattr(portability, "check_on_products", spy)
+    monkeypatch.setattr(check_cmd, "WRITE_SLICE", 700)  # each batch's text made 700 cases at a time
     return sizes
 
 
@@ -55,9 +56,25 @@ def test_long_files_are_checked_a_batch_at_a_time(tmp_path, batches):
     # the reader hands out up to 4,096 results at a time: a batch ends at the first hand-out that reaches 2,000
     assert len(batches) >= 2 and max(batches) < 2000 + 4096 and sum(batches) == 9000
     results, rows = _at_once(path)
-    docs = check_cmd._portability_docs(results, rows)
+    docs = check_cmd._portability_docs(results, {id(row.result): row for row in rows})
     assert r.stdout == "".join(orjson.dumps(d).decode() + "\n" for d in docs)
     assert sum(1 for d in docs if d.get("portable") is False) > 0
+
+
+def test_the_text_of_a_batch_is_made_a_slice_at_a_time(tmp_path, batches, monkeypatch):
+    """A batch's JSON text is hundreds of MB: it is made and written a slice of cases at a time."""
+    made: list[int] = []
+    real = check_cmd._portability_docs
+
+    def spy(results, rows_of):
+        made.append(len(results))
+        return real(results, rows_of)
+
+    monkeypatch.setattr(check_cmd, "_portability_docs", spy)
+    path = _file(tmp_path, 3000)
+    r = CliRunner().invoke(main, ["check", "--product", "all", "--format", "json", path])
+    assert r.exit_code == 1 and len(json.loads(r.stdout)["results"]) == 3000
+    assert sum(made) == 3000 and max(made) == 700 and len(made) >= 5
 
 
 def test_text_lines_are_those_of_all_cases_at_once(tmp_path, batches):
@@ -79,7 +96,8 @@ def test_the_json_document_is_orjsons_whole(tmp_path, n, batches):
     assert r.stdout == orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
     assert list(doc) == ["format", "products", "results", "summary"] and doc["products"] == list(PRODUCT_IDS)
     results, rows = _at_once(path)
-    assert doc["results"] == json.loads(orjson.dumps(check_cmd._portability_docs(results, rows)))
+    assert doc["results"] == json.loads(orjson.dumps(check_cmd._portability_docs(results, {id(row.result): row
+                                                                                         for row in rows})))
     assert doc["summary"]["portable"] == sum(1 for row in rows if row.portable)
     assert doc["summary"]["exit_status"] == r.exit_code == 2  # a line that is not JSON
 

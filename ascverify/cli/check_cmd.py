@@ -6,7 +6,7 @@ import itertools
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import click
 import orjson
@@ -439,19 +439,23 @@ def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max
     portable = not_portable = unreadable = 0
     for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, PORTABILITY_BATCH):
         rows = _on_products(results, strict)
+        rows_of = {id(row.result): row for row in rows}
         unreadable += sum(1 for r in results if r.error is not None)
         portable += sum(1 for r in rows if r.portable)
         not_portable += sum(1 for r in rows if not r.portable)
-        if fmt in ("json", "jsonl"):
-            docs = _portability_docs(results, rows)
+        if out is not None:
+            for r in results:
+                counts.add(r)
+        for part in range(0, len(results), WRITE_SLICE):  # the text of a few cases at a time (9-13 KB each)
+            some = results[part:part + WRITE_SLICE]
+            if fmt == "text":
+                emit(joined_lines(portability_lines([row for r in some if (row := rows_of.get(id(r))) is not None])))
+                continue
+            docs = _portability_docs(some, rows_of)
             if out is not None:
-                for r in results:
-                    counts.add(r)
                 out.write(docs)
             else:
                 emit("".join(orjson.dumps(d).decode() + "\n" for d in docs))
-        else:
-            emit(joined_lines(portability_lines(rows)))
     code = 2 if unreadable else (0 if not not_portable else 1)
     if out is not None:
         out.close({**counts.to_json(), "portable": portable, "not_portable": not_portable, "exit_status": code})
@@ -472,8 +476,10 @@ def _on_products(results: Sequence[Result], strict: bool) -> list[Any]:
     return rows
 
 
+#: Cases whose text ``check --product all`` makes at once (the text of a whole batch is hundreds of MB).
+WRITE_SLICE = 512
 #: Cases checked on every product at once by ``check --product all`` (each on 7 products, with every verdict kept
-#: until printed: about 50 KB per case; fewer cases per batch pay the checker's cost per API and context more often).
+#: until printed: about 17 KB per case; fewer cases per batch pay the checker's cost per API and context more often).
 PORTABILITY_BATCH = 16384
 
 
@@ -542,14 +548,14 @@ class _SarifJson(_ListInPieces):
         self.end("".join(f',\n      "{k}": {_indented(v, 6)}' for k, v in tail.items()) + "\n    }\n  ]\n}\n")
 
 
-def _portability_docs(results: Sequence[Result], rows: Sequence[Any]) -> list[dict[str, Any]]:
+def _portability_docs(results: Sequence[Result], rows_of: Mapping[int, Any]) -> list[dict[str, Any]]:
     """``check --product all`` as JSON: each case's entry has the keys of a plain ``check`` entry (its verdict on its
-    own product), plus ``portable`` and ``products`` (the verdict on each product); in file order."""
-    by_case = {(r.file, r.index): r for r in rows}
+    own product), plus ``portable`` and ``products`` (the verdict on each product); in file order. ``rows_of``: each
+    readable result's verdicts on every product, by the result's identity."""
     docs = []
     for r in results:
         doc = r.to_json()
-        row = by_case.get((r.file, r.index)) if r.error is None else None
+        row = rows_of.get(id(r)) if r.error is None else None
         if row is not None:
             doc["portable"] = row.portable
             doc["products"] = [v.to_json() for v in row.verdicts]
