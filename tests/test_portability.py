@@ -14,7 +14,7 @@ from ascverify.cases.caseio import cases_from_bytes
 from ascverify.cases.columnar import RowCase
 from ascverify.cases.retarget import retarget
 from ascverify.cli import main
-from ascverify.engines.portability import diff_api
+from ascverify.engines.product_diff import diff_api
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"

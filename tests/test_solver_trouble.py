@@ -215,7 +215,7 @@ def test_lint_cli_counts_undecided(give_up):
 
 
 def test_diff_products_undecided_is_not_a_difference(give_up):
-    from ascverify.engines.portability import diff_api
+    from ascverify.engines.product_diff import diff_api
 
     give_up()
     d = diff_api(get_api("BilinearInterpolation"), "atlas-a2", "atlas-350")

@@ -17,6 +17,7 @@ from ..cases.retarget import on_product
 from ..cases.schema import validate
 from ..cases.sources import _LIMITS, read_limits
 from ..checking.checker import Result
+from ..engines import portability
 from ..engines.sarif import LOG_HEAD, SarifLog
 from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_error, error_line, add_result_json,
                               add_result_lines)
@@ -385,14 +386,11 @@ def _check_files_sarif(files: Sequence[str], verbose: bool, max_bytes: int, stri
                        on: str | None, strict: bool = False) -> int:
     """`check --format sarif`: one SARIF log, its results written batch by batch as the files are read (each case
     on every product, or moved to product ``on``), the rules, files and invocation at the end."""
-    # engines.portability imports Z3: loaded only for --product all (plain `check` starts without the solver)
-    from ..engines.portability import portability_tally
-
     cache = DataCache()
     log = SarifLog()
     out = _SarifJson()
     counts = Counts()
-    portable = not_portable = unreadable = 0
+    tally = _Tally()
     size = PORTABILITY_BATCH if all_products else SARIF_BATCH
     for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, size, on):
         if not all_products:
@@ -403,9 +401,7 @@ def _check_files_sarif(files: Sequence[str], verbose: bool, max_bytes: int, stri
             out.write(log.results(results))
             continue
         rows = _on_products(results, strict)
-        unreadable += sum(1 for r in results if r.error is not None)
-        portable += sum(1 for r in rows if r.portable)
-        not_portable += sum(1 for r in rows if not r.portable)
+        tally.add(results, rows)
         flat: list[Result] = [r for r in results if r.error is not None]
         products: list[str | None] = [None] * len(flat)
         for row in rows:
@@ -415,10 +411,9 @@ def _check_files_sarif(files: Sequence[str], verbose: bool, max_bytes: int, stri
                     products.append(v.product)
         out.write(log.results(flat, products))
     if all_products:
-        code = 2 if unreadable else (0 if not not_portable else 1)
-        out.close(log.run_tail(code))
-        emit_note(portability_tally(portable, not_portable, unreadable, PRODUCT_IDS))
-        return code
+        out.close(log.run_tail(tally.exit_code))
+        emit_note(tally.summary())
+        return tally.exit_code
     out.close(log.run_tail(counts.exit_code))
     emit_note(counts.summary())
     return counts.exit_code
@@ -432,42 +427,57 @@ def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max
                               strict: bool, cache: DataCache) -> int:
     """``check --product all`` in text, json or jsonl, written as the files are read: each batch of results is
     checked on every product and printed before the next is read (memory stays flat however many cases)."""
-    from ..engines.portability import portability_lines, portability_tally  # imports Z3: only for --product all
-
     counts = Counts()
     out = _PortabilityJson() if fmt == "json" else None
-    portable = not_portable = unreadable = 0
+    tally = _Tally()
     for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, PORTABILITY_BATCH):
         rows = _on_products(results, strict)
         rows_of = {id(row.result): row for row in rows}
-        unreadable += sum(1 for r in results if r.error is not None)
-        portable += sum(1 for r in rows if r.portable)
-        not_portable += sum(1 for r in rows if not r.portable)
+        tally.add(results, rows)
         if out is not None:
             for r in results:
                 counts.add(r)
         for part in range(0, len(results), WRITE_SLICE):  # the text of a few cases at a time (9-13 KB each)
             some = results[part:part + WRITE_SLICE]
             if fmt == "text":
-                emit(joined_lines(portability_lines([row for r in some if (row := rows_of.get(id(r))) is not None])))
+                some_rows = [row for r in some if (row := rows_of.get(id(r))) is not None]
+                emit(joined_lines(portability.portability_lines(some_rows)))
                 continue
             docs = _portability_docs(some, rows_of)
             if out is not None:
                 out.write(docs)
             else:
                 emit("".join(orjson.dumps(d).decode() + "\n" for d in docs))
-    code = 2 if unreadable else (0 if not not_portable else 1)
+    code = tally.exit_code
     if out is not None:
-        out.close({**counts.to_json(), "portable": portable, "not_portable": not_portable, "exit_status": code})
-    emit_note(portability_tally(portable, not_portable, unreadable, PRODUCT_IDS))
+        out.close({**counts.to_json(), "portable": tally.portable, "not_portable": tally.not_portable,
+                   "exit_status": code})
+    emit_note(tally.summary())
     return code
+
+
+class _Tally:
+    """``check --product all``'s counts over its batches: cases portable, not portable, unreadable."""
+
+    def __init__(self) -> None:
+        self.portable = self.not_portable = self.unreadable = 0
+
+    def add(self, results: Sequence[Result], rows: Sequence[Any]) -> None:
+        self.unreadable += sum(1 for r in results if r.error is not None)
+        self.portable += sum(1 for r in rows if r.portable)
+        self.not_portable += sum(1 for r in rows if not r.portable)
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.unreadable else (0 if not self.not_portable else 1)
+
+    def summary(self) -> str:
+        return portability.portability_tally(self.portable, self.not_portable, self.unreadable, PRODUCT_IDS)
 
 
 def _on_products(results: Sequence[Result], strict: bool) -> list[Any]:
     """``check --product all``: each readable result's case on every product (``strict``: warnings made errors)."""
-    from ..engines.portability import check_on_products  # imports Z3: only for --product all
-
-    rows = check_on_products(results, PRODUCT_IDS)
+    rows = portability.check_on_products(results, PRODUCT_IDS)
     if strict:
         for row in rows:
             for v in row.verdicts:

@@ -128,7 +128,7 @@ def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fm
     Exit status: 0 no difference, 1 differences listed, 2 an unknown product or API, or no
     difference established but some comparison undecided, 130 interrupted.
     """
-    from ..engines.portability import diff_api, diff_lines
+    from ..engines.product_diff import diff_api, diff_lines
 
     a, b = product_for(product_a, field="A"), product_for(product_b, field="B")
     if a.id == b.id:
