@@ -153,19 +153,23 @@ def _draw(api, n, at=5, **kw):
 
 # Sizes: Hypothesis replays and mutates earlier examples, so a count of examples is fewer distinct draws; at 200
 # (BlockReduceMin) and 150 (Bilinear) examples 6 and 5 seeds of ten met every assertion below (7 and 6 before the
-# construction stopped rejecting draws whose tensors fill a buffer); at 400 and 300, 9 and 10 of ten.
+# construction stopped rejecting draws whose tensors fill a buffer); at 400 and 300, 8 to 10 of ten. Which seeds do
+# depends on the order of the construction's choices and on the modules loaded (Hypothesis leans towards their
+# literal constants), so the BlockReduceMin test pools three seeds. Hypothesis alone favours the ends of wide ranges
+# too: the same three runs without ``bias`` gave 7 masks of 128 lanes and 7 early extremes of repeatTime, with it
+# 67 and 33 (12 to 41 and 2 to 18 per seed).
 def test_boundary_bias_draws_extremes_early_and_often():
-    got = _draw("BlockReduceMin", 400, product="atlas-a2", dtype="half", bias=True, specified=True)
-    env = [c.env for c in got]
+    runs = [[c.env for c in _draw("BlockReduceMin", 400, at=s, product="atlas-a2", dtype="half", bias=True,
+                                  specified=True)] for s in (5, 6, 7)]
+    env = [e for run in runs for e in run]
     full = sum(1 for e in env if e["isSetMask"] and not e["mask.bitwise"] and e["mask.count"] == 128)
-    assert full >= 3                                                         # the contiguous mask of exactly 128
+    assert full >= 18                                                        # the contiguous mask of exactly 128
     assert any(e["repeatTime"] == 255 for e in env) and any(e["repeatTime"] == 1 for e in env)
     low_zero = [e for e in env if e["isSetMask"] and e["mask.bitwise"] and e["mask.w0"] == 0]
     assert len({e["mask.w1"] for e in low_zero}) >= 2                      # mask[0] = 0 with several mask[1]
     assert any(e["dstRepStride"] == 0 for e in env) and any(e["srcBlkStride"] == 0 for e in env)
     # the first cases already show extremes (drawn early, not only after hundreds of cases)
-    first = env[:30]
-    assert sum(e["repeatTime"] in (1, 2, 254, 255) for e in first) >= 3
+    assert sum(e["repeatTime"] in (1, 2, 254, 255) for run in runs for e in run[:30]) >= 15
 
 
 def test_bilinear_bias_reaches_the_largest_repeats_and_masks():

@@ -28,20 +28,22 @@ def _z3() -> Any:
     return sys.modules.get("z3")
 
 
+#: Types that are never a column or a term: `_mode` passes over them without asking further (the concrete path
+#: evaluates every rule of a case with plain ints and bools).
+_PLAIN = frozenset({int, bool, float})
+
+
 def _mode(args: Iterable[Any]) -> int:
     mode = PY
-    z = _z3()
-    if z is None:
-        for a in args:
-            if isinstance(a, np.ndarray):
-                return NP
-        return PY
-    expr = z.ExprRef
     for a in args:
-        if isinstance(a, expr):
-            return SYM
+        if type(a) in _PLAIN:
+            continue
         if isinstance(a, np.ndarray):
             mode = NP
+            continue
+        z = _z3()
+        if z is not None and isinstance(a, z.ExprRef):
+            return SYM
     return mode
 
 

@@ -157,7 +157,14 @@ class _Layout:
                 _struct_minimum(a, self.domains, base)
             elif isinstance(a, MaskArg):
                 base.update({f"{a.name}.bitwise": False, f"{a.name}.count": 1})
-            elif not isinstance(a, LevelsArg):
+            elif isinstance(a, LevelsArg):  # given, every level at its minimum: what the hook does with each
+                if a.optional:
+                    base[f"{a.name}.present"] = True
+                base[f"{a.name}.levels"] = a.max_levels
+                for k in range(a.max_levels):
+                    for _, stem, _ in a.lists:
+                        base[f"{a.name}.{stem}{k}"] = self.domains[f"{a.name}.{stem}{k}"].nth(0)
+            else:
                 d = self.domains[a.name]
                 base[a.name] = d.nth(0) if d.choices is None else _choices(d)[0]
         found: set[str] | None = None
@@ -236,6 +243,11 @@ class _Layout:
         return out
 
     def fits(self, env: dict[str, Any], positions: Mapping[str, str]) -> bool:
+        return self.slack(env, positions) >= 0
+
+    def slack(self, env: dict[str, Any], positions: Mapping[str, str]) -> int:
+        """The bytes left in the fullest buffer with every tensor at its minimum size, packed aligned (negative:
+        they do not fit; `NO_TENSOR_SLACK` when no tensor is present). Fills env's sizes (`min_sizes`)."""
         sizes = self.min_sizes(env)
         used: dict[str, int] = {}
         for t in self.model.tensors:
@@ -243,8 +255,8 @@ class _Layout:
                 continue
             buf = POSITION_BUFFER[positions[t.name]]
             a = self.align(t.name, buf)
-            used[buf] = -(-used.get(buf, 0) // a) * a + sizes[t.name] * self.ctx.sizeof(t.name)
-        return all(n <= self.ctx.product.buffer_size(b) for b, n in used.items())
+            used[buf] = -(-used.get(buf, 0) // a) * a + sizes[t.name] * self.sizeof[t.name]
+        return min((self.ctx.product.buffer_size(b) - n for b, n in used.items()), default=NO_TENSOR_SLACK)
 
     def fits_many(self, env: dict[str, Any], name: str, values: np.ndarray,
                   positions: Mapping[str, str]) -> np.ndarray | None:
@@ -277,6 +289,8 @@ class _Layout:
 
 #: construct_args calls a layout probes (`_Layout.skip`).
 LEARN = 8
+#: `_Layout.slack` when no tensor is present: every value fits.
+NO_TENSOR_SLACK = 2**62
 _UNSET = object()
 
 
@@ -431,11 +445,14 @@ def _mask_strategy(draw: Callable, arg: MaskArg, ctx: Context, env: dict[str, An
 
 
 def _levels_strategy(draw: Callable, arg: LevelsArg, layout: "_Layout", env: dict[str, Any],
-                     positions: Mapping[str, str], bias: bool = False) -> Construction:
+                     positions: Mapping[str, str], bias: bool = False,
+                     skip: frozenset[str] = frozenset()) -> Construction:
     """1..max_levels levels (none when the optional argument is absent); level by level, each entry from its
-    field's domain below the largest value whose minimal tensors still fit (the entries not drawn yet at 0)."""
+    field's domain below the largest value whose minimal tensors still fit (the entries not drawn yet at 0). The
+    fields in ``skip`` (the model's hook sets them without reading them) stay at 0; ``levels`` in ``skip``: none."""
     n = arg.name
-    levels = draw(_ints(1, arg.max_levels)) if env.get(f"{n}.present", True) else 0
+    present = env.get(f"{n}.present", True) and f"{n}.levels" not in skip
+    levels = draw(_ints(1, arg.max_levels)) if present else 0
     env[f"{n}.levels"] = levels
     for k in range(arg.max_levels):
         for _, stem, _ in arg.lists:
@@ -443,6 +460,8 @@ def _levels_strategy(draw: Callable, arg: LevelsArg, layout: "_Layout", env: dic
     for k in range(levels):
         for _, stem, _ in arg.lists:
             name, d = f"{n}.{stem}{k}", layout.domains[f"{n}.{stem}{k}"]
+            if name in skip:
+                continue
             top = layout.known(env, name, positions)  # remembered: no need to ask
             if top is _UNSET:
                 top = yield Need(layout, env, name, d, positions)
@@ -553,9 +572,11 @@ PROBES = 256
 
 def _max_feasible(layout: _Layout, env: dict[str, Any], name: str, d: Domain, positions: Mapping[str, str]) -> int | None:
     """The largest value of field ``name`` (others as in env) whose minimal tensors fit: the minimum sizes grow with
-    the field, so the fitting values are a prefix of the domain; its end is found by evaluating `PROBES` values at once
-    (numpy columns) and narrowing the bracket, about 2 to 4 evaluations for the widest domains. Remembered per layout
-    for the values of the fields the minimum sizes read (`_Layout.memo_key`)."""
+    the field, so the fitting values are a prefix of the domain, whose end `_max_feasible_search` finds. Remembered per
+    layout for the values of the fields the minimum sizes read (`_Layout.memo_key`). Where a minimum size does not grow
+    with the field (BilinearInterpolation's sharedTmpBuffer in vRepeat: 4 repeats need more than 5), the value found
+    ends a run of fitting values that some value below it may interrupt; a case drawn there does not pack and is
+    rejected (`_assume`), like any other draw that leads nowhere."""
     got = layout.known(env, name, positions)
     if got is _UNSET:
         got = _max_feasible_search(layout, env, name, d, positions)
@@ -569,6 +590,74 @@ MEMO = 50_000
 
 def _max_feasible_search(layout: _Layout, env: dict[str, Any], name: str, d: Domain,
                          positions: Mapping[str, str]) -> int | None:
+    """The largest fitting value by a search on the buffers' slack (`_Layout.slack`, one value at a time): the slack
+    does not grow with the field and is close to affine in it (sizes are sums of the arguments times strides, rounded
+    up to alignments), so the secant through the bracket's ends lands on or next to the last fitting value, and that
+    value and its neighbour close the bracket: 4 or 5 evaluations where the probes on columns took a scalar one and
+    two or three of 256 values. A secant step that does not halve the bracket is followed by a bisection, so a slack
+    far from affine still takes O(log n) steps. A minimum-size rule that raises on plain values (a division by a
+    field at 0) is searched on columns instead (`_max_feasible_probes`)."""
+    count = d.values_count()
+    if count == 0:
+        return None
+    ch = _choices(d) if d.choices is not None else None
+    first, step = d._first(), d.step
+    trial = dict(env)
+
+    def value(i: int) -> int:
+        return ch[i] if ch is not None else first + i * step
+
+    def slack(i: int) -> int:
+        trial[name] = value(i)
+        return layout.slack(trial, positions)
+
+    try:
+        hi = count - 1
+        s_hi = slack(hi)
+        if s_hi >= 0:  # the common case: the whole domain fits
+            return value(hi)
+        lo, s_lo = 0, slack(0)
+        if s_lo < 0:
+            return None
+        secant = True
+        while hi - lo > 1:  # slack(lo) >= 0 > slack(hi)
+            width = hi - lo
+            if secant:
+                mid = min(max(lo + width * s_lo // (s_lo - s_hi), lo + 1), hi - 1)
+                s_mid = slack(mid)
+                if s_mid >= 0:
+                    lo, s_lo = mid, s_mid
+                    if hi - lo > 1:  # its neighbour above closes the bracket when the secant was exact
+                        s_mid = slack(lo + 1)
+                        if s_mid >= 0:
+                            lo, s_lo = lo + 1, s_mid
+                        else:
+                            hi, s_hi = lo + 1, s_mid
+                else:
+                    hi, s_hi = mid, s_mid
+                    if hi - lo > 1:  # and its neighbour below
+                        s_mid = slack(hi - 1)
+                        if s_mid >= 0:
+                            lo, s_lo = hi - 1, s_mid
+                        else:
+                            hi, s_hi = hi - 1, s_mid
+            else:
+                mid = (lo + hi) // 2
+                s_mid = slack(mid)
+                if s_mid >= 0:
+                    lo, s_lo = mid, s_mid
+                else:
+                    hi, s_hi = mid, s_mid
+            secant = 2 * (hi - lo) <= width
+        return value(lo)
+    except ArithmeticError:
+        return _max_feasible_probes(layout, env, name, d, positions)
+
+
+def _max_feasible_probes(layout: _Layout, env: dict[str, Any], name: str, d: Domain,
+                         positions: Mapping[str, str]) -> int | None:
+    """`_max_feasible` on numpy columns: `PROBES` values at once, narrowing the bracket, 2 to 4 evaluations for the
+    widest domains (the rules evaluated with numpy's arithmetic, where a division by 0 does not raise)."""
     count = d.values_count()
     if count == 0:
         return None
@@ -707,8 +796,14 @@ def _flag(draw: Callable, usually: bool) -> bool:
 
 @st.composite
 def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
-                args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False) -> Case:
-    return drive(construction(draw, model, products, dtype, args, bias, specified))
+                args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False,
+                checked: frozenset[str] | None = None) -> Case:
+    """One constructed case; with ``checked`` (the arguments held fixed), only one that passes `_holds` (an
+    assumption in the draw rather than a ``.filter``, whose retries and spans every example paid for)."""
+    case = drive(construction(draw, model, products, dtype, args, bias, specified))
+    if checked is not None:
+        _assume(_holds(case, checked))
+    return case
 
 
 def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
@@ -719,12 +814,13 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
     `UnsatisfiedAssumption` when its draw leads nowhere). `drive` answers one construction; `build_many` answers
     many at once, on numpy columns (the seeded generation). ``own_mask``: the call always sets its mask (never the
     placeholder of a mask an earlier call set)."""
-    product = draw(_sampled(tuple(products)))
+    # (one product or type is no choice: taken without a draw, which would make none but cost as much as one)
+    product = products[0] if len(products) == 1 else draw(_sampled(tuple(products)))
     supported = model.support.get(product, ())
     if dtype is not None:
         t = dtype
     elif supported:
-        t = draw(_sampled(tuple(supported)))
+        t = supported[0] if len(supported) == 1 else draw(_sampled(tuple(supported)))
     else:
         t = model.default_dtype
     ctx = model.context(product, t)
@@ -756,8 +852,20 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
 
     # arguments, each below the largest value that still fits (the rest at their minimum)
     given = dict(args or {})
+    # a mask's placeholder flag (isSetMask) comes with the mask: a mask an earlier call set (flag false) is not
+    # drawn, since the placeholder replaces it below (drawing it made choices that change nothing, and duplicates)
+    drawn_flags: dict[str, bool] = {}
     for a in model.args:
         if isinstance(a, MaskArg):
+            flag = a.placeholder_flag
+            if flag and flag not in layout.hook_writes():
+                if flag in given:
+                    on = bool(given[flag])
+                else:
+                    on = drawn_flags[flag] = True if own_mask else _flag(draw, True) if specified \
+                        else bool(draw(_BOOLS))  # with ``specified``, a mask set elsewhere is rare
+                if not on:
+                    continue
             _mask_strategy(draw, a, ctx, env, bias)
             continue
         if isinstance(a, LevelsArg):  # drawn below, once the scalar arguments are at their minimum
@@ -770,6 +878,7 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
     for a in layout.plain_args:
         if a.name not in given:
             env[a.name] = doms[a.name].nth(0) if doms[a.name].choices is None else _choices(doms[a.name])[0]
+    env.update(drawn_flags)
     # boundary bias, one case in four: a *focus* argument at an end of its domain (as far as the buffers allow with
     # the others at their minimum), drawn first, the others leaning to their minimum, so that an extreme that only
     # fits when the other arguments are small (vRepeat = 255) comes too
@@ -792,17 +901,16 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
             env[focus] = ch[0] if ch is not None else d.nth(0)
     for a in model.args:
         if isinstance(a, LevelsArg) and a.name not in given:
-            yield from _levels_strategy(draw, a, layout, env, positions, bias)
+            yield from _levels_strategy(draw, a, layout, env, positions, bias, skip)
             continue
         if isinstance(a, StructArg) and a.name not in given:
             yield from _struct_draw(draw, a, layout, env, positions, bias, skip)
             continue
-        if isinstance(a, (MaskArg, LevelsArg, StructArg)) or a.name in given or a.name in skip:
+        if isinstance(a, (MaskArg, LevelsArg, StructArg)) or a.name in given or a.name in skip or a.name in drawn_flags:
             continue
         d = doms[a.name]
         if a.type.kind in ("bool", "enum"):
-            if a.type.kind == "bool":
-                # with ``specified``, a mask set elsewhere (isSetMask=false: every result unspecified) is rare
+            if a.type.kind == "bool":  # (a placeholder flag the hook writes: as with its mask above)
                 env[a.name] = True if own_mask and a.name in flags else \
                     _flag(draw, True) if specified and a.name in flags else bool(draw(_BOOLS))
             else:
@@ -905,7 +1013,7 @@ def cases(api: str | ApiModel, *, product: str | Sequence[str] | None = None, dt
     if not products:
         raise InvalidArgument(f"{model.name} is supported on no product given ({product!r})")
     given = frozenset(args or ()) | {f.name for f in model.fields if f.param in (args or ())}
-    base = _valid_case(model, products, dtype, args, bias, specified).filter(lambda c: _holds(c, given))
+    base = _valid_case(model, products, dtype, args, bias, specified, given)
     return base.flatmap(_with_data) if data else base
 
 
