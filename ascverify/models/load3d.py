@@ -35,6 +35,7 @@ from ..spec.products import POSITION_BUFFER
 from ..spec.registry import register
 from ..spec.rules import POSITION_NAMES, WARNING, Context, Values, field_range, rule, state_rule, tensor_min_size
 from .codec import BITFIELDS, BY_NAME, BY_V2, NOTES, SEED, V2_DEFAULTS, V2_OTHER_DEFAULTS, CodecError, decode
+from .drawing import integers as _ints
 from .img2col import (
     FRACTAL_BYTES,
     FRACTAL_ROWS,
@@ -1239,15 +1240,6 @@ def _coverage_why(v: Values, ctx: Context, axis: str) -> str:
 
 
 # -- construction -----------------------------------------------------------------------------------------------------
-
-@lru_cache(maxsize=8192)
-def _ints(lo: int, hi: int) -> Any:
-    """``st.integers(lo, hi)``, built once per bounds: building a strategy (even one Hypothesis caches) costs more
-    than drawing from it, and the construction draws dozens per case."""
-    from hypothesis import strategies as st
-
-    return st.integers(lo, hi)
-
 
 @lru_cache(maxsize=8192)
 def _small(lo: int, hi: int, near: int) -> Any:

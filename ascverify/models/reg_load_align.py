@@ -34,6 +34,7 @@ from ..spec.products import VECTOR_POSITIONS
 from ..spec.registers import GEOMETRIES, mask_bits, mask_bytes
 from ..spec.registry import register
 from ..spec.rules import Context, Values, field_one_of, field_range, rule, tensor_min_size
+from .drawing import integers
 
 SEED = "001_fa274d527d3e292b.txt"
 NOTES = "HARDWARE_NOTES.md Reg API"
@@ -294,8 +295,6 @@ class LoadAlign(ApiModel):
         """AddrReg form: only for 8/16/32-bit T (else the plain form), and each index_k a multiple of what makes
         index_k * stride_k * sizeof(T) a multiple of the dist's alignment, the offset within a few KiB (srcAddr is
         laid out 32-byte aligned: ``pack_align``)."""
-        from hypothesis import strategies as st
-
         if not env["addrReg.present"]:
             return
         if ctx.dtype.bits > 32:
@@ -308,11 +307,13 @@ class LoadAlign(ApiModel):
         align = ALIGN_BYTES[DIST.choices[int(env["dist"])]]
         step = align // gcd(align, sz)  # elements: a multiple of step is a multiple of align bytes
         for k in range(int(env["addrReg.levels"])):
-            stride = draw(st.one_of(st.integers(0, 512), st.just(int(env[f"addrReg.stride{k}"]))))
+            # one up to 512 or the stride drawn before: the branch, then its value, as st.one_of(st.integers(0, 512),
+            # st.just(drawn)) makes its choices, without building those strategies for every level of every case
+            stride = draw(integers(0, 512)) if draw(integers(0, 1)) == 0 else int(env[f"addrReg.stride{k}"])
             q = step // gcd(stride, step) if stride else 1
             top = min(UINT16.hi, 2048 // max(1, stride * sz))
             env[f"addrReg.stride{k}"] = stride
-            env[f"addrReg.index{k}"] = q * draw(st.integers(0, top // q))
+            env[f"addrReg.index{k}"] = q * draw(integers(0, top // q))
 
     # -- semantics --------------------------------------------------------------------------------------------
 
