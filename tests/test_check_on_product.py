@@ -117,3 +117,19 @@ def test_workers_say_what_one_process_says(tmp_path, monkeypatch):
     two = _run(monkeypatch, tmp_path / "given", "--product", "atlas-a3", "--format", "json", "--workers", "2")
     assert (one.stdout, one.stderr, one.exit_code) == (two.stdout, two.stderr, two.exit_code)
     assert json.loads(one.stdout)["summary"]["invalid"] > 0
+
+
+@pytest.mark.parametrize("argv, why", [(["--product", "all"], "--product all"),
+                                       (["--format", "sarif"], "--format sarif"),
+                                       (["--schema", "--format", "jsonl"], "--schema")])
+def test_workers_a_run_cannot_use_are_named_not_ignored_silently(tmp_path, monkeypatch, argv, why):
+    """--product all, --format sarif and --schema check in one process: asked for workers, `check` says so on
+    standard error (once, before the summary), and prints what one process prints."""
+    _write(tmp_path / "given", _docs(300))
+    monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)  # a file the workers would otherwise take
+    one = _run(monkeypatch, tmp_path / "given", *argv)
+    two = _run(monkeypatch, tmp_path / "given", *argv, "--workers", "2")
+    note = f"note: --workers 2 is not used with {why}: the check runs in one process\n"
+    assert two.stderr.count("--workers") == 1 and two.stderr.startswith(note)
+    assert (two.stdout, two.stderr[len(note):], two.exit_code) == (one.stdout, one.stderr, one.exit_code)
+    assert "--workers" not in one.stderr

@@ -59,7 +59,8 @@ from .options import product_option, verbosity_options, workers_option
 @max_bytes_option
 @workers_option(1, "More than 1 (or 0) splits JSON Lines files of 12 MiB and more among processes, with the same "
                   "output: 2 workers on 2 shared cores measured 1.2-1.8x faster than one process on 100,000 cases "
-                  "(bench/RESULTS.md). Each worker holds up to 65,536 cases: opt in.")
+                  "(bench/RESULTS.md). Each worker holds up to 65,536 cases: opt in. Not used with --format sarif, "
+                  "--product all or --schema (one process).")
 @click.option("--schema", "strict_schema", is_flag=True,
               help="Also validate every case against the published JSON Schema with jsonschema (slower).")
 @product_option(
@@ -115,6 +116,10 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     """
     if show:
         sys.exit(check_and_show(files, fmt, verbose, max_bytes, strict, product))
+    serial = [why for why, on in (("--format sarif", fmt == "sarif"), ("--product all", product == "all"),
+                                  ("--schema", strict_schema)) if on]
+    if workers != 1 and serial:
+        emit_note(f"note: --workers {workers} is not used with {' and '.join(serial)}: the check runs in one process")
     with gc_paused():
         code = _check_files(files, fmt, verbose, max_bytes, workers, strict_schema, product,
                             strict)
