@@ -40,11 +40,24 @@ class Context:
 
     def sizeof(self, tensor: str | None = None) -> int:
         """Bytes per element of ``tensor`` (of T when None)."""
-        return (self.dtype if tensor is None else self.tensor_dtype(tensor)).size
+        got = self._sizes.get(tensor)
+        return self.dtype.size if got is None else got
+
+    @functools.cached_property
+    def _sizes(self) -> dict[str | None, int]:
+        """`sizeof` of T (key None) and of each tensor given a type of its own (a rule asks for every evaluation)."""
+        sizes: dict[str | None, int] = {None: self.dtype.size}
+        for name, t in self.tensor_dtypes:
+            sizes.setdefault(name, t.size)  # the first entry of a name, as `tensor_dtype` finds it
+        return sizes
 
     @property
     def key(self) -> tuple:
         return (self.product.id, self.dtype.name, tuple((n, t.name) for n, t in self.tensor_dtypes))
+
+
+#: a tensor's name -> the keys of its fields in an env (the names are the models' tensors: a few dozen)
+_TENSOR_KEYS: dict[str, tuple[str, str, str, str]] = {}
 
 
 class TensorView:
@@ -53,11 +66,14 @@ class TensorView:
     __slots__ = ("name", "addr", "size", "position", "present", "elem")
 
     def __init__(self, name: str, env: Mapping[str, Any], ctx: Context, optional: bool) -> None:
+        keys = _TENSOR_KEYS.get(name)
+        if keys is None:
+            keys = _TENSOR_KEYS[name] = (f"{name}.addr", f"{name}.size", f"{name}.position", f"{name}.present")
         self.name = name
-        self.addr = env[f"{name}.addr"]
-        self.size = env[f"{name}.size"]
-        self.position = env[f"{name}.position"]
-        self.present = env[f"{name}.present"] if optional else True
+        self.addr = env[keys[0]]
+        self.size = env[keys[1]]
+        self.position = env[keys[2]]
+        self.present = env[keys[3]] if optional else True
         self.elem = ctx.sizeof(name)
 
     @property
