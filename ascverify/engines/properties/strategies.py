@@ -910,7 +910,7 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
             continue
         d = doms[a.name]
         if a.type.kind in ("bool", "enum"):
-            if a.type.kind == "bool":  # (a placeholder flag the hook writes: as with its mask above)
+            if a.type.kind == "bool":  # a placeholder flag comes here only when the hook writes it (else: above)
                 env[a.name] = True if own_mask and a.name in flags else \
                     _flag(draw, True) if specified and a.name in flags else bool(draw(_BOOLS))
             else:
