@@ -10,17 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify.cli import check_cmd, common, main
-from mixed_cases import mixed_case
-
-# a program: SetVectorMask, then BlockReduceMin with the mask it set
-PROGRAM = {"product": "atlas-a2", "dtype": "half",
-           "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 128},
-                       "z": {"position": "VECOUT", "addr": 512, "size": 16}},
-           "calls": [{"api": "set_vector_mask", "args": {"mask": [255, 0]}},
-                     {"api": "block_reduce_min", "args": {"repeat": 1, "mask": "MASK_PLACEHOLDER", "dst_rep_stride": 1,
-                                                          "src_blk_stride": 1, "src_rep_stride": 8,
-                                                          "is_set_mask": False},
-                      "tensors": {"dst": "z", "src": "x"}}]}
+from mixed_cases import PROGRAM, mixed_case
 
 
 def _docs(n: int) -> list[dict | None]:

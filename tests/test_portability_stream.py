@@ -15,7 +15,8 @@ from ascverify.cli import check_cmd, main
 from ascverify.cli.common import DataCache, checked_stream
 from ascverify.engines import portability
 from ascverify.spec.products import PRODUCT_IDS
-from mixed_cases import mixed_case
+from mixed_cases import PROGRAM, mixed_case
+
 
 def _file(tmp_path, n: int, broken_every: int = 0) -> str:
     lines = []
@@ -64,13 +65,13 @@ def test_long_files_are_checked_a_batch_at_a_time(tmp_path, batches):
 def test_the_text_of_a_batch_is_made_a_slice_at_a_time(tmp_path, batches, monkeypatch):
     """A batch's JSON text is hundreds of MB: it is made and written a slice of cases at a time."""
     made: list[int] = []
-    real = check_cmd._portability_docs
+    real = check_cmd._PortabilityJson.write_texts
 
-    def spy(results, rows_of):
-        made.append(len(results))
-        return real(results, rows_of)
+    def spy(self, texts):
+        made.append(len(texts))
+        return real(self, texts)
 
-    monkeypatch.setattr(check_cmd, "_portability_docs", spy)
+    monkeypatch.setattr(check_cmd._PortabilityJson, "write_texts", spy)
     path = _file(tmp_path, 3000)
     r = CliRunner().invoke(main, ["check", "--product", "all", "--format", "json", path])
     assert r.exit_code == 1 and len(json.loads(r.stdout)["results"]) == 3000
@@ -109,3 +110,40 @@ def test_a_document_without_results(capsys):
     whole = {"format": check_cmd.CHECK_JSON_FORMAT, "products": list(PRODUCT_IDS), "results": [],
              "summary": {"valid": 0}}
     assert capsys.readouterr().out == orjson.dumps(whole, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+@pytest.mark.parametrize("indent", [True, False])
+@pytest.mark.parametrize("strict", [False, True])
+def test_each_entry_is_orjsons_text_of_its_dict(tmp_path, strict, indent):
+    """`_portability_entry` builds an entry from the report's remembered pieces: the text is the one orjson writes
+    for `_portability_docs`' dict, indented 4 spaces deep (--format json) or compact (--format jsonl), for every kind
+    of result (cases valid or not here or elsewhere, programs, unreadable lines, warnings made errors)."""
+    def doc(i: int) -> dict:
+        d = mixed_case(i)
+        if i % 50 == 7 and "isSetMask" in d["args"]:  # a mask set by an earlier call: notes and warnings
+            d["args"]["isSetMask"] = False
+        return d
+
+    lines = [json.dumps(PROGRAM) if i % 97 == 3 else "not json {" if i % 300 == 1 else json.dumps(doc(i))
+             for i in range(1500)]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    results, rows = _at_once(str(path))
+    if strict:  # as `check --strict` promotes them, before either text is made
+        for r in results:
+            r.promote_warnings()
+        for row in rows:
+            for v in row.verdicts:
+                v.result.promote_warnings()
+    rows_of = {id(row.result): row for row in rows}
+    kinds = set()
+    for r in results:
+        row = rows_of.get(id(r))
+        doc = check_cmd._portability_docs([r], rows_of)[0]
+        want = "    " + orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n    ") if indent \
+            else orjson.dumps(doc).decode()
+        assert check_cmd._portability_entry(r, row, indent) == want
+        kinds.add("error" if r.error else "program" if r.program is not None else
+                  "portable" if row.portable else "not portable")
+    assert kinds == {"error", "program", "portable", "not portable"}
+    assert any(v.result.warnings or v.result.unchecked for row in rows for v in row.verdicts)

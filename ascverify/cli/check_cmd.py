@@ -20,7 +20,7 @@ from ..checking.checker import Result
 from ..engines import portability
 from ..engines.sarif import LOG_HEAD, SarifLog
 from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_error, error_line, add_result_json,
-                              add_result_lines)
+                              add_result_lines, result_json_close)
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import PRODUCT_IDS, lookup_product, product_names
 from .common import (
@@ -448,11 +448,10 @@ def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max
                 some_rows = [row for r in some if (row := rows_of.get(id(r))) is not None]
                 emit(joined_lines(portability.portability_lines(some_rows)))
                 continue
-            docs = _portability_docs(some, rows_of)
             if out is not None:
-                out.write(docs)
+                out.write_texts([_portability_entry(r, rows_of.get(id(r))) for r in some])
             else:
-                emit("".join(orjson.dumps(d).decode() + "\n" for d in docs))
+                emit("".join(_portability_entry(r, rows_of.get(id(r)), indent=False) + "\n" for r in some))
     code = tally.exit_code
     if out is not None:
         out.close({**counts.to_json(), "portable": tally.portable, "not_portable": tally.not_portable,
@@ -528,12 +527,16 @@ class _ListInPieces:
         self.started = False
 
     def write(self, entries: Sequence[Any]) -> None:
-        if not entries:
+        pad = " " * self.depth
+        self.write_texts([pad + _indented(e, self.depth) for e in entries])
+
+    def write_texts(self, texts: Sequence[str]) -> None:
+        """Entries already written as `write` writes them (the pad of their first line included)."""
+        if not texts:
             return
         emit(",\n" if self.started else self.head + "[\n")
         self.started = True
-        pad = " " * self.depth
-        emit(",\n".join(pad + _indented(e, self.depth) for e in entries))
+        emit(",\n".join(texts))
 
     def end(self, tail: str) -> None:
         emit(("\n" + " " * (self.depth - 2) + "]" if self.started else self.head + "[]") + tail)
@@ -561,6 +564,65 @@ class _SarifJson(_ListInPieces):
 
     def close(self, tail: dict[str, Any]) -> None:
         self.end("".join(f',\n      "{k}": {_indented(v, 6)}' for k, v in tail.items()) + "\n    }\n  ]\n}\n")
+
+
+def _portability_entry(r: Result, row: Any | None, indent: bool = True) -> str:
+    """``r``'s entry in the results of ``check --product all``: the text orjson writes for its `_portability_docs`
+    dict, indented as `_PortabilityJson` writes it (--format json) or compact (a line of --format jsonl, without
+    its newline), made from the report's remembered pieces (`add_result_json`): the result's keys, then
+    ``portable``, then each product's verdict (its result's keys, 8 spaces deep when indented, then its own)."""
+    style = _INDENTED_ENTRY if indent else _COMPACT_ENTRY
+    if r.error is not None or row is None:
+        return style.whole(_portability_docs([r], {})[0], 4)
+    parts: list[str] = []
+    add_result_json(parts, r, indent=indent, close=False)
+    parts.append(style.portable[row.portable])
+    sep = style.first
+    for v in row.verdicts:
+        parts.append(sep)
+        sep = style.sep
+        if v.result.product != v.product:  # (a verdict names the product its result was checked on)
+            parts.append(style.whole(v.to_json(), 8))
+            continue
+        add_result_json(parts, v.result, indent=indent, depth=8, close=False)
+        parts.append(style.flags[(v.supported, v.given)])
+        parts.append(style.differs({"broken_only_here": v.only_here, "broken_only_on_given_product": v.only_given}))
+        parts.append(style.close_verdict)
+    parts.append("[]" if sep == style.first else style.last)
+    parts.append(style.close_entry)
+    return "".join(parts)
+
+
+class _EntryStyle:
+    """The pieces `_portability_entry` adds to the report's: orjson's indentation with the entry 4 spaces deep and
+    its verdicts 8 deep, or compact."""
+
+    def __init__(self, indent: bool) -> None:
+        self.indent = indent
+        key6, key10, colon = ("\n" + " " * 6, "\n" + " " * 10, ": ") if indent else ("", "", ":")
+
+        def flag(x: bool) -> str:
+            return "true" if x else "false"
+
+        #: after a result's own keys: ``portable`` and the key of ``products``; after a verdict's result: its own keys
+        self.portable = {p: f',{key6}"portable"{colon}{flag(p)},{key6}"products"{colon}' for p in (False, True)}
+        self.flags = {(s, g): f',{key10}"supported"{colon}{flag(s)},{key10}"given_product"{colon}{flag(g)},'
+                              f'{key10}"differs"{colon}' for s in (False, True) for g in (False, True)}
+        #: the list of verdicts: before the first, between two, after the last
+        self.first, self.sep, self.last = ("[\n", ",\n", key6 + "]") if indent else ("[", ",", "]")
+        self.close_verdict = result_json_close(8) if indent else "}"
+        self.close_entry = result_json_close(4) if indent else "}"
+
+    def whole(self, doc: dict[str, Any], depth: int) -> str:
+        """``doc`` written whole (its first line's pad included when indented ``depth`` deep)."""
+        return " " * depth + _indented(doc, depth) if self.indent else orjson.dumps(doc).decode()
+
+    def differs(self, doc: dict[str, Any]) -> str:
+        return _indented(doc, 10) if self.indent else orjson.dumps(doc).decode()
+
+
+_INDENTED_ENTRY = _EntryStyle(True)
+_COMPACT_ENTRY = _EntryStyle(False)
 
 
 def _portability_docs(results: Sequence[Result], rows_of: Mapping[int, Any]) -> list[dict[str, Any]]:

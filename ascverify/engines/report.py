@@ -17,6 +17,7 @@ and a message worded once and remembered: ``check`` on a large file repeats the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 import orjson
@@ -153,27 +154,42 @@ def result_json(r: Result, *, indent: bool = False) -> str:
     return "".join(parts)
 
 
-def add_result_json(parts: list[str], r: Result, *, indent: bool = False) -> None:
-    """Append the text of `result_json` to ``parts``, in pieces (most remembered: none is made twice)."""
-    (_INDENTED if indent else _COMPACT).add(parts, r)
+def add_result_json(parts: list[str], r: Result, *, indent: bool = False, depth: int = 4, close: bool = True) -> None:
+    """Append the text of `result_json` to ``parts``, in pieces (most remembered: none is made twice). Indented, the
+    object may sit ``depth`` spaces deep (its keys 2 deeper); without ``close`` its closing brace is left out, for
+    the caller to add keys after ``unchecked`` (and ``error``) as orjson writes them, then `result_json_close`."""
+    layout = _COMPACT if not indent else _INDENTED if depth == 4 else _indented_layout(depth)
+    layout.add(parts, r, close)
+
+
+def result_json_close(depth: int = 4) -> str:
+    """The text that closes an indented result object ``depth`` spaces deep (see `add_result_json`)."""
+    return "\n" + " " * depth + "}"
+
+
+@lru_cache(maxsize=None)
+def _indented_layout(depth: int) -> "_Layout":
+    return _Layout(True, depth)
 
 
 class _Layout:
-    """A result's object as orjson writes it, compact or indented at the depth of the ``results`` entries of
-    `json_document` (an entry at 4 spaces, its keys at 6, its findings at 8), with the memos of its pieces."""
+    """A result's object as orjson writes it, compact or indented ``depth`` spaces deep (the ``results`` entries of
+    `json_document`: an entry at 4 spaces, its keys at 6, its findings at 8), with the memos of its pieces."""
 
-    def __init__(self, indent: bool) -> None:
+    def __init__(self, indent: bool, depth: int = 4) -> None:
         self.indent = indent
-        comma, colon = (",\n      ", ": ") if indent else (",", ":")
+        self.pad = " " * (depth + 4)  # a finding's lines
+        keys = " " * (depth + 2)
+        comma, colon = (",\n" + keys, ": ") if indent else (",", ":")
         #: each key as written after the value before it (``,"index":``)
         key = {name: comma + _dumps(name) + colon for name in ("file", "index", "api", "product", "valid",
                                                                "violations", "warnings", "unchecked", "error")}
-        self.open = ("    {\n      " if indent else "{") + key["file"][len(comma):]
+        self.open = (" " * depth + "{\n" + keys if indent else "{") + key["file"][len(comma):]
         self.key = key
         self.key_warnings, self.key_unchecked = key["warnings"], key["unchecked"]
-        self.close = "\n    }" if indent else "}"
+        self.close = result_json_close(depth) if indent else "}"
         #: a list of findings: before the first, between two, after the last
-        self.first, self.sep, self.last = ("[\n", ",\n", "\n      ]") if indent else ("[", ",", "]")
+        self.first, self.sep, self.last = ("[\n", ",\n", "\n" + keys + "]") if indent else ("[", ",", "]")
         #: file -> the text up to the index; (api, product, valid) -> the text from the index to the violations;
         #: a finding's fields -> its object's text
         self.heads: dict[str, str] = {}
@@ -183,8 +199,8 @@ class _Layout:
         #: note, a model's notes for the same values), so its text is found by identity, without making its key
         self.notes: dict[int, tuple[Unchecked, str]] = {}
 
-    def add(self, parts: list[str], r: Result) -> None:
-        """Append the pieces of ``r``'s text to ``parts``."""
+    def add(self, parts: list[str], r: Result, close: bool = True) -> None:
+        """Append the pieces of ``r``'s text to ``parts`` (``close``: its closing brace too)."""
         file = r.file
         head = self.heads.get(file)
         if head is None:
@@ -221,7 +237,8 @@ class _Layout:
             parts.append("[]")
         if error is not None:
             parts.append(self.key["error"] + _dumps(error.line()))
-        parts.append(self.close)
+        if close:
+            parts.append(self.close)
 
     # A finding's key holds every field its text is made of (its rule is frozen). Only a finding whose message or
     # reason is a str and whose call is an int or None (the declared types) is remembered: no value that equals
@@ -264,7 +281,7 @@ class _Layout:
         """The text of ``x.to_json()`` at its depth."""
         doc = x.to_json()
         if self.indent:
-            text = "        " + orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n        ")
+            text = self.pad + orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n" + self.pad)
         else:
             text = _dumps(doc)
         return _remember(self.findings, key, text) if remember else text
