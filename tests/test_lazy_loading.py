@@ -12,6 +12,7 @@ from pathlib import Path
 import ascverify
 from ascverify.cli import COMMAND_MODULES, main
 from ascverify.models import REGISTRY
+from ascverify.spec.dtypes import DTYPES, FINITE_MAX, get_dtype
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,15 +87,29 @@ def _check_modules(case: Path, prefix: str) -> set[str]:
 def test_ml_dtypes_is_imported_only_for_its_types(tmp_path):
     # numpy's own types (half here) need no ml_dtypes: `check` starts without it
     assert not _check_modules(ROOT / "examples" / "bilinear_interpolation.json", "ml_dtypes")
-    # a float padValue range (Load3DBitMode's pad rule) is numpy's finfo for half ...
-    half = {"api": "SetFmatrix", "product": "atlas-350", "dtype": "half",
-            "args": {"l1H": 16, "l1W": 16, "padList": [0, 0, 0, 0], "padValue": 1}}
-    (tmp_path / "half.json").write_text(json.dumps(half))
-    assert not _check_modules(tmp_path / "half.json", "ml_dtypes")
-    # ... and ml_dtypes' for bfloat16, whose numpy type it is
+    # a float padValue range (Load3DBitMode's pad rule) is the format's largest finite value (`FINITE_MAX`), for
+    # ml_dtypes' own types too: checking them needs no ml_dtypes (its import took 0.68 s in version 0.7)
+    example = json.loads((ROOT / "examples" / "load3d_example.json").read_text())
+    for dtype in ("half", "bfloat16", "fp8_e4m3fn", "fp8_e5m2"):
+        src = {k: v for k, v in example["tensors"]["src"].items() if k != "data"}
+        case = {**example, "dtype": dtype, "tensors": {"dst": example["tensors"]["dst"], "src": src}}
+        (tmp_path / f"{dtype}.json").write_text(json.dumps(case))
+        assert not _check_modules(tmp_path / f"{dtype}.json", "ml_dtypes"), dtype
+    # ... while ml_dtypes still gives bfloat16 its numpy type, where the core needs one
     got = _modules_after("from ascverify.spec.dtypes import get_dtype\n"
                          "import ml_dtypes\n"
-                         "assert get_dtype('bf16').numpy == ml_dtypes.bfloat16\n"
-                         "assert get_dtype('fp8_e4m3fn').finite_max() == 448.0\n"
-                         "assert get_dtype('half').finite_max() == 65504.0", "ml_dtypes")
+                         "assert get_dtype('bf16').numpy == ml_dtypes.bfloat16", "ml_dtypes")
     assert "ml_dtypes" in got
+
+
+def test_the_float_formats_largest_finite_values_are_finfos():
+    """`FINITE_MAX`, written from each format's exponent and mantissa widths, is what numpy's or ml_dtypes' finfo
+    says, and `finite_max` gives it for every float type that has a numpy type."""
+    import ml_dtypes
+    import numpy as np
+
+    for name, top in FINITE_MAX.items():
+        t = get_dtype(name)
+        info = ml_dtypes.finfo(t.numpy) if t.numpy_name.startswith("ml_dtypes.") else np.finfo(t.numpy)
+        assert top == float(info.max) == t.finite_max(), name
+    assert set(FINITE_MAX) == {t.name for t in DTYPES if t.kind == "float" and t.name != "hifloat8"}
