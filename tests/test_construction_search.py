@@ -151,3 +151,27 @@ def test_levels_the_hook_sets_are_not_drawn():
     assert not {f"addrReg.stride{k}" for k in range(4)} & half   # the hook keeps a drawn stride now and then
     wide = strat._layout("LoadAlign", model.context("atlas-350", "b64")).skip()
     assert {"addrReg.levels", *(f"addrReg.{f}{k}" for f in ("index", "stride") for k in range(4))} <= wide
+
+
+def test_a_minimum_size_that_raises_on_plain_values_is_searched_on_columns():
+    """A rule dividing by a field raises ZeroDivisionError on a plain 0, where numpy's columns give a value: the
+    search then falls back to the probes on columns, with the same answer."""
+    import numpy as np
+
+    cap = 1000
+
+    class Layout:
+        def slack(self, env: dict[str, Any], positions: Any) -> int:
+            x = env["x"]
+            return cap - (3 * x + x * x // x)  # 4x elements, written so that it raises at x = 0
+
+        def fits(self, env: dict[str, Any], positions: Any) -> bool:
+            return self.slack(env, positions) >= 0
+
+        def fits_many(self, env: dict[str, Any], name: str, values: np.ndarray, positions: Any) -> np.ndarray:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                need = 3 * values + np.where(values == 0, 0, values * values // np.where(values == 0, 1, values))
+            return need <= cap
+
+    d = Domain("x", 0, 1000)
+    assert strat._max_feasible_search(Layout(), {"x": 5}, "x", d, {}) == 250  # 4 * 250 = 1000
