@@ -2,8 +2,9 @@
 
 Valid cases (STYLE.md 3): ranges, multiples and choices come from the structured rules' domains;
 integer arguments are drawn below the largest value whose minimal tensors still fit the product's
-buffers (a search over the model's minimum-size rules, which are nondecreasing in the arguments,
-evaluated on numpy columns, and remembered per layout); tensors get at least their minimum size and
+buffers (a search over the model's minimum-size rules, which are nondecreasing in the arguments: a
+secant on the buffers' slack for one construction, numpy columns for many at once; remembered per
+layout); tensors get at least their minimum size and
 are packed, aligned and disjoint, into their buffers. The rules this does not make hold by itself
 (relational rules such as the vertical overlap, guarded rules, rules on fields the model's own
 construction hook sets) are checked as a safety net (`_Layout.checked_rules`).
