@@ -11,6 +11,7 @@ import random
 import warnings
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis.errors import UnsatisfiedAssumption
 
@@ -156,8 +157,6 @@ def test_levels_the_hook_sets_are_not_drawn():
 def test_a_minimum_size_that_raises_on_plain_values_is_searched_on_columns():
     """A rule dividing by a field raises ZeroDivisionError on a plain 0, where numpy's columns give a value: the
     search then falls back to the probes on columns, with the same answer."""
-    import numpy as np
-
     cap = 1000
 
     class Layout:

@@ -9,6 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import ml_dtypes
+import numpy as np
+
 import ascverify
 from ascverify.cli import COMMAND_MODULES, main
 from ascverify.models import REGISTRY
@@ -105,9 +108,6 @@ def test_ml_dtypes_is_imported_only_for_its_types(tmp_path):
 def test_the_float_formats_largest_finite_values_are_finfos():
     """`FINITE_MAX`, written from each format's exponent and mantissa widths, is what numpy's or ml_dtypes' finfo
     says, and `finite_max` gives it for every float type that has a numpy type."""
-    import ml_dtypes
-    import numpy as np
-
     for name, top in FINITE_MAX.items():
         t = get_dtype(name)
         info = ml_dtypes.finfo(t.numpy) if t.numpy_name.startswith("ml_dtypes.") else np.finfo(t.numpy)

@@ -158,8 +158,7 @@ def add_result_json(parts: list[str], r: Result, *, indent: bool = False, depth:
     """Append the text of `result_json` to ``parts``, in pieces (most remembered: none is made twice). Indented, the
     object may sit ``depth`` spaces deep (its keys 2 deeper); without ``close`` its closing brace is left out, for
     the caller to add keys after ``unchecked`` (and ``error``) as orjson writes them, then `result_json_close`."""
-    layout = _COMPACT if not indent else _INDENTED if depth == 4 else _indented_layout(depth)
-    layout.add(parts, r, close)
+    (_indented_layout(depth) if indent else _COMPACT).add(parts, r, close)
 
 
 def result_json_close(depth: int = 4) -> str:
@@ -301,7 +300,7 @@ def _dumps(value: Any) -> str:
 
 
 _COMPACT = _Layout(False)
-_INDENTED = _Layout(True)
+_INDENTED = _indented_layout(4)  # the results entries of `json_document`
 
 
 #: The format tag of ``check --format json`` (a change of its shape changes the number).

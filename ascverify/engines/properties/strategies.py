@@ -612,6 +612,16 @@ def _max_feasible_search(layout: _Layout, env: dict[str, Any], name: str, d: Dom
         trial[name] = value(i)
         return layout.slack(trial, positions)
 
+    def narrow(i: int) -> bool:
+        """Evaluate value i and move the bracket's end on its side to it; whether it fits."""
+        nonlocal lo, s_lo, hi, s_hi
+        s = slack(i)
+        if s >= 0:
+            lo, s_lo = i, s
+        else:
+            hi, s_hi = i, s
+        return s >= 0
+
     try:
         hi = count - 1
         s_hi = slack(hi)
@@ -624,31 +634,11 @@ def _max_feasible_search(layout: _Layout, env: dict[str, Any], name: str, d: Dom
         while hi - lo > 1:  # slack(lo) >= 0 > slack(hi)
             width = hi - lo
             if secant:
-                mid = min(max(lo + width * s_lo // (s_lo - s_hi), lo + 1), hi - 1)
-                s_mid = slack(mid)
-                if s_mid >= 0:
-                    lo, s_lo = mid, s_mid
-                    if hi - lo > 1:  # its neighbour above closes the bracket when the secant was exact
-                        s_mid = slack(lo + 1)
-                        if s_mid >= 0:
-                            lo, s_lo = lo + 1, s_mid
-                        else:
-                            hi, s_hi = lo + 1, s_mid
-                else:
-                    hi, s_hi = mid, s_mid
-                    if hi - lo > 1:  # and its neighbour below
-                        s_mid = slack(hi - 1)
-                        if s_mid >= 0:
-                            lo, s_lo = hi - 1, s_mid
-                        else:
-                            hi, s_hi = hi - 1, s_mid
+                fits = narrow(min(max(lo + width * s_lo // (s_lo - s_hi), lo + 1), hi - 1))
+                if hi - lo > 1:  # its neighbour on the other side closes the bracket when the secant was exact
+                    narrow(lo + 1 if fits else hi - 1)
             else:
-                mid = (lo + hi) // 2
-                s_mid = slack(mid)
-                if s_mid >= 0:
-                    lo, s_lo = mid, s_mid
-                else:
-                    hi, s_hi = mid, s_mid
+                narrow((lo + hi) // 2)
             secant = 2 * (hi - lo) <= width
         return value(lo)
     except ArithmeticError:
@@ -795,6 +785,12 @@ def _flag(draw: Callable, usually: bool) -> bool:
     return usually if draw(_MODES) != 15 else not usually
 
 
+def _placeholder_flag(draw: Callable, own_mask: bool, specified: bool) -> bool:
+    """A mask's placeholder flag (isSetMask): true when the call sets its own mask (``own_mask``); with
+    ``specified`` true 15 times in 16 (a mask set elsewhere leaves every result unspecified); else a coin."""
+    return True if own_mask else _flag(draw, True) if specified else bool(draw(_BOOLS))
+
+
 @st.composite
 def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
                 args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False,
@@ -863,8 +859,7 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
                 if flag in given:
                     on = bool(given[flag])
                 else:
-                    on = drawn_flags[flag] = True if own_mask else _flag(draw, True) if specified \
-                        else bool(draw(_BOOLS))  # with ``specified``, a mask set elsewhere is rare
+                    on = drawn_flags[flag] = _placeholder_flag(draw, own_mask, specified)
                 if not on:
                     continue
             _mask_strategy(draw, a, ctx, env, bias)
@@ -912,8 +907,7 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
         d = doms[a.name]
         if a.type.kind in ("bool", "enum"):
             if a.type.kind == "bool":  # a placeholder flag comes here only when the hook writes it (else: above)
-                env[a.name] = True if own_mask and a.name in flags else \
-                    _flag(draw, True) if specified and a.name in flags else bool(draw(_BOOLS))
+                env[a.name] = _placeholder_flag(draw, own_mask, specified) if a.name in flags else bool(draw(_BOOLS))
             else:
                 env[a.name] = _draw_value(draw, d)
             continue
