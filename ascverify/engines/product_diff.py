@@ -17,7 +17,7 @@ import z3
 from ..spec.errors import one_line
 from ..spec.model import ApiModel
 from ..spec.products import BUFFERS, POSITION_BUFFER, get_product
-from ..spec.rules import Context, Rule
+from ..spec.rules import Context, Rule, domain_value
 from . import interrupts
 from .explain import field_display, term_constants
 from .solver import Space
@@ -77,9 +77,6 @@ class ApiDiff:
                 "rules": [r.to_json() for r in self.rules], "same": self.same, "undecided": self.undecided}
 
 
-def _const(x: Any, ctx: Context) -> Any:
-    return x(ctx) if callable(x) else x
-
 
 def _api_buffers(model: ApiModel) -> list[str]:
     used = {POSITION_BUFFER[p] for t in model.tensors for p in t.positions}
@@ -92,11 +89,11 @@ def _limits(rule: Rule, ca: Context, cb: Context, model: ApiModel) -> str:
     kind = dom.get("kind")
     a, b = ca.product.id, cb.product.id
     if kind in ("range", "type"):
-        la, ha, lb, hb = (_const(dom[k], c) for c, k in ((ca, "lo"), (ca, "hi"), (cb, "lo"), (cb, "hi")))
+        la, ha, lb, hb = (domain_value(dom[k], c) for c, k in ((ca, "lo"), (ca, "hi"), (cb, "lo"), (cb, "hi")))
         if (la, ha) != (lb, hb):
             return f"{dom['field']} in [{la}, {ha}] on {a}, [{lb}, {hb}] on {b}"
     if kind == "multiple":
-        sa, sb = _const(dom["step"], ca), _const(dom["step"], cb)
+        sa, sb = domain_value(dom["step"], ca), domain_value(dom["step"], cb)
         if sa != sb:
             return f"{dom['field']} a multiple of {sa} on {a}, of {sb} on {b}"
     if kind == "one_of":

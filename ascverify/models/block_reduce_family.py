@@ -303,7 +303,8 @@ class BlockReduceFamily(ApiModel):
                    f"isSetMask={{isSetMask}} with mask={{shown}}: the placeholder {PLACEHOLDER!r} is required "
                    "with isSetMask=false and refused otherwise",
                    c.set_mask, notes=(f"{p}.mask-placeholder",), facts=shown,
-                   help=f"mask is {PLACEHOLDER!r} exactly when isSetMask=false")
+                   help=f"mask is {PLACEHOLDER!r} exactly when isSetMask=false",
+                   domain={"kind": "custom", "mask": "mask"})  # strategies draw the flag with the mask
         yield field_range(f"{p}.repeatTime.range", "repeatTime", 0, MAX_REPEAT, c.repeat_range,
                           notes=(f"{p}.int32-args",))
         for name in STRIDES:
@@ -330,7 +331,8 @@ class BlockReduceFamily(ApiModel):
                    "{clobber} (dst at {dst.addr}, src at {src.addr}, repeatTime={repeatTime}, "
                    "dstRepStride={dstRepStride}, srcRepStride={srcRepStride}, srcBlkStride={srcBlkStride})",
                    c.in_place, notes=(f"{p}.in-place",), facts=first_clobber,
-                   help="no result overwrites source bytes a later repeat reads")
+                   help="no result overwrites source bytes a later repeat reads",
+                   domain={"kind": "custom", "overlap": ("dst", "src")})  # holds for disjoint tensors
         yield rule(f"{p}.noop", ("repeatTime", "mask", "product"),
                    lambda v, ctx: Not(Or(v.repeatTime == 0, mask_all_zero(v, ctx))),
                    "repeatTime={repeatTime}, mask={shown}: the call may not be a no-op on {product}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -53,7 +54,7 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
         m = getattr(v, name)
         return Implies(ctx.dtype.bits == 64, Between(0, m.words[0], 2**32 - 1))
 
-    return [
+    rules = [
         field_range(f"{prefix}.{name}.count.range", f"{name}.count", 1, lanes_per_repeat,
                     f"{source}, {name} (contiguous mode); {NOTES_MASKS}", param=name, when=contiguous,
                     message=f"contiguous {name}={{value}} is outside [{{lo}}, {{hi}}] for T={{dtype}}"),
@@ -72,6 +73,8 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
              when=bitwise, facts=lambda v, ctx: {"w0": getattr(v, name).words[0]},
              help=f"bitwise {name}[0] <= 2^32-1 for 64-bit T"),
     ]
+    # the domain names the mask: strategies draw masks that meet these rules (`_mask_strategy`)
+    return [replace(r, domain={**r.domain, "mask": name}) for r in rules]
 
 
 def lane_mask(case: Case, name: str = "mask") -> np.ndarray:

@@ -9,7 +9,7 @@ from typing import Any
 from .model import ApiModel
 from .params import BoolType, EnumType
 from .products import POSITION_BUFFER
-from .rules import POSITION_NAMES, Context
+from .rules import POSITION_NAMES, Context, domain_value
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,6 @@ class Domain:
                       None if self.choices is None else tuple(c for c in self.choices if c <= hi))
 
 
-def _const(x: Any, ctx: Context) -> Any:
-    return x(ctx) if callable(x) else x
-
 
 def field_domains(model: ApiModel, ctx: Context, *, conditional: bool = False) -> dict[str, Domain]:
     """Domains of every field: the type's range narrowed by the applicable range, multiple-of and one-of
@@ -81,10 +78,10 @@ def field_domains(model: ApiModel, ctx: Context, *, conditional: bool = False) -
             continue
         d = out[name]
         if kind == "range":
-            lo, hi = _const(dom["lo"], ctx), _const(dom["hi"], ctx)
+            lo, hi = domain_value(dom["lo"], ctx), domain_value(dom["hi"], ctx)
             out[name] = Domain(name, max(d.lo, lo), min(d.hi, hi), d.step, d.choices)
         elif kind == "multiple":
-            out[name] = Domain(name, d.lo, d.hi, lcm(d.step, int(_const(dom["step"], ctx))), d.choices)
+            out[name] = Domain(name, d.lo, d.hi, lcm(d.step, int(domain_value(dom["step"], ctx))), d.choices)
         elif kind == "one_of":
             codes = tuple(dom["codes"](ctx))
             keep = codes if d.choices is None else tuple(c for c in d.choices if c in codes)

@@ -183,8 +183,11 @@ class Rule:
 
     ``predicate(v, ctx)`` is true when the rule holds. ``message`` is a template formatted with the
     case's parameters (``{hRepeat}``, ``{dst.addr}``) and with ``facts(v, ctx)``. ``domain``
-    describes structured rules for strategies; ``requires_data`` names tensors whose contents the
-    rule reads (such a rule is checked only on concrete data).
+    describes structured rules for strategies (``kind``: range, multiple, one_of, type, align, fits,
+    min_size, disjoint... or custom; a custom rule may add ``mask``: a rule on that mask argument which
+    every well-formed mask meets, or ``overlap``: tensors that must overlap for the rule to break);
+    ``requires_data`` names tensors whose contents the rule reads (such a rule is checked only on
+    concrete data).
     """
 
     id: str
@@ -269,7 +272,8 @@ def _template_names(template: str) -> tuple[str, ...]:
     return got
 
 
-def _const(x: Any, ctx: Context) -> Any:
+def domain_value(x: Any, ctx: Context) -> Any:
+    """A bound in a rule's domain (``lo``, ``hi``, ``step``...): ``x``, or ``x(ctx)`` when it depends on the context."""
     return x(ctx) if callable(x) else x
 
 
@@ -292,10 +296,10 @@ def field_range(id: str, field_name: str, lo: Any, hi: Any, source: str, *, para
     param = param or field_name.split(".")[0]
 
     def pred(v: Values, ctx: Context) -> Any:
-        return Between(_const(lo, ctx), v[field_name], _const(hi, ctx))
+        return Between(domain_value(lo, ctx), v[field_name], domain_value(hi, ctx))
 
     def facts(v: Values, ctx: Context) -> Mapping[str, Any]:
-        return {"value": v[field_name], "lo": _const(lo, ctx), "hi": _const(hi, ctx), "field": field_name}
+        return {"value": v[field_name], "lo": domain_value(lo, ctx), "hi": domain_value(hi, ctx), "field": field_name}
 
     return Rule(id, (param,), pred, message or "{field}={value} is outside [{lo}, {hi}]", source, severity,
                 _products(products), when, facts,
@@ -310,10 +314,10 @@ def field_multiple(id: str, field_name: str, step: Any, source: str, *, param: s
     param = param or field_name.split(".")[0]
 
     def pred(v: Values, ctx: Context) -> Any:
-        return Mod(v[field_name], _const(step, ctx)) == 0
+        return Mod(v[field_name], domain_value(step, ctx)) == 0
 
     def facts(v: Values, ctx: Context) -> Mapping[str, Any]:
-        return {"value": v[field_name], "step": _const(step, ctx), "field": field_name}
+        return {"value": v[field_name], "step": domain_value(step, ctx), "field": field_name}
 
     return Rule(id, (param,), pred, message or "{field}={value} is not a multiple of {step}", source, ERROR,
                 _products(products), when, facts, {"kind": "multiple", "field": field_name, "step": step}, (), None,
@@ -327,7 +331,7 @@ def field_one_of(id: str, field_name: str, choices: Any, source: str, *, param: 
     param = param or field_name.split(".")[0]
 
     def codes(ctx: Context) -> tuple[int, ...]:
-        cs = _const(choices, ctx)
+        cs = domain_value(choices, ctx)
         return type.codes(cs) if type is not None else tuple(cs)
 
     def pred(v: Values, ctx: Context) -> Any:
@@ -336,7 +340,7 @@ def field_one_of(id: str, field_name: str, choices: Any, source: str, *, param: 
     def facts(v: Values, ctx: Context) -> Mapping[str, Any]:
         value = v[field_name]
         shown = type.choices[int(value)] if type is not None and 0 <= int(value) < len(type.choices) else value
-        return {"value": shown, "choices": ", ".join(map(str, _const(choices, ctx))), "field": field_name}
+        return {"value": shown, "choices": ", ".join(map(str, domain_value(choices, ctx))), "field": field_name}
 
     return Rule(id, (param,), pred, message or "{field}={value} is not one of {choices}", source, ERROR,
                 _products(products), when, facts, {"kind": "one_of", "field": field_name, "codes": codes}, (), None,
@@ -364,13 +368,13 @@ def tensor_aligned(id: str, tensor: str, source: str, *, minimum: Any = 1, **kw:
 
     def pred(v: Values, ctx: Context) -> Any:
         t = getattr(v, tensor)
-        m = _const(minimum, ctx)
+        m = domain_value(minimum, ctx)
         return And(*(Implies(t.in_buffer(b), Mod(t.addr, buffer_alignment(ctx, b, m)) == 0) for b in BUFFERS))
 
     def facts(v: Values, ctx: Context) -> Mapping[str, Any]:
         t = getattr(v, tensor)
         buf = POSITION_BUFFER[t.position_name()]
-        return {"align": buffer_alignment(ctx, buf, _const(minimum, ctx)), "buffer": buf}
+        return {"align": buffer_alignment(ctx, buf, domain_value(minimum, ctx)), "buffer": buf}
 
     return Rule(id, (tensor,), pred,
                 kw.pop("message", None) or f"{tensor}.addr={{{tensor}.addr}} is not {{align}}-byte aligned ({{buffer}})",

@@ -26,7 +26,7 @@ from ...cases.case import Case
 from ...spec.domains import field_domains
 from ...spec.products import POSITION_BUFFER
 from ...spec.registry import get_api
-from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment
+from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment, domain_value
 
 INTERIOR, BOUNDARY, VIOLATED, NA = "interior", "boundary", "violated", "n/a"
 STATUSES: tuple[str, ...] = (INTERIOR, BOUNDARY, VIOLATED, NA)
@@ -47,9 +47,6 @@ class Point:
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "distance": self.distance}
 
-
-def _const(x: Any, ctx: Context) -> Any:
-    return x(ctx) if callable(x) else x
 
 
 @lru_cache(maxsize=512)
@@ -185,7 +182,7 @@ def classify_rule(case: Case, rule: Rule, sampled: bool | None = True, *, valid:
     if kind in ("range", "type") and dom.get("field") in env:
         name = dom["field"]
         step = _steps(case.model.name, ctx).get(name, 1)
-        return _range_point(int(env[name]), int(_const(dom["lo"], ctx)), int(_const(dom["hi"], ctx)), step)
+        return _range_point(int(env[name]), int(domain_value(dom["lo"], ctx)), int(domain_value(dom["hi"], ctx)), step)
     if kind == "min_size":
         t = getattr(v, dom["tensor"])
         slack = int(t.size) - int(dom["elems"](v, ctx))

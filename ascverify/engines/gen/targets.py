@@ -36,7 +36,7 @@ import z3
 
 from ...spec.params import ABS_MAX, ABS_MIN, BoolType, EnumType
 from ...spec.products import BUFFERS
-from ...spec.rules import POSITION_NAMES, Rule
+from ...spec.rules import POSITION_NAMES, Rule, domain_value
 from ..explain import fix_case, value_term
 from .solving import Outcome, Solving
 
@@ -70,9 +70,6 @@ class Target:
         out.update(self.extra)
         return out
 
-
-def _const(x: Any, ctx: Any) -> Any:
-    return x(ctx) if callable(x) else x
 
 
 def _guard(sv: Solving, r: Rule) -> z3.BoolRef:
@@ -140,7 +137,7 @@ def rule_targets(sv: Solving) -> list[Target]:
 
         if kind in ("range", "type"):
             name = dom["field"]
-            lo, hi = _const(dom["lo"], ctx), _const(dom["hi"], ctx)
+            lo, hi = domain_value(dom["lo"], ctx), domain_value(dom["hi"], ctx)
             var = sv.space.vars[name]
             add("legal", f"{name} = {lo} (lower bound)", lambda v=var, x=lo, W=W: z3.And(W(), v == x))
             add("legal", f"{name} = {hi} (upper bound)", lambda v=var, x=hi, W=W: z3.And(W(), v == x))
@@ -150,7 +147,7 @@ def rule_targets(sv: Solving) -> list[Target]:
                 assign=(name, hi + 1))
         elif kind == "multiple":
             name = dom["field"]
-            step = int(_const(dom["step"], ctx))
+            step = int(domain_value(dom["step"], ctx))
             var = sv.space.vars[name]
             add("legal", f"{name} a non-zero multiple of {step}", lambda v=var, k=step, W=W: z3.And(W(), v % k == 0, v != 0))
             if step > 1:

@@ -35,7 +35,7 @@ from ...spec.model import ApiModel
 from ...spec.params import LevelsArg, MaskArg, StructArg
 from ...spec.products import POSITION_BUFFER, get_product
 from ...spec.registry import apis, get_api
-from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment
+from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment, domain_value
 from ..solver import Space, core_ids
 from .seeded import SeededDraw
 from .values import ValuePlan, realize, tensor_seed, value_plans
@@ -84,6 +84,9 @@ class _Layout:
             | {f.name for a in model.args if isinstance(a, StructArg) and not getattr(a, "optional", False)
                for f in _struct_fields(a)}
         self.drawn_types = {f"{t.name}.{k}" for t in model.tensors for k in ("addr", "size")}
+        #: each mask argument's fields, to the mask's name (rules on a mask `_mask_strategy` draws hold)
+        self.mask_of = {f.name: a.name for a in model.args if isinstance(a, MaskArg)
+                        for f in model.fields if f.param == a.name}
         self._checked: dict[frozenset[str], tuple[Rule, ...]] = {}
         self._aligns: dict[tuple[str, str], int] = {}
         self.sizeof = {t.name: ctx.sizeof(t.name) for t in model.tensors}
@@ -207,15 +210,55 @@ class _Layout:
             decl = self.model.tensor(dom["tensor"])
             m = dom.get("minimum", 1)
             m = m(self.ctx) if callable(m) else m
-            return all(self.align(decl.name, b) % buffer_alignment(self.ctx, b, m) == 0
+            # an exact rule asks for its own alignment only, the others for the buffer's as well
+            return all(self.align(decl.name, b) % (m if dom.get("exact") else buffer_alignment(self.ctx, b, m)) == 0
                        for b in {POSITION_BUFFER[p] for p in decl.positions})
+        if self._context_verdict(r):  # reads no field: true for every case of this layout
+            return True
+        if "mask" in dom:  # a mask rule, which every mask `_mask_strategy` draws holds
+            return self._mask_drawn(dom["mask"], given)
+        if "overlap" in dom:  # a hazard that needs the tensors to overlap, which the packing never lets them
+            return not any(f"{t}.{k}" in self.hook_writes() for t in dom["overlap"] for k in ("addr", "position"))
         name = dom.get("field")
-        if kind == "type" and name in self.drawn_types:
+        if kind == "type" and name in given:
+            return False
+        if kind == "type" and (name in self.drawn_types or self._mask_drawn(self.mask_of.get(name), given)):
             return True
         if kind not in ("type", "range", "multiple", "one_of") or name not in self.drawn or name in given \
                 or name in self.hook_writes():
             return False
-        return kind == "type" or r.when is None
+        return kind == "type" or r.when is None or self._within(r)
+
+    def _context_verdict(self, r: Rule) -> bool:
+        """The rule reads no field (only the product and types, as the support rules do) and holds for this
+        layout's context: then it holds for every case the layout builds."""
+        rec = _Recorder(self.defaults)
+        try:
+            with np.errstate(all="ignore"):
+                verdict = r.holds(Values(rec, self.ctx, self.model), self.ctx)
+        except Exception:  # noqa: BLE001 - a rule that cannot run on the defaults reads fields
+            return False
+        return not rec.read and bool(verdict)
+
+    def _mask_drawn(self, mask: str | None, given: frozenset[str]) -> bool:
+        """Mask argument ``mask`` is drawn by `_mask_strategy` (not given, not set by the model's hook)."""
+        if mask is None or mask in given:
+            return False
+        return not any(self.mask_of.get(f) == mask for f in self.hook_writes() | given)
+
+    def _within(self, r: Rule) -> bool:
+        """Every value of the field's domain (what the construction draws from) meets the range or one-of rule r,
+        so r holds whatever its guard (``when``) says."""
+        dom, d = r.domain, self.domains[r.domain["field"]]
+        values = d.choices
+        if dom["kind"] == "one_of":
+            return values is not None and set(values) <= set(dom["codes"](self.ctx))
+        if dom["kind"] == "range":
+            lo, hi = domain_value(dom["lo"], self.ctx), domain_value(dom["hi"], self.ctx)
+            if values is not None:
+                return all(lo <= x <= hi for x in values)
+            return lo <= d.lo and d.hi <= hi
+        return False
 
     def align(self, tensor: str, buffer: str) -> int:
         got = self._aligns.get((tensor, buffer))
@@ -1017,6 +1060,8 @@ def _holds(case: Case, given: frozenset[str]) -> bool:
     hold. The same verdict as ``check_case(case).valid`` on a constructed case, for a fraction of the rules."""
     ctx = case.ctx
     rules = _layout(case.model.name, ctx).checked_rules(given)
+    if not rules:
+        return True
     v = case.values()
     try:
         return all(r.holds(v, ctx) for r in rules)
