@@ -6,8 +6,8 @@ buffers (a search over the model's minimum-size rules, which are nondecreasing i
 secant on the buffers' slack for one construction, numpy columns for many at once; remembered per
 layout); tensors get at least their minimum size and
 are packed, aligned and disjoint, into their buffers. The rules this does not make hold by itself
-(relational rules such as the vertical overlap, guarded rules, rules on fields the model's own
-construction hook sets) are checked as a safety net (`_Layout.checked_rules`).
+(relational rules such as the vertical overlap, guarded rules the domains do not settle, rules on
+fields the model's own construction hook sets) are checked as a safety net (`_Layout.checked_rules`).
 
 The construction (`construction`) is a generator that asks for each largest feasible value (`Need`):
 `drive` answers one construction (Hypothesis's ``draw``), `build_many` answers many at once (the seeded
@@ -189,11 +189,14 @@ class _Layout:
 
     def checked_rules(self, given: frozenset[str]) -> tuple[Rule, ...]:
         """The error rules the construction does not make hold by itself, which `cases` checks as its safety net
-        (STYLE.md 3): the relational ones, those with a guard, and those on fields the construction does not draw
-        from their domains (masks, levels, the fields the model's hook writes, the arguments ``given``). Left out:
-        the type, range, multiple-of and one-of rules of fields drawn from their domains, and the tensors' alignment,
-        fit, minimum size and disjointness, which the packing makes hold (an alignment rule only where the packing's
-        alignment is a multiple of the rule's)."""
+        (STYLE.md 3): the relational ones, and those on fields the construction does not draw from their domains
+        (levels, the fields the model's hook writes, the arguments ``given``). Left out (each claim tested in
+        tests/test_construction_guarantees.py): the type, range, multiple-of and one-of rules of fields drawn from
+        their domains (a guarded one where every value of the domain meets it); the tensors' alignment, fit, minimum
+        size and disjointness, which the packing makes hold (an alignment rule only where the packing's alignment is
+        a multiple of the rule's); the rules that read no field and hold in this context (product and type
+        support); the rules of a mask `_mask_strategy` draws (domain ``mask``); hazards that need two tensors the
+        packing keeps apart to overlap (domain ``overlap``)."""
         got = self._checked.get(given)
         if got is None:
             got = self._checked[given] = tuple(r for r in self.model.rules_for(self.ctx.product.id)
