@@ -17,6 +17,7 @@ from .rules import (
     Context,
     Rule,
     Values,
+    domain_value,
     rule,
     tensor_aligned,
     tensor_in_buffer,
@@ -316,7 +317,7 @@ def _exact_aligned(id: str, tensor: str, source: str, align: Any) -> Rule:
     """The tensor's start is aligned to exactly the page's ``align`` (it replaces the position's general rule)."""
 
     def size(ctx: Context) -> int:
-        return align(ctx) if callable(align) else align
+        return domain_value(align, ctx)
 
     def pred(v: Values, ctx: Context) -> Any:
         return Mod(getattr(v, tensor).addr, size(ctx)) == 0

@@ -211,8 +211,7 @@ class _Layout:
             return True
         if kind == "align":
             decl = self.model.tensor(dom["tensor"])
-            m = dom.get("minimum", 1)
-            m = m(self.ctx) if callable(m) else m
+            m = domain_value(dom.get("minimum", 1), self.ctx)
             # an exact rule asks for its own alignment only, the others for the buffer's as well
             return all(self.align(decl.name, b) % (m if dom.get("exact") else buffer_alignment(self.ctx, b, m)) == 0
                        for b in {POSITION_BUFFER[p] for p in decl.positions})
@@ -271,7 +270,7 @@ class _Layout:
 
     def _align(self, tensor: str, buffer: str) -> int:
         decl = self.model.tensor(tensor)
-        m = decl.align(self.ctx) if callable(decl.align) else decl.align
+        m = domain_value(decl.align, self.ctx)
         pack = getattr(decl, "pack_align", None) or 1  # more than the rule asks, for a relational rule's sake
         if getattr(decl, "align_exact", False):
             return lcm(max(1, m), pack)
