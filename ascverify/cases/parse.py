@@ -96,31 +96,7 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
 
     plan = _plan(model)
     env = dict(plan.default_env)
-    given: dict[str, str] = {}  # name in model.args -> the key the case used
-    allowed, fixed_by = plan.all_spellings, ""  # spellings still possible; the first key that narrowed them
-    single_spelling = len(allowed) == 1
-    for k, value in args.items():
-        decl = plan.args.get(k)
-        if decl is None:
-            raise InputError(f"unknown argument {short(k)} of {model.name}{did_you_mean(k, plan.args)}",
-                             field=f"args.{_key(k)}")
-        if decl.name in given:
-            raise InputError(f"{k!r} and {given[decl.name]!r} are two spellings of one argument; give it once",
-                             field=f"args.{k}")
-        if not single_spelling:
-            labels = plan.spellings[k]
-            if not labels & allowed:
-                raise InputError(f"{k!r} is the {' / '.join(sorted(labels))} spelling but {fixed_by!r} is the "
-                                 f"{' / '.join(sorted(allowed))} one; use one spelling of {model.name}'s arguments",
-                                 field=f"args.{k}")
-            if not allowed <= labels:
-                allowed, fixed_by = allowed & labels, fixed_by or k
-        given[decl.name] = k
-        if type(value) is int and decl.__class__ is Arg and decl.type.kind == "int" and ABS_MIN <= value <= ABS_MAX \
-                and not decl.optional:
-            env[decl.name] = value  # the common case, without the general path's bookkeeping
-        else:
-            _set_arg(env, decl, value, f"args.{k}")
+    given = _set_args(model, plan, env, args, "args")
     for name in plan.required_args:
         if name not in given:
             raise InputError(f"missing argument of {model.name}", field=f"args.{name}")
@@ -166,6 +142,50 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
         registers = parse_registers(registers, product, base_dir=base_dir)
     case = Case(model, ctx, env, data_sources, origin, base_dir, registers)
     return case
+
+
+def _set_args(model: ApiModel, plan: "_Plan", env: dict[str, Any], args: Mapping[str, Any],
+              field: str) -> dict[str, str]:
+    """Each argument of ``args`` (a case's ``args`` object, normalized) into its fields in ``env``; the arguments
+    given (name in model.args -> the key used). One spelling of the arguments throughout."""
+    given: dict[str, str] = {}  # name in model.args -> the key the case used
+    allowed, fixed_by = plan.all_spellings, ""  # spellings still possible; the first key that narrowed them
+    single_spelling = len(allowed) == 1
+    for k, value in args.items():
+        decl = plan.args.get(k)
+        if decl is None:
+            raise InputError(f"unknown argument {short(k)} of {model.name}{did_you_mean(k, plan.args)}",
+                             field=f"{field}.{_key(k)}")
+        if decl.name in given:
+            raise InputError(f"{k!r} and {given[decl.name]!r} are two spellings of one argument; give it once",
+                             field=f"{field}.{k}")
+        if not single_spelling:
+            labels = plan.spellings[k]
+            if not labels & allowed:
+                raise InputError(f"{k!r} is the {' / '.join(sorted(labels))} spelling but {fixed_by!r} is the "
+                                 f"{' / '.join(sorted(allowed))} one; use one spelling of {model.name}'s arguments",
+                                 field=f"{field}.{k}")
+            if not allowed <= labels:
+                allowed, fixed_by = allowed & labels, fixed_by or k
+        given[decl.name] = k
+        if type(value) is int and decl.__class__ is Arg and decl.type.kind == "int" and ABS_MIN <= value <= ABS_MAX \
+                and not decl.optional:
+            env[decl.name] = value  # the common case, without the general path's bookkeeping
+        else:
+            _set_arg(env, decl, value, f"{field}.{k}")
+    return given
+
+
+def read_args(model: ApiModel, args: Any, field: str = "args") -> dict[str, Any]:
+    """Arguments written as in a case's ``args`` object (a mask as a count, a list of words or its placeholder; an
+    enum by name; levels and structs as objects), read into the fields they set: what `strategies.cases` holds
+    fixed. Raises `InputError` naming the field for what a case file could not hold either."""
+    if not isinstance(args, Mapping):
+        raise InputError(f"expected an object, got {type_name(args)}", field=field)
+    env: dict[str, Any] = {}
+    if args:  # (a model's normalize_args may fill in what a whole case leaves out)
+        _set_args(model, _plan(model), env, model.normalize_args(dict(args)), field)
+    return env
 
 
 POSITION_CODES = {p: i for i, p in enumerate(POSITION_NAMES)}

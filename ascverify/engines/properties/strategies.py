@@ -27,6 +27,7 @@ from hypothesis import assume, strategies as st
 from hypothesis.errors import InvalidArgument, UnsatisfiedAssumption
 
 from ...cases.case import Case
+from ...cases.parse import read_args
 from ...checking.checker import check_case
 from ...models.vector_common import lanes_per_repeat, mask_word_count
 from ...spec.domains import Domain, field_domains
@@ -838,24 +839,26 @@ def _placeholder_flag(draw: Callable, own_mask: bool, specified: bool) -> bool:
 
 @st.composite
 def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
-                args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False,
+                fixed: Mapping[str, Any] | None, bias: bool = False, specified: bool = False,
                 checked: frozenset[str] | None = None) -> Case:
-    """One constructed case; with ``checked`` (the arguments held fixed), only one that passes `_holds` (an
+    """One constructed case (``fixed``: the fields held fixed, `read_args`); with ``checked`` (the arguments and
+    fields held fixed), only one that passes `_holds` (an
     assumption in the draw rather than a ``.filter``, whose retries and spans every example paid for)."""
-    case = drive(construction(draw, model, products, dtype, args, bias, specified))
+    case = drive(construction(draw, model, products, dtype, fixed, bias, specified))
     if checked is not None:
         _assume(_holds(case, checked))
     return case
 
 
 def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
-                 args: Mapping[str, Any] | None, bias: bool = False, specified: bool = False, *,
+                 fixed: Mapping[str, Any] | None, bias: bool = False, specified: bool = False, *,
                  own_mask: bool = False) -> Construction:
     """The construction of one valid case with ``draw``, as a generator: it yields a `Need` wherever it needs the
     largest value of a field that still fits, is sent that value (None: none fits), and returns the case (raises
     `UnsatisfiedAssumption` when its draw leads nowhere). `drive` answers one construction; `build_many` answers
-    many at once, on numpy columns (the seeded generation). ``own_mask``: the call always sets its mask (never the
-    placeholder of a mask an earlier call set)."""
+    many at once, on numpy columns (the seeded generation). ``fixed``: fields held fixed (the arguments a caller
+    gives, read by `read_args`), kept whatever the model's hook does. ``own_mask``: the call always sets its mask
+    (never the placeholder of a mask an earlier call set)."""
     # (one product or type is no choice: taken without a draw, which would make none but cost as much as one)
     product = products[0] if len(products) == 1 else draw(_sampled(tuple(products)))
     supported = model.support.get(product, ())
@@ -867,7 +870,10 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
         t = model.default_dtype
     ctx = model.context(product, t)
     layout = _layout(model.name, ctx)
+    fixed = fixed or {}
+    given = {model.field_by_name[f].param for f in fixed}  # the arguments held fixed
     env = dict(layout.defaults)
+    env.update(fixed)
     doms = layout.domains
     flags = layout.flags
 
@@ -883,26 +889,31 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
     # argument without forms is one a call may leave to an earlier call's state: with ``specified``, usually given)
     optional = layout.optional_args
     if optional:
-        if model.forms:
-            form = set(draw(_sampled(tuple(model.forms))))
+        if model.forms:  # a prototype that has every optional argument held fixed (if none has: the safety net)
+            forms = tuple(f for f in model.forms if given.intersection(optional) <= set(f)) or tuple(model.forms)
+            form = set(draw(_sampled(forms)))
         elif specified:
             form = {n for n in optional if _flag(draw, True)}
         else:
             form = {n for n in optional if draw(_BOOLS)}
         for n in optional:
-            env[f"{n}.present"] = n in form
+            if n not in given:
+                env[f"{n}.present"] = n in form
 
     # arguments, each below the largest value that still fits (the rest at their minimum)
-    given = dict(args or {})
     # a mask's placeholder flag (isSetMask) comes with the mask: a mask an earlier call set (flag false) is not
     # drawn, since the placeholder replaces it below (drawing it made choices that change nothing, and duplicates)
     drawn_flags: dict[str, bool] = {}
     for a in model.args:
         if isinstance(a, MaskArg):
             flag = a.placeholder_flag
+            if a.name in given:  # held fixed: its flag says the same (the placeholder: a mask set elsewhere)
+                if flag and flag not in given:
+                    drawn_flags[flag] = not fixed.get(f"{a.name}.placeholder", False)
+                continue
             if flag and flag not in layout.hook_writes():
                 if flag in given:
-                    on = bool(given[flag])
+                    on = bool(fixed[flag])
                 else:
                     on = drawn_flags[flag] = _placeholder_flag(draw, own_mask, specified)
                 if not on:
@@ -911,11 +922,8 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
             continue
         if isinstance(a, LevelsArg):  # drawn below, once the scalar arguments are at their minimum
             continue
-        if isinstance(a, StructArg):
+        if isinstance(a, StructArg) and a.name not in given:
             _struct_minimum(a, doms, env)
-            continue
-        if a.name in given:
-            env[a.name] = given[a.name]
     for a in layout.plain_args:
         if a.name not in given:
             env[a.name] = doms[a.name].nth(0) if doms[a.name].choices is None else _choices(doms[a.name])[0]
@@ -977,6 +985,7 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
             env[f"{a.name}.bitwise"] = False
             for k in ("count", "nwords", *(f"w{i}" for i in range(model.mask_words))):
                 env[f"{a.name}.{k}"] = 0
+    env.update(fixed)  # what the caller holds fixed stays, whatever the hook did (the safety net checks the rest)
 
     # sizes in declaration order (a minimum may depend on earlier tensors' sizes), then pack each
     # buffer in a random order, aligned, with small random gaps (with boundary bias: often none, exact minimum
@@ -1039,7 +1048,9 @@ def cases(api: str | ApiModel, *, product: str | Sequence[str] | None = None, dt
     """Valid cases of ``api`` (every error rule holds), drawn by construction.
 
     ``product``: one product or several (default: every product that supports the API); ``dtype``:
-    the element type T (default: drawn among the supported ones); ``args``: arguments held fixed.
+    the element type T (default: drawn among the supported ones); ``args``: arguments held fixed, written as
+    in a case file's ``args`` (a mask as a count, a list of words or its placeholder; an enum by name; levels and
+    structs as objects; `InvalidArgument` for a value a case could not hold).
     ``bias``: boundary bias: every field's extremes (and the values next to them), masks of all ones,
     one bit or one zero word, exact minimum sizes, adjacent tensors and tensors at a buffer's end come
     early and often (about one draw in four). ``specified``: mostly cases whose outputs the core specifies
@@ -1052,8 +1063,9 @@ def cases(api: str | ApiModel, *, product: str | Sequence[str] | None = None, dt
     products = _products(model, product)
     if not products:
         raise InvalidArgument(f"{model.name} is supported on no product given ({product!r})")
-    given = frozenset(args or ()) | {f.name for f in model.fields if f.param in (args or ())}
-    base = _valid_case(model, products, dtype, args, bias, specified, given)
+    fixed = _fixed(model, args)
+    given = frozenset(fixed) | {model.field_by_name[f].param for f in fixed}
+    base = _valid_case(model, products, dtype, fixed, bias, specified, given)
     return base.flatmap(_with_data) if data else base
 
 
@@ -1074,8 +1086,17 @@ def _holds(case: Case, given: frozenset[str]) -> bool:
 def raw_cases(api: str | ApiModel, **kw: Any) -> st.SearchStrategy[Case]:
     """The construction of `cases` without the model's final check (for measuring its valid rate)."""
     model = _model(api)
-    return _valid_case(model, _products(model, kw.get("product")), kw.get("dtype"), kw.get("args"),
+    return _valid_case(model, _products(model, kw.get("product")), kw.get("dtype"), _fixed(model, kw.get("args")),
                        kw.get("bias", False), kw.get("specified", False))
+
+
+def _fixed(model: ApiModel, args: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The fields of the arguments ``args`` (as a case file's ``args``) hold; `InvalidArgument` for what a case
+    could not hold."""
+    try:
+        return read_args(model, args or {})
+    except InputError as exc:
+        raise InvalidArgument(f"{model.name}: {exc}") from None
 
 
 def data_tensors(case: Case) -> list[str]:

@@ -1,0 +1,81 @@
+"""`strategies.cases(api, args=...)`: the arguments a caller holds fixed, written as in a case file's ``args``.
+
+Every case drawn carries the given values (a mask as a count, a list of words or its placeholder, an enum by name,
+levels and optional arguments), is valid, and a value no case file could hold is refused when the strategy is made.
+The expected fields are worked out here from the case format (docs/case-format.md), not read from the code.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import InvalidArgument, Unsatisfiable
+
+from ascverify import check_case, get_api
+from ascverify.strategies import cases
+
+FEW = settings(max_examples=12, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _drawn(strategy):
+    seen = []
+
+    @FEW
+    @given(strategy)
+    def collect(case):
+        seen.append(case)
+    collect()
+    return seen
+
+
+def _code(api: str, arg: str, name: str) -> int:
+    """An enum argument's code: its position in the declared choices."""
+    return list(get_api(api).arg(arg).type.choices).index(name)
+
+
+CASES = [
+    # BlockReduceMin: a contiguous mask (a count) set by the call itself, so isSetMask is true
+    ("BlockReduceMin", {"mask": 5, "repeatTime": 3},
+     {"mask.count": 5, "mask.bitwise": False, "repeatTime": 3, "isSetMask": True}),
+    # a bitwise mask (a list of words)
+    ("BlockReduceMin", {"mask": [3, 0]}, {"mask.bitwise": True, "mask.w0": 3, "mask.w1": 0, "isSetMask": True}),
+    # the placeholder: the mask an earlier SetVectorMask set, so isSetMask is false
+    ("BlockReduceMin", {"mask": "MASK_PLACEHOLDER"}, {"mask.placeholder": True, "isSetMask": False}),
+    ("BlockReduceMin", {"isSetMask": False}, {"mask.placeholder": True, "isSetMask": False}),
+    # LoadAlign: an enum by name, an optional argument (given: present), levels as an object of lists
+    ("LoadAlign", {"dist": "DIST_US"}, {"dist": ("dist", "DIST_US")}),
+    ("LoadAlign", {"postMode": "POST_MODE_UPDATE"},
+     {"postMode.present": True, "postMode": ("postMode", "POST_MODE_UPDATE")}),
+    ("LoadAlign", {"addrReg": {"strides": [1, 2], "indices": [0, 0]}},
+     {"addrReg.present": True, "addrReg.levels": 2, "addrReg.stride0": 1, "addrReg.stride1": 2}),
+]
+
+
+@pytest.mark.parametrize("api, args, expected", CASES, ids=[f"{a}-{sorted(g)}" for a, g, _ in CASES])
+def test_every_case_carries_the_arguments_held_fixed_and_is_valid(api, args, expected):
+    want = {k: _code(api, *v) if isinstance(v, tuple) else v for k, v in expected.items()}
+    drawn = _drawn(cases(api, product="atlas-350" if api == "LoadAlign" else "atlas-a2", args=args))
+    assert drawn
+    for case in drawn:
+        assert {k: case.env[k] for k in want} == want
+        result = check_case(case)
+        assert result.valid, [v.id for v in result.violations]
+
+
+@pytest.mark.parametrize("api, args, field, words", [
+    ("LoadAlign", {"dist": "DIST_UZ"}, "args.dist", "DIST_US"),          # an enum name with a typo: did you mean
+    ("BlockReduceMin", {"repeatTimes": 3}, "args.repeatTimes", "repeatTime"),  # an unknown argument
+    ("BlockReduceMin", {"mask": "all"}, "args.mask", "MASK_PLACEHOLDER"),
+    ("BlockReduceMin", {"repeatTime": "3"}, "args.repeatTime", "integer"),
+])
+def test_an_argument_no_case_could_hold_is_refused_naming_its_field(api, args, field, words):
+    with pytest.raises(InvalidArgument) as got:
+        cases(api, args=args)
+    assert field in str(got.value) and words in str(got.value)
+
+
+@pytest.mark.parametrize("args", [{"repeatTime": 300},                       # outside [0, 255]
+                                  {"mask": 5, "isSetMask": False}])          # a mask given, and set elsewhere
+def test_arguments_that_break_a_rule_give_no_case_at_all(args):
+    with pytest.raises(Unsatisfiable):
+        _drawn(cases("BlockReduceMin", product="atlas-a2", args=args))
