@@ -79,3 +79,27 @@ def test_an_argument_no_case_could_hold_is_refused_naming_its_field(api, args, f
 def test_arguments_that_break_a_rule_give_no_case_at_all(args):
     with pytest.raises(Unsatisfiable):
         _drawn(cases("BlockReduceMin", product="atlas-a2", args=args))
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"api": "BlockReduceMim"}, "BlockReduceMin"),                                   # did you mean
+    ({"api": "BlockReduceMin", "product": "atlas-zz"}, "unknown product 'atlas-zz'"),
+    ({"api": "BlockReduceMin", "dtype": "float8"}, "unknown element type"),
+    ({"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "int32"}, "does not support T=int32"),
+    ({"api": "BlockReduceMin", "dtype": "int8"}, "no product supports BlockReduceMin with T=int8"),
+    ({"api": "SetFmatrix", "product": "atlas-a2"}, "SetFmatrix is not supported on atlas-a2"),
+])
+def test_a_context_with_no_valid_case_is_refused_when_the_strategy_is_made(kw, words):
+    """Unknown names, and a product or type the API does not support (per its support table, where every case would
+    break the support rule), are refused at once instead of failing every draw."""
+    with pytest.raises(InvalidArgument) as got:
+        cases(**kw)
+    assert words in str(got.value)
+
+
+def test_a_type_without_products_draws_on_the_products_that_support_it():
+    model = get_api("BlockReduceMin")
+    want = {p for p, types in model.support.items() if "float" in types}
+    assert want and want != set(model.support)  # some product supports BlockReduceMin without float
+    drawn = _drawn(cases("BlockReduceMin", dtype="float"))
+    assert {c.ctx.product.id for c in drawn} <= want and {c.ctx.dtype.name for c in drawn} == {"float"}

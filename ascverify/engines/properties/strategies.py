@@ -27,6 +27,7 @@ from hypothesis import assume, strategies as st
 from hypothesis.errors import InvalidArgument, UnsatisfiedAssumption
 
 from ...cases.case import Case
+from ...cases.fields import read_dtype
 from ...cases.parse import read_args
 from ...checking.checker import check_case
 from ...models.vector_common import lanes_per_repeat, mask_word_count
@@ -34,7 +35,7 @@ from ...spec.domains import Domain, field_domains
 from ...spec.errors import InputError, did_you_mean
 from ...spec.model import ApiModel
 from ...spec.params import LevelsArg, MaskArg, StructArg
-from ...spec.products import POSITION_BUFFER, get_product
+from ...spec.products import POSITION_BUFFER, lookup_product, product_names
 from ...spec.registry import apis, get_api
 from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment, domain_value
 from ..solver import Space, core_ids
@@ -48,14 +49,52 @@ def _model(api: str | ApiModel) -> ApiModel:
     # (hypothesis.internal.conjecture.providers._get_local_constants), and the registry imports a model only when
     # it is first named: importing load3d changed BilinearInterpolation's seeded draws.
     apis()
-    return api if isinstance(api, ApiModel) else get_api(api)
+    if isinstance(api, ApiModel):
+        return api
+    try:
+        return get_api(api)
+    except InputError as exc:
+        raise InvalidArgument(str(exc)) from None
 
 
 def _products(model: ApiModel, product: str | Sequence[str] | None) -> list[str]:
     if product is None:
         return list(model.supported_products())
     names = [product] if isinstance(product, str) else list(product)
-    return [get_product(p).id for p in names]
+    out = []
+    for name in names:
+        found = lookup_product(name)
+        if found is None:
+            raise InvalidArgument(f"unknown product {name!r}{did_you_mean(str(name), product_names())}")
+        out.append(found.id)
+    return out
+
+
+def _supported_context(model: ApiModel, product: str | Sequence[str] | None,
+                       dtype: str | None) -> tuple[list[str], str | None]:
+    """The products to draw on and the element type named (its canonical name): the products named, each of which
+    must support the API and the type (no valid case could be drawn otherwise: `InvalidArgument` says which does
+    not), or by default every product that supports both."""
+    t = None
+    if dtype is not None:
+        try:
+            t = read_dtype(dtype, "dtype").name
+        except InputError as exc:
+            raise InvalidArgument(str(exc)) from None
+    products = _products(model, product)
+    if product is None and t is not None:
+        products = [p for p in products if t in model.support.get(p, ())]
+    if not products:
+        raise InvalidArgument(f"{model.name} is supported on no product given ({product!r})"
+                              if t is None or product is not None else f"no product supports {model.name} with T={t}")
+    for p in products:
+        types = model.support.get(p)
+        if not types:
+            raise InvalidArgument(f"{model.name} is not supported on {p} "
+                                  f"(supported on: {', '.join(model.supported_products()) or 'none'})")
+        if t is not None and t not in types:
+            raise InvalidArgument(f"{model.name} on {p} does not support T={t} (supported: {', '.join(types)})")
+    return products, t
 
 
 class _Layout:
@@ -1060,9 +1099,7 @@ def cases(api: str | ApiModel, *, product: str | Sequence[str] | None = None, dt
     except those whose contents a rule constrains (the model fills those when the case runs).
     """
     model = _model(api)
-    products = _products(model, product)
-    if not products:
-        raise InvalidArgument(f"{model.name} is supported on no product given ({product!r})")
+    products, dtype = _supported_context(model, product, dtype)
     fixed = _fixed(model, args)
     given = frozenset(fixed) | {model.field_by_name[f].param for f in fixed}
     base = _valid_case(model, products, dtype, fixed, bias, specified, given)
@@ -1086,8 +1123,9 @@ def _holds(case: Case, given: frozenset[str]) -> bool:
 def raw_cases(api: str | ApiModel, **kw: Any) -> st.SearchStrategy[Case]:
     """The construction of `cases` without the model's final check (for measuring its valid rate)."""
     model = _model(api)
-    return _valid_case(model, _products(model, kw.get("product")), kw.get("dtype"), _fixed(model, kw.get("args")),
-                       kw.get("bias", False), kw.get("specified", False))
+    products, dtype = _supported_context(model, kw.get("product"), kw.get("dtype"))
+    return _valid_case(model, products, dtype, _fixed(model, kw.get("args")), kw.get("bias", False),
+                       kw.get("specified", False))
 
 
 def _fixed(model: ApiModel, args: Mapping[str, Any] | None) -> dict[str, Any]:
