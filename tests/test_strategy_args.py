@@ -1,8 +1,10 @@
-"""`strategies.cases(api, args=...)`: the arguments a caller holds fixed, written as in a case file's ``args``.
+"""The arguments of the public strategies (`ascverify.strategies`).
 
-Every case drawn carries the given values (a mask as a count, a list of words or its placeholder, an enum by name,
-levels and optional arguments), is valid, and a value no case file could hold is refused when the strategy is made.
-The expected fields are worked out here from the case format (docs/case-format.md), not read from the code.
+`cases(api, args=...)` holds arguments fixed, written as in a case file's ``args``: every case drawn carries the
+given values (a mask as a count, a list of words or its placeholder, an enum by name, levels and optional
+arguments) and is valid. What no valid case could have (an unknown name, a value no case file could hold, a product
+or type the API does not support) is refused with `InvalidArgument` when the strategy is made, naming what is
+wrong. The expected fields are worked out here from the case format (docs/case-format.md), not read from the code.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import InvalidArgument, Unsatisfiable
 
 from ascverify import check_case, get_api
-from ascverify.strategies import cases
+from ascverify.strategies import breaking, cases, invalid_cases, values
 
 FEW = settings(max_examples=12, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -103,3 +105,22 @@ def test_a_type_without_products_draws_on_the_products_that_support_it():
     assert want and want != set(model.support)  # some product supports BlockReduceMin without float
     drawn = _drawn(cases("BlockReduceMin", dtype="float"))
     assert {c.ctx.product.id for c in drawn} <= want and {c.ctx.dtype.name for c in drawn} == {"float"}
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: values("float8", 4), "unknown element type 'float8'"),
+    (lambda: values("half", -1), "integer >= 0"),
+    (lambda: values("half", 2.5), "integer >= 0"),
+    (lambda: invalid_cases("BlockReduceMin", "block_reduce_min.repeatTime.rang"), "block_reduce_min.repeatTime.range"),
+])
+def test_the_other_strategies_refuse_what_they_cannot_draw(make, words):
+    with pytest.raises(InvalidArgument) as got:
+        make()
+    assert words in str(got.value)
+
+
+def test_breaking_names_an_unknown_rule():
+    case = _drawn(cases("BlockReduceMin", product="atlas-a2"))[0]
+    with pytest.raises(InvalidArgument) as got:
+        breaking(case, "block_reduce_min.repeatTime.rang")
+    assert "did you mean" in str(got.value) and "block_reduce_min.repeatTime.range" in str(got.value)

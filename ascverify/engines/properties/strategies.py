@@ -1173,6 +1173,7 @@ def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
     """
     import z3
 
+    _rule(case.model, rule_id)
     space, s = _negation_space(case.model.name, case.ctx, rule_id)
     tensor_names = {t.name for t in case.model.tensors}
     order = sorted(space.vars, key=lambda f: (f.split(".")[0] not in tensor_names, f))
@@ -1196,13 +1197,19 @@ def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
     return None
 
 
+def _rule(model: ApiModel, rule_id: str) -> Rule:
+    """The model's rule ``rule_id``; `InvalidArgument` with the ids that come close for an unknown one."""
+    got = model.rule_by_id.get(rule_id)
+    if got is None:
+        raise InvalidArgument(f"{model.name} has no rule {rule_id!r}{did_you_mean(str(rule_id), model.rule_by_id)}")
+    return got
+
+
 def invalid_cases(api: str | ApiModel, rule: str, *, product: str | Sequence[str] | None = None,
                   dtype: str | None = None) -> st.SearchStrategy[Case]:
     """Cases that break ``rule`` and no other error rule, near a drawn valid case (solver-built)."""
     model = _model(api)
-    if rule not in model.rule_by_id:
-        raise InvalidArgument(f"{model.name} has no rule {rule!r}{did_you_mean(rule, model.rule_by_id)}")
-    r = model.rule_by_id[rule]
+    r = _rule(model, rule)
     if not r.symbolic:
         raise InvalidArgument(f"{rule} reads tensor contents; break it by drawing data instead")
     products = [p for p in _products(model, product) if r.applies(p)]

@@ -31,8 +31,10 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
-from ...spec.dtypes import DType, get_dtype
+from ...spec.dtypes import DType, dtype_names, get_dtype, lookup_dtype
+from ...spec.errors import did_you_mean
 
 KINDS: tuple[str, ...] = ("small", "rounding", "wide", "huge", "palette")
 #: Shares of special elements a plan may mix in (0 first: the shrink target).
@@ -122,9 +124,19 @@ def _index(rng: np.random.Generator, k: int, n: int) -> np.ndarray:
     return rng.integers(0, k, size=n, dtype=np.int32 if k < 2**31 else np.int64)
 
 
+def _dtype(dtype: DType | str) -> DType:
+    """The element type named (or given); `InvalidArgument` with the names that come close for an unknown one."""
+    if isinstance(dtype, DType):
+        return dtype
+    found = lookup_dtype(dtype)
+    if found is None:
+        raise InvalidArgument(f"unknown element type {dtype!r}{did_you_mean(str(dtype), dtype_names())}")
+    return found
+
+
 def realize(plan: ValuePlan, dtype: DType | str, n: int) -> np.ndarray:
     """``n`` elements of ``dtype`` following ``plan`` (the same plan always gives the same array)."""
-    dtype = get_dtype(dtype) if isinstance(dtype, str) else dtype
+    dtype = _dtype(dtype)
     t, u = dtype.numpy, _uint(dtype.bits)
     rng = np.random.default_rng(plan.seed)
     n = int(n)
@@ -182,7 +194,7 @@ def realize(plan: ValuePlan, dtype: DType | str, n: int) -> np.ndarray:
 def element_bits(dtype: DType | str) -> st.SearchStrategy[int]:
     """One element's bit pattern: a special value, or any value of the type (``st.floats`` of its width for half and
     float, any bit pattern for the other types)."""
-    dtype = get_dtype(dtype) if isinstance(dtype, str) else dtype
+    dtype = _dtype(dtype)
     u = _uint(dtype.bits)
     specials = st.sampled_from(special_bits(dtype.name))
     if dtype.name in ("half", "float"):
@@ -200,7 +212,7 @@ def element_bits(dtype: DType | str) -> st.SearchStrategy[int]:
 @st.composite
 def value_plans(draw: Any, dtype: DType | str) -> ValuePlan:
     """A `ValuePlan` for tensors of ``dtype`` (shrinks towards small quarter-integers without specials)."""
-    dtype = get_dtype(dtype) if isinstance(dtype, str) else dtype
+    dtype = _dtype(dtype)
     kind = draw(st.sampled_from(KINDS))
     rate = draw(st.sampled_from(RATES))
     palette: tuple[int, ...] = ()
@@ -219,5 +231,7 @@ def tensor_seed(plan: ValuePlan, tensor: str) -> ValuePlan:
 
 def values(dtype: DType | str, size: int) -> st.SearchStrategy[np.ndarray]:
     """Arrays of ``size`` elements of ``dtype`` mixing ordinary and special values (see the module docstring)."""
-    dtype = get_dtype(dtype) if isinstance(dtype, str) else dtype
+    dtype = _dtype(dtype)
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
+        raise InvalidArgument(f"size must be a count of elements (an integer >= 0), got {size!r}")
     return value_plans(dtype).map(lambda p: realize(p, dtype, size))
