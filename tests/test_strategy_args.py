@@ -124,3 +124,9 @@ def test_breaking_names_an_unknown_rule():
     with pytest.raises(InvalidArgument) as got:
         breaking(case, "block_reduce_min.repeatTime.rang")
     assert "did you mean" in str(got.value) and "block_reduce_min.repeatTime.range" in str(got.value)
+
+
+def test_invalid_cases_with_a_type_draw_on_the_products_that_support_it():
+    drawn = _drawn(invalid_cases("BlockReduceMin", "block_reduce_min.repeatTime.range", dtype="float"))
+    assert drawn and {c.ctx.dtype.name for c in drawn} == {"float"}
+    assert all([v.rule.id for v in check_case(c).violations] == ["block_reduce_min.repeatTime.range"] for c in drawn)

@@ -1212,7 +1212,8 @@ def invalid_cases(api: str | ApiModel, rule: str, *, product: str | Sequence[str
     r = _rule(model, rule)
     if not r.symbolic:
         raise InvalidArgument(f"{rule} reads tensor contents; break it by drawing data instead")
-    products = [p for p in _products(model, product) if r.applies(p)]
+    products, dtype = _supported_context(model, product, dtype)
+    products = [p for p in products if r.applies(p)]
     if not products:
         raise InvalidArgument(f"{rule} applies to none of the products given")
 
