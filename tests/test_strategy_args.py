@@ -76,11 +76,32 @@ def test_an_argument_no_case_could_hold_is_refused_naming_its_field(api, args, f
     assert field in str(got.value) and words in str(got.value)
 
 
-@pytest.mark.parametrize("args", [{"repeatTime": 300},                       # outside [0, 255]
-                                  {"mask": 5, "isSetMask": False}])          # a mask given, and set elsewhere
-def test_arguments_that_break_a_rule_give_no_case_at_all(args):
+@pytest.mark.parametrize("api, kw, rule", [
+    ("BlockReduceMin", {"args": {"repeatTime": 300}}, "block_reduce_min.repeatTime.range"),  # outside [0, 255]
+    ("BlockReduceMin", {"args": {"mask": 5, "isSetMask": False}}, "block_reduce_min.mask.placeholder"),
+    # 100 lanes: a 16-bit T has 128 per repeat, a 32-bit one 64
+    ("BlockReduceMin", {"args": {"mask": 100}, "dtype": "float"}, "block_reduce_min.mask.count.range"),
+    # LoadData3DParamsV2's names are read whole: mStep (mExtension) left out takes its default 0
+    ("Load3DBitMode", {"args": {"kExtension": 16}}, "load3d.mStep.range"),
+])
+def test_arguments_that_break_a_rule_by_themselves_are_refused_naming_it(api, kw, rule):
+    with pytest.raises(InvalidArgument) as got:
+        cases(api, **kw)
+    assert f"[{rule}]" in str(got.value)
+
+
+def test_arguments_a_rule_refuses_on_some_types_only_draw_the_others():
+    drawn = _drawn(cases("BlockReduceMin", args={"mask": 100}))
+    assert drawn and {c.ctx.dtype.name for c in drawn} == {"half"}
+    assert all(check_case(c).valid and c.env["mask.count"] == 100 for c in drawn)
+
+
+def test_arguments_that_no_draw_can_complete_give_no_case_at_all():
+    """addrReg and postMode belong to two prototypes of LoadAlign: no case has both (the form rule also reads the
+    arguments left out, so only the draws can tell)."""
     with pytest.raises(Unsatisfiable):
-        _drawn(cases("BlockReduceMin", product="atlas-a2", args=args))
+        _drawn(cases("LoadAlign", product="atlas-350", args={"addrReg": {"strides": [1], "indices": [0]},
+                                                             "postMode": "POST_MODE_UPDATE"}))
 
 
 @pytest.mark.parametrize("kw, words", [

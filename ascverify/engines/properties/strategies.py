@@ -1089,7 +1089,9 @@ def cases(api: str | ApiModel, *, product: str | Sequence[str] | None = None, dt
     ``product``: one product or several (default: every product that supports the API); ``dtype``:
     the element type T (default: drawn among the supported ones); ``args``: arguments held fixed, written as
     in a case file's ``args`` (a mask as a count, a list of words or its placeholder; an enum by name; levels and
-    structs as objects; `InvalidArgument` for a value a case could not hold).
+    structs as objects; another spelling the format accepts, such as LoadData3DParamsV2's names, is read whole:
+    the arguments it leaves out take its defaults). `InvalidArgument` for a value a case could not hold, and for
+    arguments that break a rule by themselves.
     ``bias``: boundary bias: every field's extremes (and the values next to them), masks of all ones,
     one bit or one zero word, exact minimum sizes, adjacent tensors and tensors at a buffer's end come
     early and often (about one draw in four). ``specified``: mostly cases whose outputs the core specifies
@@ -1102,8 +1104,42 @@ def cases(api: str | ApiModel, *, product: str | Sequence[str] | None = None, dt
     products, dtype = _supported_context(model, product, dtype)
     fixed = _fixed(model, args)
     given = frozenset(fixed) | {model.field_by_name[f].param for f in fixed}
+    _fixed_break_no_rule(model, products, dtype, fixed, given)
     base = _valid_case(model, products, dtype, fixed, bias, specified, given)
     return base.flatmap(_with_data) if data else base
+
+
+def _fixed_break_no_rule(model: ApiModel, products: Sequence[str], dtype: str | None, fixed: Mapping[str, Any],
+                         given: frozenset[str]) -> None:
+    """`InvalidArgument` when the arguments held fixed break an error rule that reads nothing else (no field the
+    construction draws: checked by recording what the rule reads), in every product and type the strategy could
+    draw: no valid case has them (rather than every draw rejected, and Hypothesis's Unsatisfiable)."""
+    if not fixed:
+        return
+    rules = [r for r in model.rules if r.severity == ERROR and r.predicate is not None and set(r.params) & given]
+    first: str | None = None
+    for p in products:
+        for t in ([dtype] if dtype is not None else model.support.get(p, ())):
+            ctx = model.context(p, t)
+            env = {**_layout(model.name, ctx).defaults, **fixed}
+            broken = None
+            for r in rules:
+                if not r.applies(p):
+                    continue
+                rec = _Recorder(env)
+                try:
+                    with np.errstate(all="ignore"):
+                        ok = bool(r.holds(Values(rec, ctx, model), ctx))
+                except Exception:  # noqa: BLE001 - a rule that cannot judge the arguments alone: the draws will
+                    continue
+                if not ok and rec.read <= fixed.keys():
+                    broken = f"[{r.id}] {r.explain(Values(env, ctx, model), ctx)}"
+                    break
+            if broken is None:
+                return  # some context takes the arguments
+            first = first or broken
+    raise InvalidArgument(f"{model.name}: the arguments held fixed break a rule on every product and type drawn: "
+                          f"{first}")
 
 
 def _holds(case: Case, given: frozenset[str]) -> bool:
