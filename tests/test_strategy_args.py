@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import InvalidArgument, Unsatisfiable
 
 from ascverify import check_case, get_api
+from ascverify.engines.interrupts import time_budget
+from ascverify.engines.solver import Undecided
 from ascverify.strategies import breaking, cases, invalid_cases, values
 
 FEW = settings(max_examples=12, database=None, deadline=None, suppress_health_check=list(HealthCheck))
@@ -151,3 +153,14 @@ def test_invalid_cases_with_a_type_draw_on_the_products_that_support_it():
     drawn = _drawn(invalid_cases("BlockReduceMin", "block_reduce_min.repeatTime.range", dtype="float"))
     assert drawn and {c.ctx.dtype.name for c in drawn} == {"float"}
     assert all([v.rule.id for v in check_case(c).violations] == ["block_reduce_min.repeatTime.range"] for c in drawn)
+
+
+def test_breaking_reports_an_undecided_query_as_undecided_not_as_impossible():
+    """A query that is not decided (here the time budget is spent) is neither a case nor "no case breaks the rule
+    alone" (None): breaking raises Undecided; invalid_cases takes another draw instead."""
+    case = _drawn(cases("BlockReduceMin", product="atlas-a2"))[0]
+    rule = "block_reduce_min.repeatTime.range"
+    assert breaking(case, rule) is not None  # decided: repeatTime = 256 breaks it alone
+    with time_budget(0.0):
+        with pytest.raises(Undecided):
+            breaking(case, rule)

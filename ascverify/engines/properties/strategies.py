@@ -38,7 +38,8 @@ from ...spec.params import LevelsArg, MaskArg, StructArg
 from ...spec.products import POSITION_BUFFER, lookup_product, product_names
 from ...spec.registry import apis, get_api
 from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment, domain_value
-from ..solver import Space, core_ids
+from ..interrupts import decide, solver_region
+from ..solver import Space, Undecided, core_ids
 from .seeded import SeededDraw
 from .values import ValuePlan, realize, tensor_seed, value_plans
 
@@ -1202,15 +1203,18 @@ def _negation_space(model_name: str, ctx: Context, rule_id: str):
 
 
 def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
-    """A case close to ``case`` that breaks ``rule_id`` and no other error rule (None when impossible).
+    """A case close to ``case`` that breaks ``rule_id`` and no other error rule (None when no case does).
 
     The solver keeps as many of the case's field values as it can (the values in the unsat core are
-    released one at a time, argument fields last).
+    released one at a time, argument fields last); ``seed`` is its random seed. Raises `Undecided` when
+    a query the answer depends on is not decided (an unknown is neither a case nor "none"), and
+    `Interrupted` on Ctrl-C or SIGTERM.
     """
     import z3
 
     _rule(case.model, rule_id)
     space, s = _negation_space(case.model.name, case.ctx, rule_id)
+    s.set("random_seed", seed)
     tensor_names = {t.name for t in case.model.tensors}
     order = sorted(space.vars, key=lambda f: (f.split(".")[0] not in tensor_names, f))
     active = {}
@@ -1218,18 +1222,18 @@ def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
         var = space.vars[name]
         val = case.env[name]
         active[name] = var == (z3.BoolVal(bool(val)) if z3.is_bool(var) else z3.IntVal(int(val)))
-    for _ in range(len(active) + 1):
-        r = s.check(*active.values())
-        if r == z3.sat:
-            out = space.case_from(s.model(), origin=f"breaks {rule_id}")
-            return out
-        if r != z3.unsat:
-            return None
-        core = core_ids(s)
-        dropped = [k for k, t in active.items() if t.get_id() in core]
-        if not dropped:
-            return None
-        del active[min(dropped, key=order.index)]
+    with solver_region():
+        for _ in range(len(active) + 1):
+            r = decide(s, list(active.values()))
+            if r == "sat":
+                return space.case_from(s.model(), origin=f"breaks {rule_id}")
+            if r != "unsat":
+                raise Undecided(f"whether {rule_id} can be broken alone near {case.origin or 'the case'}")
+            core = core_ids(s)
+            dropped = [k for k, t in active.items() if t.get_id() in core]
+            if not dropped:
+                return None
+            del active[min(dropped, key=order.index)]
     return None
 
 
@@ -1254,7 +1258,10 @@ def invalid_cases(api: str | ApiModel, rule: str, *, product: str | Sequence[str
         raise InvalidArgument(f"{rule} applies to none of the products given")
 
     def build(case: Case) -> Case:
-        broken = breaking(case, rule)
+        try:
+            broken = breaking(case, rule)
+        except Undecided:  # the solver could not tell near this case: another draw
+            broken = None
         assume(broken is not None)
         return broken
 
