@@ -15,8 +15,7 @@ from hypothesis.errors import InvalidArgument, Unsatisfiable
 
 from ascverify import check_case, get_api
 from ascverify.engines.interrupts import time_budget
-from ascverify.engines.solver import Undecided
-from ascverify.strategies import breaking, cases, invalid_cases, values
+from ascverify.strategies import Undecided, breaking, cases, invalid_cases, values
 
 FEW = settings(max_examples=12, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 
