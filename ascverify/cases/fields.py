@@ -1,4 +1,4 @@
-"""Reading one JSON value of a case: its type for a message, an integer, an element type name."""
+"""Reading one JSON value of a case: its type for a message, an integer, an element type or product name."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from ..spec.dtypes import DType, dtype_names, lookup_dtype
 from ..spec.errors import InputError, did_you_mean
 from ..spec.params import ABS_MAX, ABS_MIN
+from ..spec.products import Product, lookup_product, product_names
 
 
 def type_name(x: Any) -> str:
@@ -49,3 +50,28 @@ def read_dtype(name: Any, field: str) -> DType:
             raise InputError(f"expected an element type name, got {type_name(name)}", field=field)
         raise InputError(f"unknown element type {short(name)}{did_you_mean(name, dtype_names())}", field=field)
     return t
+
+
+def read_supported_type(model: Any, product: Product, dtype: Any, product_field: str, dtype_field: str) -> str:
+    """The element type ``model`` runs with on ``product``: ``dtype`` (any accepted name) or, when None, the first
+    type the product supports; `InputError` naming ``product_field`` or ``dtype_field`` for a product that does not
+    support the API or a type it does not support."""
+    supported = model.support.get(product.id, ())
+    if not supported:
+        ok = ", ".join(model.supported_products())
+        raise InputError(f"{model.name} is not supported on {product.id} (supported: {ok})", field=product_field)
+    if dtype is None:
+        return supported[0]
+    t = read_dtype(dtype, dtype_field)
+    if t.name not in supported:
+        raise InputError(f"{model.name} does not support T={t.name} on {product.id} (supported: "
+                         f"{', '.join(supported)})", field=dtype_field)
+    return t.name
+
+
+def read_product(name: str, field: str) -> Product:
+    """The product an id or alias names; `InputError` naming ``field``, with the names that come close."""
+    p = lookup_product(name)
+    if p is None:
+        raise InputError(f"unknown product {short(name)}{did_you_mean(str(name), product_names())}", field=field)
+    return p

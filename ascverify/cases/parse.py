@@ -13,13 +13,13 @@ from ..spec.errors import InputError, did_you_mean
 from ..spec.model import ApiModel
 from ..spec.params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, MAX_LEVELS_LIST, Arg, BoolType, EnumType, \
     LevelsArg, MaskArg, StructArg
-from ..spec.products import POSITIONS, lookup_product, product_names
+from ..spec.products import POSITIONS, lookup_product
 from ..spec.dtypes import lookup_dtype
 from ..spec.registry import get_api, lookup_api
 from ..spec.rules import POSITION_NAMES
 from .bounded_read import file_kind
 from .case import Case
-from .fields import read_dtype, read_int, short, type_name
+from .fields import read_dtype, read_int, read_product, short, type_name
 from .registers import parse_registers
 from .sources import resolve_data_path
 
@@ -75,9 +75,7 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
         raise InputError("missing", field="product")
     if not isinstance(pname, str):
         raise InputError(f"expected a product name, got {type_name(pname)}", field="product")
-    product = lookup_product(pname)
-    if product is None:
-        raise InputError(f"unknown product {short(pname)}{did_you_mean(pname, product_names())}", field="product")
+    product = read_product(pname, "product")
     dtype = read_dtype(obj.get("dtype", model.default_dtype), "dtype")
     args = obj.get("args", {})
     if not isinstance(args, dict):

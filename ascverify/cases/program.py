@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, did_you_mean
-from ..spec.products import Product, lookup_product, product_names
+from ..spec.products import Product
 from ..spec.registry import lookup_api
 from .case import Case
-from .fields import type_name
+from .fields import read_product, type_name
 from .parse import parse_case
 from .safe_names import check_tensor_names
 
@@ -70,9 +70,7 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
     if not isinstance(pname, str):
         raise InputError("missing" if pname is None else f"expected a product name, got {type_name(pname)}",
                          field="product")
-    product = lookup_product(pname)
-    if product is None:
-        raise InputError(f"unknown product {pname!r}{did_you_mean(pname, product_names())}", field="product")
+    product = read_product(pname, "product")
     shared = doc.get("tensors", {})
     if not isinstance(shared, dict):
         raise InputError(f"expected an object, got {type_name(shared)}", field="tensors")

@@ -16,6 +16,7 @@ import click
 
 from ..cases.case import Case
 from ..cases.caseio import cases_from_bytes, read_cases
+from ..cases.fields import read_product, read_supported_type
 from ..cases.safe_names import confined
 from ..cases.sources import MAX_FILE_BYTES, load_tensor_data, read_bytes, read_limits
 from ..checking.checker import Result, check_cases
@@ -23,9 +24,7 @@ from ..checking.program import check_program
 from ..engines.interrupts import EXIT_INTERRUPTED, command_signals
 from ..engines.outputs import atomic_write, is_environment_error, make_dir, os_error
 from ..engines.report import FORMATS, bare_error, location
-from ..spec.dtypes import dtype_names, lookup_dtype
 from ..spec.errors import InputError, did_you_mean, one_line
-from ..spec.products import lookup_product, product_names
 from ..spec.registry import api_names, apis, lookup_api
 from ..spec.version import __version__
 
@@ -457,28 +456,13 @@ def model_for(name: str, field: str = "API") -> Any:
 
 def product_for(name: str, field: str = "--product") -> Any:
     """The product an id or alias names; InputError naming ``field`` (the option or argument it came from)."""
-    p = lookup_product(name)
-    if p is None:
-        raise InputError(f"unknown product {name!r}{did_you_mean(name, product_names())}", field=field)
-    return p
+    return read_product(name, field)
 
 
 def supported_type(model: Any, product: Any, dtype: str | None) -> str:
     """The element type a command runs ``model`` with on ``product``: ``dtype`` (any accepted name) or the first
     type the product supports; InputError (bad input, exit 2) for an unsupported product or type."""
-    supported = model.support.get(product.id, ())
-    if not supported:
-        ok = ", ".join(model.supported_products())
-        raise InputError(f"{model.name} is not supported on {product.id} (supported: {ok})", field="--product")
-    if dtype is None:
-        return supported[0]
-    t = lookup_dtype(dtype)
-    if t is None:
-        raise InputError(f"unknown element type {dtype!r}{did_you_mean(dtype, dtype_names())}", field="--dtype")
-    if t.name not in supported:
-        raise InputError(f"{model.name} does not support T={t.name} on {product.id} (supported: "
-                         f"{', '.join(supported)})", field="--dtype")
-    return t.name
+    return read_supported_type(model, product, dtype, "--product", "--dtype")
 
 
 # -- `-` is standard input and standard output -------------------------------------------------------------------

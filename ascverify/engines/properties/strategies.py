@@ -27,7 +27,7 @@ from hypothesis import assume, strategies as st
 from hypothesis.errors import InvalidArgument, UnsatisfiedAssumption
 
 from ...cases.case import Case
-from ...cases.fields import read_dtype
+from ...cases.fields import read_dtype, read_product, read_supported_type
 from ...cases.parse import read_args
 from ...checking.checker import check_case
 from ...models.vector_common import lanes_per_repeat, mask_word_count
@@ -35,11 +35,12 @@ from ...spec.domains import Domain, field_domains
 from ...spec.errors import InputError, did_you_mean
 from ...spec.model import ApiModel
 from ...spec.params import LevelsArg, MaskArg, StructArg
-from ...spec.products import POSITION_BUFFER, lookup_product, product_names
+from ...spec.products import POSITION_BUFFER, get_product
 from ...spec.registry import apis, get_api
 from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment, domain_value
 from ..interrupts import decide, solver_region
 from ..solver import Space, Undecided, core_ids
+from .arguments import refused_as_invalid
 from .seeded import SeededDraw
 from .values import ValuePlan, realize, tensor_seed, value_plans
 
@@ -52,23 +53,16 @@ def _model(api: str | ApiModel) -> ApiModel:
     apis()
     if isinstance(api, ApiModel):
         return api
-    try:
+    with refused_as_invalid():
         return get_api(api)
-    except InputError as exc:
-        raise InvalidArgument(str(exc)) from None
 
 
 def _products(model: ApiModel, product: str | Sequence[str] | None) -> list[str]:
     if product is None:
         return list(model.supported_products())
     names = [product] if isinstance(product, str) else list(product)
-    out = []
-    for name in names:
-        found = lookup_product(name)
-        if found is None:
-            raise InvalidArgument(f"unknown product {name!r}{did_you_mean(str(name), product_names())}")
-        out.append(found.id)
-    return out
+    with refused_as_invalid():
+        return [read_product(name, "product").id for name in names]
 
 
 def _supported_context(model: ApiModel, product: str | Sequence[str] | None,
@@ -78,23 +72,17 @@ def _supported_context(model: ApiModel, product: str | Sequence[str] | None,
     not), or by default every product that supports both."""
     t = None
     if dtype is not None:
-        try:
+        with refused_as_invalid():
             t = read_dtype(dtype, "dtype").name
-        except InputError as exc:
-            raise InvalidArgument(str(exc)) from None
     products = _products(model, product)
     if product is None and t is not None:
         products = [p for p in products if t in model.support.get(p, ())]
     if not products:
         raise InvalidArgument(f"{model.name} is supported on no product given ({product!r})"
                               if t is None or product is not None else f"no product supports {model.name} with T={t}")
-    for p in products:
-        types = model.support.get(p)
-        if not types:
-            raise InvalidArgument(f"{model.name} is not supported on {p} "
-                                  f"(supported on: {', '.join(model.supported_products()) or 'none'})")
-        if t is not None and t not in types:
-            raise InvalidArgument(f"{model.name} on {p} does not support T={t} (supported: {', '.join(types)})")
+    with refused_as_invalid():
+        for p in products:
+            read_supported_type(model, get_product(p), t, "product", "dtype")
     return products, t
 
 
@@ -275,13 +263,8 @@ class _Layout:
     def _context_verdict(self, r: Rule) -> bool:
         """The rule reads no field (only the product and types, as the support rules do) and holds for this
         layout's context: then it holds for every case the layout builds."""
-        rec = _Recorder(self.defaults)
-        try:
-            with np.errstate(all="ignore"):
-                verdict = r.holds(Values(rec, self.ctx, self.model), self.ctx)
-        except Exception:  # noqa: BLE001 - a rule that cannot run on the defaults reads fields
-            return False
-        return not rec.read and bool(verdict)
+        holds, read = _judged(r, self.defaults, self.ctx, self.model)
+        return holds is True and not read
 
     def _mask_drawn(self, mask: str | None, given: frozenset[str]) -> bool:
         """Mask argument ``mask`` is drawn by `_mask_strategy` (not given, not set by the model's hook)."""
@@ -416,6 +399,16 @@ class _Recorder(dict):
         if key not in self:
             self[key] = default
         return super().__getitem__(key)
+
+
+def _judged(r: Rule, env: Mapping[str, Any], ctx: Context, model: ApiModel) -> tuple[bool | None, set[str]]:
+    """Whether rule ``r`` holds on ``env`` (None when it cannot be evaluated there), and the fields it read."""
+    rec = _Recorder(env)
+    try:
+        with np.errstate(all="ignore"):
+            return bool(r.holds(Values(rec, ctx, model), ctx)), rec.read
+    except Exception:  # noqa: BLE001 - a rule that cannot run on these values
+        return None, rec.read
 
 
 @lru_cache(maxsize=256)
@@ -1127,13 +1120,8 @@ def _fixed_break_no_rule(model: ApiModel, products: Sequence[str], dtype: str | 
             for r in rules:
                 if not r.applies(p):
                     continue
-                rec = _Recorder(env)
-                try:
-                    with np.errstate(all="ignore"):
-                        ok = bool(r.holds(Values(rec, ctx, model), ctx))
-                except Exception:  # noqa: BLE001 - a rule that cannot judge the arguments alone: the draws will
-                    continue
-                if not ok and rec.read <= fixed.keys():
+                holds, read = _judged(r, env, ctx, model)
+                if holds is False and read <= fixed.keys():  # (None: it cannot judge them alone; the draws will)
                     broken = f"[{r.id}] {r.explain(Values(env, ctx, model), ctx)}"
                     break
             if broken is None:
@@ -1168,10 +1156,8 @@ def raw_cases(api: str | ApiModel, **kw: Any) -> st.SearchStrategy[Case]:
 def _fixed(model: ApiModel, args: Mapping[str, Any] | None) -> dict[str, Any]:
     """The fields of the arguments ``args`` (as a case file's ``args``) hold; `InvalidArgument` for what a case
     could not hold."""
-    try:
+    with refused_as_invalid(f"{model.name}: "):
         return read_args(model, args or {})
-    except InputError as exc:
-        raise InvalidArgument(f"{model.name}: {exc}") from None
 
 
 def data_tensors(case: Case) -> list[str]:

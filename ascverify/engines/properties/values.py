@@ -33,8 +33,9 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ...spec.dtypes import DType, dtype_names, get_dtype, lookup_dtype
-from ...spec.errors import did_you_mean
+from ...cases.fields import read_dtype
+from ...spec.dtypes import DType, get_dtype
+from .arguments import refused_as_invalid
 
 KINDS: tuple[str, ...] = ("small", "rounding", "wide", "huge", "palette")
 #: Shares of special elements a plan may mix in (0 first: the shrink target).
@@ -128,10 +129,8 @@ def _dtype(dtype: DType | str) -> DType:
     """The element type named (or given); `InvalidArgument` with the names that come close for an unknown one."""
     if isinstance(dtype, DType):
         return dtype
-    found = lookup_dtype(dtype)
-    if found is None:
-        raise InvalidArgument(f"unknown element type {dtype!r}{did_you_mean(str(dtype), dtype_names())}")
-    return found
+    with refused_as_invalid():
+        return read_dtype(dtype, "dtype")
 
 
 def realize(plan: ValuePlan, dtype: DType | str, n: int) -> np.ndarray:
