@@ -440,6 +440,15 @@ def run(cfg: Config) -> list[Figure]:
         t_files, s_files, _ = many["files"]
         t_joined, s_joined, _ = many["one"]
 
+        # (a'') --product all (each case on every product) with 2 workers against one process, text output
+        n_all = min(n, cfg.size(30_000, 8_000, minimum=20))
+        first_all = Path(tmp) / "first_all.jsonl"
+        first_all.write_bytes(b"\n".join(path.read_bytes().split(b"\n")[:n_all]) + b"\n")
+        all_mib = first_all.stat().st_size / 2**20
+        all_args = ("--format", "text", "--product", "all")
+        on_all = interleaved({w: (lambda w=w: _spawn(_cli(str(first_all), *all_args, workers, w)), None)
+                              for w in ("1", "2")}, reps) if workers else None
+
         # (b) startup on a 1-case file against importing numpy, wall and CPU time, in alternation
         starts = interleaved({"check": (lambda: _spawn(_cli(str(one))), None),
                               "numpy": (lambda: _spawn([sys.executable, "-c", "import numpy"]), None)},
@@ -527,6 +536,14 @@ def run(cfg: Config) -> list[Figure]:
         detail="ratio = files / one file (lower is better; no target); the cases of many files share the checker's "
                "windows, and a file of fewer than 32 cases is read case by case",
         samples=s_files, baseline_samples=s_joined))
+    if on_all is not None:
+        figures.append(Figure(
+            NAME, f"check --product all --workers 2 vs --workers 1 ({n_all:,} cases, text)", on_all["2"][0], "s",
+            "--workers 1 (one process)", on_all["1"][0], "s", safe_ratio(on_all["2"][0], on_all["1"][0]),
+            detail=f"ratio = 2 workers / one process (lower is better; no target); each case checked on every "
+                   f"product; {all_mib:.1f} MiB (the workers take files of "
+                   f"2 MiB and more); {usable_cores()} usable cores",
+            samples=on_all["2"][1], baseline_samples=on_all["1"][1]))
     figures.append(at_most(Figure(
         NAME, "CLI startup (1-case file) vs python -c 'import numpy'", t_start, "s",
         "python -c 'import numpy'", t_numpy, "s", safe_ratio(t_start, t_numpy),

@@ -109,11 +109,11 @@ def test_workers_say_what_one_process_says(tmp_path, monkeypatch):
     assert json.loads(one.stdout)["summary"]["invalid"] > 0
 
 
-@pytest.mark.parametrize("argv, why", [(["--product", "all"], "--product all"),
+@pytest.mark.parametrize("argv, why", [(["--format", "sarif", "--product", "all"], "--format sarif"),
                                        (["--format", "sarif"], "--format sarif"),
                                        (["--schema", "--format", "jsonl"], "--schema")])
 def test_workers_a_run_cannot_use_are_named_not_ignored_silently(tmp_path, monkeypatch, argv, why):
-    """--product all, --format sarif and --schema check in one process: asked for workers, `check` says so on
+    """--format sarif and --schema check in one process: asked for workers, `check` says so on
     standard error (once, before the summary), and prints what one process prints."""
     _write(tmp_path / "given", _docs(300))
     monkeypatch.setattr(check_cmd, "PARALLEL_MIN_BYTES", 0)  # a file the workers would otherwise take
@@ -123,3 +123,55 @@ def test_workers_a_run_cannot_use_are_named_not_ignored_silently(tmp_path, monke
     assert two.stderr.count("--workers") == 1 and two.stderr.startswith(note)
     assert (two.stdout, two.stderr[len(note):], two.exit_code) == (one.stdout, one.stderr, one.exit_code)
     assert "--workers" not in one.stderr
+
+
+@pytest.mark.parametrize("argv", [[], ["-v", "--strict"], ["--format", "json"], ["--format", "jsonl", "--strict"]])
+def test_workers_check_on_every_product_as_one_process_does(tmp_path, monkeypatch, argv):
+    """--product all with --workers: chunks of the file checked on every product by the workers, printed in file
+    order: the same standard output, standard error and exit status as one process (lines that are not JSON,
+    programs and cases invalid on some products only among them)."""
+    _write(tmp_path / "given", _docs(1500))
+    monkeypatch.setattr(check_cmd, "PORTABILITY_PARALLEL_MIN_BYTES", 0)  # this small file goes to the workers
+    monkeypatch.setattr(check_cmd, "PORTABILITY_CHUNK_LINES", 400)  # in 4 chunks
+    parallel: list[bool] = []
+    real = check_cmd._parallel_reports
+
+    def spy(*args, **kwargs):
+        parts = real(*args, **kwargs)
+        parallel.append(parts is not None)
+        return parts
+
+    monkeypatch.setattr(check_cmd, "_parallel_reports", spy)
+    one = _run(monkeypatch, tmp_path / "given", "--product", "all", *argv)
+    two = _run(monkeypatch, tmp_path / "given", "--product", "all", *argv, "--workers", "2")
+    assert parallel == [True]  # only the run with workers asked for them, and they took the file
+    assert (two.stdout, two.stderr, two.exit_code) == (one.stdout, one.stderr, one.exit_code)
+    assert one.exit_code == 2 and "not json" not in one.stdout  # the broken lines: standard error
+    assert one.stderr.count("cases.jsonl:case ") == sum(1 for d in _docs(1500) if d is None)
+    if argv == ["--format", "json"]:
+        doc = json.loads(one.stdout)
+        assert len(doc["results"]) == 1500
+        assert doc["summary"]["portable"] > 0 and doc["summary"]["not_portable"] > 0
+
+
+def test_a_file_too_small_for_the_workers_is_checked_here(tmp_path, monkeypatch):
+    """Below PORTABILITY_PARALLEL_MIN_BYTES a file is checked in this process: starting the workers would cost more."""
+    _write(tmp_path / "given", _docs(120))  # one line not JSON
+    assert (tmp_path / "given" / "cases.jsonl").stat().st_size < check_cmd.PORTABILITY_PARALLEL_MIN_BYTES
+    monkeypatch.setattr(check_cmd, "_check_chunk", None)  # a worker job would fail
+    r = _run(monkeypatch, tmp_path / "given", "--product", "all", "--workers", "2")
+    assert r.exit_code == 2 and "--workers" not in r.stderr and ": atlas-a3: " in r.stdout
+
+
+def test_a_part_on_every_product_counts_what_could_not_be_read():
+    """The report of a part that is one problem with the file (it grew past --max-bytes while the workers read it):
+    its line on standard error, counted unreadable, nothing on standard output."""
+    from ascverify.checking.checker import Result
+    from ascverify.spec.errors import InputError
+
+    err = check_cmd.bare_error(InputError("larger than 10 bytes"), "cases.jsonl")
+    for fmt in ("text", "json", "jsonl"):
+        rep = check_cmd._part([Result("cases.jsonl", None, None, error=err)], fmt, False, False, "all")
+        assert rep.errs == [check_cmd.error_line("cases.jsonl", None, err)]
+        assert (rep.tally.unreadable, rep.tally.portable, rep.tally.not_portable) == (1, 0, 0)
+        assert "".join(rep.out) == "" and rep.counts.files == 1

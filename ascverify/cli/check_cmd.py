@@ -59,8 +59,9 @@ from .options import product_option, verbosity_options, workers_option
 @max_bytes_option
 @workers_option(1, "More than 1 (or 0) splits JSON Lines files of 12 MiB and more among processes, with the same "
                   "output: 2 workers on 2 shared cores measured 1.2-1.8x faster than one process on 100,000 cases "
-                  "(bench/RESULTS.md). Each worker holds up to 65,536 cases: opt in. Not used with --format sarif, "
-                  "--product all or --schema (one process).")
+                  "(bench/RESULTS.md). Each worker holds up to 65,536 cases: opt in. With --product all, files of "
+                  "2 MiB and more, 8,192 cases per worker at a time. Not used with --format sarif or --schema (one "
+                  "process).")
 @click.option("--schema", "strict_schema", is_flag=True,
               help="Also validate every case against the published JSON Schema with jsonschema (slower).")
 @product_option(
@@ -116,8 +117,7 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     """
     if show:
         sys.exit(check_and_show(files, fmt, verbose, max_bytes, strict, product))
-    serial = [why for why, on in (("--format sarif", fmt == "sarif"), ("--product all", product == "all"),
-                                  ("--schema", strict_schema)) if on]
+    serial = [why for why, on in (("--format sarif", fmt == "sarif"), ("--schema", strict_schema)) if on]
     if workers != 1 and serial:
         emit_note(f"note: --workers {workers} is not used with {' and '.join(serial)}: the check runs in one process")
     with gc_paused():
@@ -136,8 +136,10 @@ class _FileReport:
     errs: list[str]
     counts: Counts
     #: json, jsonl: standard output, in pieces (`add_result_json`; json: the entries of "results" and the commas
-    #: between them); results: the Result objects
+    #: between them); results: the Result objects. With --product all, json: the entries' texts (no commas)
     docs: list[Any]
+    #: with --product all: the cases portable or not
+    tally: _Tally | None = None
 
 
 def _report(results: Iterable[Result], fmt: str, verbose: bool, strict: bool = False) -> _FileReport:
@@ -166,13 +168,21 @@ def _report(results: Iterable[Result], fmt: str, verbose: bool, strict: bool = F
 
 
 def _check_chunk(job: tuple) -> _FileReport:
-    """Worker: check one chunk of a JSON Lines file."""
+    """Worker: check one chunk of a JSON Lines file (``product``: every case moved there, or ``all``: each checked
+    on every product)."""
     path, chunk, first_index, first_line, fmt, verbose, strict, data_root, max_bytes, product = job
     with gc_paused(), read_limits(data_root=data_root, max_bytes=max_bytes):
         entries: Iterable[Any] = cases_from_lines(chunk, path, first_index, first_line, keep_raw=False)
-        if product:
+        if product and product != "all":
             entries = on_product(entries, product)
-        return _report(read_file(path, max_bytes, DataCache(), entries), fmt, verbose, strict)
+        return _part(read_file(path, max_bytes, DataCache(), entries), fmt, verbose, strict, product)
+
+
+def _part(results: Sequence[Result], fmt: str, verbose: bool, strict: bool, product: str | None) -> _FileReport:
+    """The report of ``results`` as one part: `_report`, or with ``product`` ``all`` `_portability_reports`."""
+    if product != "all":
+        return _report(results, fmt, verbose, strict)
+    return next(_portability_reports(results, fmt, strict, max(1, len(results))))
 
 
 def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
@@ -193,7 +203,8 @@ def _reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cach
     """The reports of the files, part by part in file order, as they are read (constant memory). Files checked in
     this process share windows (`checked_sources`: thousands of one-case files, as `gen` writes them, are checked
     as one batch); a large JSON Lines file goes to the workers when ``jobs`` > 1. ``product``: every case checked
-    as if it named that product (`on_product`)."""
+    as if it named that product (`on_product`), or ``all``: on every product (`_portability_reports`)."""
+    serial_reports = _serial_portability_reports if product == "all" else _serial_reports
     serial: list[str] = []  # the files before the next one that goes to the workers
     for path in files:
         parts = None
@@ -202,10 +213,10 @@ def _reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cach
         if parts is None:
             serial.append(path)
             continue
-        yield from _serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict, product)
+        yield from serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict, product)
         serial = []
         yield from parts
-    yield from _serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict, product)
+    yield from serial_reports(serial, fmt, verbose, max_bytes, cache, strict_schema, strict, product)
 
 
 def _serial_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cache: DataCache,
@@ -264,7 +275,8 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
         fd, st = open_regular(path)
     except (NotRegular, OSError):
         return None  # the serial path words the error
-    if st.st_size < PARALLEL_MIN_BYTES or st.st_size > max_bytes:
+    smallest = PORTABILITY_PARALLEL_MIN_BYTES if product == "all" else PARALLEL_MIN_BYTES
+    if st.st_size < smallest or st.st_size > max_bytes:
         os.close(fd)
         return None
     reader = LineReader(fd, max_bytes, path)
@@ -298,6 +310,8 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
         reader.close()
         return None  # the serial path words the error
     chunk_lines = parallel_chunk_lines(st.st_size, [h for _, h in head], jobs)
+    if product == "all":
+        chunk_lines = min(chunk_lines, PORTABILITY_CHUNK_LINES)
     data_root = _LIMITS.get().data_root
 
     def chunks() -> Iterator[tuple]:
@@ -324,7 +338,8 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
                 except InputError as exc:  # the file grew past the limit while read
                     while flight:
                         yield flight.popleft().get()
-                    yield _report([Result(path, None, None, error=bare_error(exc, path))], fmt, verbose)  # type: ignore[arg-type]
+                    yield _part([Result(path, None, None, error=bare_error(exc, path))], fmt, verbose,  # type: ignore[arg-type]
+                                strict, product)
                     return
                 while flight:
                     yield flight.popleft().get()
@@ -343,7 +358,7 @@ def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, 
     if fmt == "sarif":
         return _check_files_sarif(files, verbose, max_bytes, strict_schema, product == "all", on, strict)
     if product == "all":
-        return _check_files_all_products(files, fmt, verbose, max_bytes, strict_schema, strict, DataCache())
+        return _check_files_all_products(files, fmt, verbose, max_bytes, strict_schema, strict, DataCache(), jobs)
     counts = Counts()
     cache = DataCache()
     out = _Output(fmt)
@@ -398,6 +413,7 @@ def _check_files_sarif(files: Sequence[str], verbose: bool, max_bytes: int, stri
     tally = _Tally()
     size = PORTABILITY_BATCH if all_products else SARIF_BATCH
     for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, size, on):
+        _write_input_errors(results)
         if not all_products:
             for r in results:
                 if strict:
@@ -429,35 +445,69 @@ SARIF_BATCH = 4096
 
 
 def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, strict_schema: bool,
-                              strict: bool, cache: DataCache) -> int:
+                              strict: bool, cache: DataCache, jobs: int = 1) -> int:
     """``check --product all`` in text, json or jsonl, written as the files are read: each batch of results is
-    checked on every product and printed before the next is read (memory stays flat however many cases)."""
+    checked on every product and printed before the next is read (memory stays flat however many cases); a large
+    JSON Lines file goes to the workers when ``jobs`` > 1 (the same output)."""
     counts = Counts()
     out = _PortabilityJson() if fmt == "json" else None
     tally = _Tally()
-    for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, PORTABILITY_BATCH):
-        rows = _on_products(results, strict)
-        rows_of = {id(row.result): row for row in rows}
-        tally.add(results, rows)
+    for rep in _reports(files, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict, "all"):
+        if rep.errs:
+            write_text(sys.stderr, joined_lines(rep.errs))
+        counts.merge(rep.counts)
+        if rep.tally is not None:
+            tally.merge(rep.tally)
         if out is not None:
-            for r in results:
-                counts.add(r)
-        for part in range(0, len(results), WRITE_SLICE):  # the text of a few cases at a time (9-13 KB each)
-            some = results[part:part + WRITE_SLICE]
-            if fmt == "text":
-                some_rows = [row for r in some if (row := rows_of.get(id(r))) is not None]
-                emit(joined_lines(portability.portability_lines(some_rows)))
-                continue
-            if out is not None:
-                out.write_texts([_portability_entry(r, rows_of.get(id(r))) for r in some])
-            else:
-                emit("".join(_portability_entry(r, rows_of.get(id(r)), indent=False) + "\n" for r in some))
+            out.write_texts(rep.docs)
+        else:
+            emit("".join(rep.out if fmt == "text" else rep.docs))
     code = tally.exit_code
     if out is not None:
         out.close({**counts.to_json(), "portable": tally.portable, "not_portable": tally.not_portable,
                    "exit_status": code})
     emit_note(tally.summary())
     return code
+
+
+def _serial_portability_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cache: DataCache,
+                                strict_schema: bool, strict: bool, product: str | None = None) -> Iterator[_FileReport]:
+    """`_portability_reports` of files checked in this process, batch by batch (`PORTABILITY_BATCH`)."""
+    for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, PORTABILITY_BATCH):
+        yield from _portability_reports(results, fmt, strict, WRITE_SLICE)
+
+
+def _portability_reports(results: Sequence[Result], fmt: str, strict: bool, size: int) -> Iterator[_FileReport]:
+    """``check --product all``: the readable cases of ``results`` checked on every product (one batch), their report
+    made ``size`` cases at a time (the text of a whole batch is hundreds of MB): text lines, or json(l) entries, the
+    input errors, the counts and the tally."""
+    rows = _on_products(results, strict)
+    rows_of = {id(row.result): row for row in rows}
+    for start in range(0, len(results), size):
+        some = results[start:start + size]
+        some_rows = [row for r in some if (row := rows_of.get(id(r))) is not None]
+        rep = _FileReport([], _input_errors(some), Counts(), [], _Tally())
+        rep.tally.add(some, some_rows)  # type: ignore[union-attr]
+        for r in some:
+            rep.counts.add(r)
+        if fmt == "text":
+            rep.out.append(joined_lines(portability.portability_lines(some_rows)))
+        elif fmt == "json":
+            rep.docs.extend(_portability_entry(r, rows_of.get(id(r))) for r in some)
+        else:
+            rep.docs.append("".join(_portability_entry(r, rows_of.get(id(r)), indent=False) + "\n" for r in some))
+        yield rep
+
+
+def _input_errors(results: Iterable[Result]) -> list[str]:
+    """The lines standard error gets for the results that could not be read."""
+    return [error_line(r.file, r.index, r.error) for r in results if r.error is not None]
+
+
+def _write_input_errors(results: Iterable[Result]) -> None:
+    errs = _input_errors(results)
+    if errs:
+        write_text(sys.stderr, joined_lines(errs))
 
 
 class _Tally:
@@ -470,6 +520,11 @@ class _Tally:
         self.unreadable += sum(1 for r in results if r.error is not None)
         self.portable += sum(1 for r in rows if r.portable)
         self.not_portable += sum(1 for r in rows if not r.portable)
+
+    def merge(self, other: _Tally) -> None:
+        self.portable += other.portable
+        self.not_portable += other.not_portable
+        self.unreadable += other.unreadable
 
     @property
     def exit_code(self) -> int:
@@ -492,6 +547,11 @@ def _on_products(results: Sequence[Result], strict: bool) -> list[Any]:
 
 #: Cases whose text ``check --product all`` makes at once (the text of a whole batch is hundreds of MB).
 WRITE_SLICE = 512
+#: ``check --product all --workers N``: files of this size and more go to the workers (each case costs about seven
+#: plain checks, so the workers pay for themselves on smaller files than `PARALLEL_MIN_BYTES`) ...
+PORTABILITY_PARALLEL_MIN_BYTES = 2 << 20
+#: ... in chunks of at most this many lines (a worker sends its chunk's whole text back: 9-13 KB per case in json)
+PORTABILITY_CHUNK_LINES = 8192
 #: Cases checked on every product at once by ``check --product all`` (each on 7 products, with every verdict kept
 #: until printed: about 17 KB per case; fewer cases per batch pay the checker's cost per API and context more often).
 PORTABILITY_BATCH = 16384
@@ -499,12 +559,10 @@ PORTABILITY_BATCH = 16384
 
 def _result_batches(files: Sequence[str], verbose: bool, max_bytes: int, cache: DataCache, strict_schema: bool,
                     size: int, product: str | None = None) -> Iterator[list[Result]]:
-    """The files' results in file order, in lists of about ``size`` (input errors written to standard error as
-    they are met; ``product``: every case moved there, `on_product`)."""
+    """The files' results in file order, in lists of about ``size`` (the unreadable ones too: the caller writes their
+    errors, `_write_input_errors`; ``product``: every case moved there, `on_product`)."""
     pending: list[Result] = []
     for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema, product=product):
-        if rep.errs:
-            write_text(sys.stderr, joined_lines(rep.errs))
         pending.extend(rep.docs)
         if len(pending) >= size:
             yield pending
