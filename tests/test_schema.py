@@ -64,9 +64,19 @@ def test_schema_covers_every_registered_api(model):
     defs = case_schema()["$defs"]
     assert set(api_names()) <= set(defs["case"]["properties"]["api"]["enum"])
     sub = defs[f"api:{model.name}"]["properties"]
-    assert list(sub["args"]["properties"]) == [a.name for a in model.args]
-    assert list(sub["tensors"]["properties"]) == [t.name for t in model.tensors]
-    assert sorted(sub["tensors"]["required"]) == sorted(t.name for t in model.tensors if not t.optional)
+    # each argument under its own name, then under each other spelling's name (pyasc's); tensors likewise
+    spellings = [{a.name: renames.get(a.name, a.name) for a in model.args} for renames in model.arg_spellings.values()]
+    others = list(dict.fromkeys(n for s in spellings for a, n in s.items() if n != a))
+    own = [a.name for a in model.args]
+    assert list(sub["args"]["properties"])[:len(own)] == own
+    assert sorted(list(sub["args"]["properties"])[len(own):]) == sorted(others)
+    aliases = [k for t in model.tensors for k, v in model.tensor_aliases.items() if v == t.name]
+    assert list(sub["tensors"]["properties"]) == [t.name for t in model.tensors] + aliases
+    # a required tensor with another name: one of its names required
+    either = [[r["required"][0] for r in one["anyOf"]] for one in sub["tensors"].get("allOf", [])]
+    assert sorted(sub["tensors"]["required"] + [names[0] for names in either]) == \
+        sorted(t.name for t in model.tensors if not t.optional)
+    assert all(model.tensor_aliases[k] == names[0] for names in either for k in names[1:])
     for a in model.args:
         prop = sub["args"]["properties"][a.name]
         if isinstance(a, MaskArg):
@@ -203,3 +213,99 @@ def test_data_the_schema_refuses_caseio_refuses(data):
     doc = variant(tensors__src1__data=data)
     if validate(doc):
         assert caseio_error(doc) is not None
+
+
+# -- what ascverify itself writes validates --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("model", apis(), ids=lambda m: m.name)
+def test_cases_the_strategies_draw_validate(model):
+    """Every case `strategies.cases` draws (what `gen`, `synth` and the fuzz findings write, through
+    `Case.to_json`), of every API, validates: among them masks an earlier call set (BlockReduce's
+    ``MASK_PLACEHOLDER`` with isSetMask false), which the schema refused while `check` read them."""
+    from ascverify.strategies import cases
+
+    drawn: list[dict] = []
+
+    @settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(cases(model))
+    def draw(case):
+        drawn.append(case.to_json())
+
+    draw()
+    problems = {json.dumps(d): validate(d) for d in drawn}
+    assert not any(problems.values()), [p for p in problems.values() if p][:3]
+    assert all(caseio_error(d) is None for d in drawn)
+
+
+BLOCK_REDUCE = {"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
+                "args": {"repeatTime": 1, "mask": "MASK_PLACEHOLDER", "isSetMask": False, "dstRepStride": 1,
+                         "srcBlkStride": 1, "srcRepStride": 8},
+                "tensors": {"dst": {"addr": 0, "size": 16}, "src": {"addr": 256, "size": 128}}}
+
+
+def test_a_mask_placeholder_is_read_alike_by_both():
+    """The placeholder of a mask set elsewhere: accepted by both where the API declares one (BlockReduceMin), refused
+    by both where it does not (BilinearInterpolation), and a misspelt one refused by both."""
+    assert caseio_error(BLOCK_REDUCE) is None and validate(BLOCK_REDUCE) == []
+    misspelt = copy.deepcopy(BLOCK_REDUCE)
+    misspelt["args"]["mask"] = "MASK_PLACEHOLDR"
+    assert caseio_error(misspelt) is not None and validate(misspelt) != []
+    elsewhere = variant(args__mask="MASK_PLACEHOLDER")
+    assert caseio_error(elsewhere) is not None and validate(elsewhere) != []
+
+
+def _names_of(model) -> dict[str, list[str]]:
+    """Each argument's names in the model's spellings (written here from `arg_spellings`), its own first."""
+    out = {a.name: [a.name] for a in model.args}
+    for renames in model.arg_spellings.values():
+        for own, other in renames.items():
+            if other not in out[own]:
+                out[own].append(other)
+    return out
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), which=st.sampled_from(["BilinearInterpolation", "BlockReduceMin"]))
+def test_schema_and_caseio_agree_on_spellings(data, which):
+    """Arguments under Ascend C's or pyasc's names (BlockReduce: pyasc's ``repeat`` and ``repeat_time`` both), mixed or
+    not, an argument sometimes under two names, Bilinear's tensors under either name: the schema accepts exactly the
+    documents `parse` reads (one spelling throughout, each argument and tensor once)."""
+    from ascverify.spec.registry import get_api
+
+    model = get_api(which)
+    base = copy.deepcopy(EX if which == "BilinearInterpolation" else BLOCK_REDUCE)
+    names = _names_of(model)
+    args = {}
+    for own, value in base["args"].items():
+        for k in data.draw(st.lists(st.sampled_from(names[own]), min_size=1, max_size=2, unique=True)):
+            args[k] = value
+    base["args"] = args
+    tensors = {}
+    for own, value in base["tensors"].items():
+        choices = [own] + [k for k, v in model.tensor_aliases.items() if v == own]
+        for k in data.draw(st.lists(st.sampled_from(choices), min_size=1, max_size=2, unique=True)):
+            tensors[k] = value
+    base["tensors"] = tensors
+    problems = validate(base)
+    assert (caseio_error(base) is None) == (problems == []), (base, problems)
+
+
+def test_the_spellings_are_read_alike_by_both():
+    """The pyasc spelling whole (the shipped examples/block_reduce_max.json uses it) is accepted by both; one argument in
+    each spelling, or one given twice, is refused by both."""
+    py = copy.deepcopy(BLOCK_REDUCE)
+    py["args"] = {"repeat": 1, "mask": "MASK_PLACEHOLDER", "is_set_mask": False, "dst_rep_stride": 1,
+                  "src_blk_stride": 1, "src_rep_stride": 8}
+    assert caseio_error(py) is None and validate(py) == []
+    example = json.loads((EXAMPLE.parent / "block_reduce_max.json").read_text())
+    assert caseio_error(example) is None and validate(example) == []
+    mixed = copy.deepcopy(py)
+    mixed["args"]["srcRepStride"] = mixed["args"].pop("src_rep_stride")
+    assert caseio_error(mixed) is not None and validate(mixed) != []
+    twice = copy.deepcopy(py)
+    twice["args"]["repeat_time"] = 1
+    assert caseio_error(twice) is not None and validate(twice) != []
+    tensors = variant(tensors__src0_offset=EX["tensors"]["src0Offset"])  # one tensor under both names
+    assert caseio_error(tensors) is not None and validate(tensors) != []
+    renamed = variant(tensors__src0_offset=EX["tensors"]["src0Offset"], tensors__src0Offset=...)
+    assert caseio_error(renamed) is None and validate(renamed) == []

@@ -6,15 +6,18 @@ name or alias) and lists that API's arguments and tensors. `validate(doc)` check
 document against it and returns one message per problem, each naming the JSON path.
 
 `ascverify.cases.parse` stays the authority (and the fast path of ``check``); the schema is published
-for editors and other tools, and the tests cross-check the two. Where they differ the schema is the
-stricter: it lists names in their canonical spelling (ascverify also accepts API and product names
-in any letter case) and types ``name`` and ``comment`` as strings.
+for editors and other tools, and the tests cross-check the two. Both take the arguments in any of an
+API's spellings (`ApiModel.arg_spellings`, one throughout), the tensors under their other names
+(`ApiModel.tensor_aliases`) and a mask's placeholder. Where they differ the schema is the stricter:
+it lists API and product names in their canonical spelling (ascverify also accepts any letter case),
+types ``name`` and ``comment`` as strings, and has no forms a model's ``normalize_args`` translates
+(Load3DBitMode's packed words and LoadData3DParamsV2 members).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from ..spec.citations import cite
 from ..spec.dtypes import dtype_names
@@ -41,11 +44,17 @@ def _arg_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
     source = getattr(decl, "source", "") or ""
     if isinstance(decl, MaskArg):
         word = {"$ref": "#/$defs/integer"}
+        forms: list[dict[str, Any]] = [word, {"type": "array", "items": word, "maxItems": parse.MAX_MASK_LIST}]
+        placeholder = ""
+        if decl.placeholder:  # the mask an earlier call set (`parse`: the ``.placeholder`` field)
+            forms.append({"const": decl.placeholder})
+            flag = f" (with {decl.placeholder_flag} false)" if decl.placeholder_flag else ""
+            placeholder = f"; or the string {decl.placeholder!r}{flag}: the mask an earlier call set"
         return {
             "description": (f"{doc or 'vector mask'}; contiguous mode: an integer (the number of leading "
-                            f"elements), bitwise mode: a list of 64-bit words, mask[0] holding the low 64 elements "
-                            f"({source})"),
-            "anyOf": [word, {"type": "array", "items": word, "maxItems": parse.MAX_MASK_LIST}],
+                            f"elements), bitwise mode: a list of 64-bit words, mask[0] holding the low 64 elements"
+                            f"{placeholder} ({source})"),
+            "anyOf": forms,
         }
     if isinstance(decl, LevelsArg):
         keys = list(decl.keys)
@@ -99,16 +108,66 @@ def _tensor_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
     }
 
 
+def _named_object(props: dict[str, Any], names: Mapping[str, Sequence[str]], required: Sequence[str],
+                  together: Mapping[str, set[str]]) -> dict[str, Any]:
+    """An object whose members may go by several names: ``props`` under every name; ``names``: each member's names
+    (its own first); ``required``: the members that must be given (under one of their names); ``together``: the
+    names a name may go with (none of its member's other names: a member is given once)."""
+    out: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": props}
+    plain = [n for n in required if len(names[n]) == 1]
+    spelled = [n for n in required if len(names[n]) > 1]
+    out["required"] = plain
+    if spelled:
+        out["allOf"] = [{"anyOf": [{"required": [k]} for k in names[n]]} for n in spelled]
+    if together:
+        out["dependentSchemas"] = {k: {"propertyNames": {"enum": sorted(ok)}} for k, ok in together.items()}
+    return out
+
+
+def _args_schema(model: ApiModel) -> dict[str, Any]:
+    """The ``args`` object: the arguments under the names of one spelling throughout (`ApiModel.arg_spellings`:
+    Ascend C's or pyasc's), each argument given once, as `parse` reads them."""
+    labels: dict[str, Mapping[str, str]] = {model.canonical_spelling: {}, **model.arg_spellings}
+    spelt = {label: {a.name: renames.get(a.name, a.name) for a in model.args} for label, renames in labels.items()}
+    names = {a.name: list(dict.fromkeys(spelt[label][a.name] for label in labels)) for a in model.args}
+    props: dict[str, Any] = {a.name: _arg_schema(model, a) for a in model.args}  # the own names first
+    for a in model.args:
+        for k in names[a.name][1:]:
+            one = _arg_schema(model, a)
+            users = " and ".join(label for label in labels if spelt[label][a.name] == k)
+            one["description"] = f"{a.name} in the {users} spelling: {one.get('description', '')}"
+            props[k] = one
+    together: dict[str, set[str]] = {}
+    for a in model.args:
+        for k in names[a.name]:
+            users = [label for label in labels if spelt[label][a.name] == k]
+            if len(users) < len(labels):  # a name that is not every spelling's: the others of its spellings only
+                ok = {n for label in users for n in spelt[label].values()}
+                together[k] = ok - (set(names[a.name]) - {k})
+    required = [a.name for a in model.args
+                if getattr(a, "default", None) is None and not getattr(a, "optional", False)]
+    return _named_object(props, names, required, together)
+
+
+def _tensors_schema(model: ApiModel) -> dict[str, Any]:
+    """The ``tensors`` object: each tensor under its name or another (`ApiModel.tensor_aliases`), not both."""
+    names = {t.name: [t.name, *(k for k, v in model.tensor_aliases.items() if v == t.name)] for t in model.tensors}
+    props: dict[str, Any] = {t.name: _tensor_schema(model, t) for t in model.tensors}  # the own names first
+    for t in model.tensors:
+        for k in names[t.name][1:]:
+            one = _tensor_schema(model, t)
+            one["description"] = f"{t.name} under another name: {one['description']}"
+            props[k] = one
+    together = {k: set(props) - (set(names[t.name]) - {k}) for t in model.tensors if len(names[t.name]) > 1
+                for k in names[t.name]}
+    return _named_object(props, names, [t.name for t in model.tensors if not t.optional], together)
+
+
 def _api_schema(model: ApiModel) -> dict[str, Any]:
     required_args = [a.name for a in model.args
                      if getattr(a, "default", None) is None and not getattr(a, "optional", False)]
-    args = {"type": "object", "additionalProperties": False,
-            "properties": {a.name: _arg_schema(model, a) for a in model.args}}
-    if required_args:
-        args["required"] = required_args
-    tensors = {"type": "object", "additionalProperties": False,
-               "properties": {t.name: _tensor_schema(model, t) for t in model.tensors},
-               "required": [t.name for t in model.tensors if not t.optional]}
+    args = _args_schema(model)
+    tensors = _tensors_schema(model)
     support = "; ".join(f"{p}: {', '.join(ts)}" for p, ts in model.support.items())
     out: dict[str, Any] = {
         "description": f"{model.name} ({model.seed}). {model.summary} Supported: {support}.".replace("  ", " "),

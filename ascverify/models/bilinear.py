@@ -470,6 +470,7 @@ class BilinearInterpolation(ApiModel):
         "pyasc": {"hRepeat": "h_repeat", "repeatMode": "repeat_mode", "dstBlkStride": "dst_blk_stride",
                   "vROffset": "v_r_offset", "vRepeat": "v_repeat"},
     }
+    tensor_aliases = PYASC_TENSORS
     #: `ascverify lint`: on atlas-a2/a3 Brcb's whole groups of 8 (src1.brcb_size) imply src1.size
     lint_expected = {"redundant:bilinear.src1.size": "bilinear.c220-implementation"}
     tensors = (
@@ -699,7 +700,7 @@ class BilinearInterpolation(ApiModel):
 
     def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
         """Tensors under their Ascend C names only (`normalize_tensors` renames pyasc's)."""
-        return not any(k in PYASC_TENSORS for k in tensor_keys)
+        return not any(k in self.tensor_aliases for k in tensor_keys)
 
     def normalize_tensors(self, tensors: Mapping[str, Any]) -> Mapping[str, Any]:
         """pyasc's tensor names (src0_offset, shared_tmp_buffer) as the Ascend C ones; both names of one tensor in
@@ -707,7 +708,7 @@ class BilinearInterpolation(ApiModel):
         out: dict[str, Any] = {}
         given: dict[str, str] = {}
         for key, value in tensors.items():
-            name = PYASC_TENSORS.get(key, key)
+            name = self.tensor_aliases.get(key, key)
             if name in given:
                 raise InputError(f"{key!r} and {given[name]!r} are two names of one tensor; give it once",
                                  field=f"tensors.{key}")

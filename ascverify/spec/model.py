@@ -64,6 +64,9 @@ class ApiModel:
     arg_spellings: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     #: the label of the spelling of ``args``' own names
     canonical_spelling: ClassVar[str] = "Ascend C"
+    #: other names of the tensors (e.g. pyasc's): other name -> name in ``tensors``; a case may give each tensor
+    #: under either name, not both (the model's ``normalize_tensors`` reads them)
+    tensor_aliases: ClassVar[Mapping[str, str]] = {}
     #: lint findings that are expected, each explained by one of ``notes``: ``RULE_ID`` or ``KIND:RULE_ID`` (kind:
     #: vacuous, redundant, contradiction, no-legal-case) -> spec note id (see `ascverify.engines.lint`)
     lint_expected: ClassVar[Mapping[str, str]] = {}
