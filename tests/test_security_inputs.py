@@ -673,3 +673,39 @@ def test_file_names_with_control_characters_are_escaped(tmp_path):
         assert line.startswith(str(folder / "evil\\nname\\x1b[31m.json") + ":case 0: error: ["), line
     assert str(folder / "evil\\rtwo.json") + ":case 0: product: unknown product" in r.stderr
     assert "\x1b" not in r.output and "\r" not in r.output
+
+
+# -- work no legal case asks for -------------------------------------------------------------------------------------
+
+HUGE_REPEAT = {"api": "BlockReduceMax", "product": "atlas-a2", "dtype": "half",
+               "args": {"repeatTime": 2**31 - 1, "mask": 128, "dstRepStride": 1, "srcBlkStride": 1,
+                        "srcRepStride": 8},
+               "tensors": {"dst": {"addr": 0, "size": 16}, "src": {"addr": 256, "size": 128}}}
+
+
+@pytest.mark.parametrize("argv", [["run", "-o", "OUT"], ["show"], ["check", "--show"]])
+def test_a_repeat_count_no_legal_case_asks_for_is_not_run(tmp_path, argv):
+    """BlockReduce's repeatTime is an int32 (the page allows 0 to 255): a file asking for 2**31 - 1 repeats made
+    `run` index 16 GiB (MemoryError where memory was limited) and `show` / `check --show` list the predicted
+    footprint, 2**31 intervals in Python (24 GB resident when the kernel killed it). Now the case is reported as not
+    run, naming the value and the limit, within 1 GiB of address space."""
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps(HUGE_REPEAT))
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    r = run_limited([*argv, case], limit=GiB, timeout=120)
+    text = " ".join((r.stdout + r.stderr).split())  # the map wraps its lines
+    assert r.returncode == 1, text
+    assert "Traceback" not in text and "MemoryError" not in text
+    assert "repeatTime=2147483647 asks for 2,147,483,647 iterations; the core runs at most 65,536" in text
+    assert "block_reduce_max.repeatTime.range" in text  # the rule it breaks, as for any invalid case
+
+
+def test_the_core_runs_every_legal_count():
+    """The limit is above every legal case's iterations: 255 repeats for BlockReduce (its page's range), 255 x 255
+    for BilinearInterpolation (hRepeat and vRepeat are uint8); the first count above it is refused."""
+    from ascverify.core.faults import MAX_ITERATIONS, CoreLimit, within_iterations
+
+    assert within_iterations(255 * 255, "hRepeat*vRepeat") == 255 * 255
+    assert within_iterations(MAX_ITERATIONS, "repeatTime") == MAX_ITERATIONS
+    with pytest.raises(CoreLimit, match="repeatTime=65537 asks for 65,537 iterations"):
+        within_iterations(MAX_ITERATIONS + 1, "repeatTime")

@@ -9,6 +9,7 @@ import click
 
 from ..cases.registers import dumps
 from ..checking.checker import check_case
+from ..core.faults import CoreLimit
 from ..core.memory import Fault
 from ..core.run import run_case
 from ..core.unspecified import unspecified_elements
@@ -103,6 +104,8 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
                 faults.append(f"... and {result.trace.suppressed} more faults of the same kinds")
         except Fault as exc:  # a fault found while laying out the inputs
             faults = [str(exc)]
+        except CoreLimit as exc:  # more work than any legal case asks for
+            not_run = str(exc)
         except Exception as exc:  # noqa: BLE001 - the core need not cope with every invalid case
             if verdict.valid:
                 raise

@@ -17,6 +17,25 @@ def address_text(buffer: str, addr: int) -> str:
     return f"{buffer}+0x{addr:x}" if addr >= 0 else f"{buffer}-0x{-addr:x}"
 
 
+#: The most iterations (repeats) of one call the core runs: far above any legal case's (the largest is 255 x 255,
+#: BilinearInterpolation's hRepeat x vRepeat), far below what a hostile file asks (a repeatTime of 2**31 - 1 would
+#: make the core index 16 GiB).
+MAX_ITERATIONS = 1 << 16
+
+
+class CoreLimit(Exception):
+    """The core does not run a case that asks for more work than any legal case does (`MAX_ITERATIONS`); ``str()``
+    is one line naming the value. Commands report such a case as not executed."""
+
+
+def within_iterations(count: int, name: str) -> int:
+    """``count`` iterations asked for by field ``name``, or CoreLimit when they are more than `MAX_ITERATIONS`."""
+    if count > MAX_ITERATIONS:
+        raise CoreLimit(f"{name}={count} asks for {count:,} iterations; the core runs at most {MAX_ITERATIONS:,} "
+                        f"(no legal case needs more)")
+    return count
+
+
 class Fault(Exception):
     """A constraint violation found in one memory access; ``str()`` is one line."""
 

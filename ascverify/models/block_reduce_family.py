@@ -42,6 +42,7 @@ import numpy as np
 from ..cases.case import Case, fresh
 from ..checking.checker import check_case
 from ..core import repeat_overlap
+from ..core.faults import within_iterations
 from ..core.memory import POISON, Trace
 from ..core.run import prepare, run_case
 from ..spec.logic import And, Between, Exists, Implies, Not, Or, is_symbolic
@@ -387,14 +388,14 @@ class BlockReduceFamily(ApiModel):
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         """Per tensor, the (buffer, start, stop) byte intervals the call may write: 8 results per repeat."""
         dst = case.tensor("dst")
-        n, stride = max(int(case.env["repeatTime"]), 0), int(case.env["dstRepStride"])
+        n, stride = max(within_iterations(int(case.env["repeatTime"]), "repeatTime"), 0), int(case.env["dstRepStride"])
         width = BLOCKS_PER_REPEAT * case.ctx.sizeof("dst")
         starts = dict.fromkeys(dst.addr + r * stride * width for r in range(n))
         return {"dst": [(dst.buffer, s, s + width) for s in starts]}
 
     def execute(self, case: Case, trace) -> None:
         env = case.env
-        n = int(env["repeatTime"])
+        n = within_iterations(int(env["repeatTime"]), "repeatTime")  # an int32: a file may ask for 2**31 - 1
         if n <= 0:  # repeat 0: nothing is read or stored (a warning on atlas-350); negative: refused by the rules
             return
         dst_rep, blk, src_rep = int(env["dstRepStride"]), int(env["srcBlkStride"]), int(env["srcRepStride"])

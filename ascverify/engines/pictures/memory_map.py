@@ -22,7 +22,7 @@ from ...cases.case import Case
 from ...cases.program import Program
 from ...checking.checker import Result, Violation, check_case
 from ...checking.program import check_program
-from ...core.faults import Fault
+from ...core.faults import CoreLimit, Fault
 from ...core.program import run_program
 from ...core.run import RunResult, run_case
 from ...spec.errors import one_line
@@ -233,7 +233,7 @@ def build_map(case: Case, *, result: Result | None = None, violations: Sequence[
         else:
             try:
                 run = run_case(case.with_fields(), seed=seed, strict=False)
-            except Fault as exc:
+            except (Fault, CoreLimit) as exc:
                 note = f"not run: {one_line(str(exc))}"
             except Exception as exc:  # noqa: BLE001 - the core need not cope with every invalid case
                 note = f"not run: {type(exc).__name__}: {one_line(str(exc))[:200]}"
