@@ -709,3 +709,21 @@ def test_the_core_runs_every_legal_count():
     assert within_iterations(MAX_ITERATIONS, "repeatTime") == MAX_ITERATIONS
     with pytest.raises(CoreLimit, match="repeatTime=65537 asks for 65,537 iterations"):
         within_iterations(MAX_ITERATIONS + 1, "repeatTime")
+
+
+def test_a_program_asking_for_too_many_iterations_is_not_run(tmp_path):
+    """The same in a program's call: `run` reported an internal error (exit 3); now the program's verdict, `not
+    executed` and why, run.json saying so, exit 1."""
+    program = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
+    call = next(c for c in program["calls"] if "src_rep_stride" in c["args"])
+    call["args"]["repeat"] = 2**31 - 1
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps(program))
+    r = run_limited(["run", path, "-o", tmp_path / "out"], limit=GiB, timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr + r.stdout and "internal error" not in r.stderr
+    assert "call 1: error: [block_reduce_min.repeatTime.range]" in r.stdout
+    assert "not executed: repeatTime=2147483647 asks for 2,147,483,647 iterations" in r.stdout
+    doc = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert doc["executed"] is False and "2,147,483,647 iterations" in doc["not_executed_reason"]
+    assert doc["check"]["valid"] is False and doc["tensors"] == {}

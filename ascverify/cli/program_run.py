@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..checking.program import check_program
+from ..core.faults import CoreLimit
 from ..core.program import run_program
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
@@ -57,7 +58,10 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     verdict = check_program(program, file=path, index=index)
     folder = open_run_folder(outdir, path, [c.case for c in program.calls], force, [program.raw])
     outdir = folder.root
-    run = run_program(program, seed=seed, strict=False)
+    try:
+        run = run_program(program, seed=seed, strict=False)
+    except CoreLimit as exc:  # more work than any legal call asks for: reported as `run` reports a case
+        return _not_executed(program, verdict, path, index, seed, folder, str(exc))
     tensors: list[tuple[str, Any, str, Any]] = []
     for name, decl in program.tensors.items():
         for call in program.calls:
@@ -86,3 +90,16 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
                         f"{'faulted' if faults else 'ran without fault'}; wrote {plural(len(written), 'tensor')} and run.json to "
                         f"{outdir}{unspecified_summary(written)}"))
     return 1 if (faults or not verdict.valid) else 0
+
+
+def _not_executed(program: Any, verdict: Any, path: str, index: int, seed: int, folder: Any, why: str) -> int:
+    """A program the core does not run (`CoreLimit`): its verdict and why, in run.json and on the output; exit 1."""
+    loc = location(path, index)
+    begin_run_output(folder, [])
+    doc = {"file": path, "index": index, "seed": seed, "check": verdict.to_json(), "executed": False,
+           "not_executed_reason": why, "faults": [], "tensors": {}}
+    finish_run_output(folder, doc)
+    emit(joined_lines([one_line(line) for line in result_lines(verdict) + [f"{loc}: not executed: {why}"]]))
+    emit_note(one_line(f"{loc}: program of {plural(len(program.calls), 'call')} on {program.product.id} not executed; "
+                       f"wrote run.json to {folder.root}"))
+    return 1
