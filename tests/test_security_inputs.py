@@ -727,3 +727,42 @@ def test_a_program_asking_for_too_many_iterations_is_not_run(tmp_path):
     doc = json.loads((tmp_path / "out" / "run.json").read_text())
     assert doc["executed"] is False and "2,147,483,647 iterations" in doc["not_executed_reason"]
     assert doc["check"]["valid"] is False and doc["tensors"] == {}
+
+
+@pytest.mark.parametrize("where, value", [(("tensors", "x", "addr"), -1), (("tensors", "x", "addr"), 2**64 - 1),
+                                          (("tensors", "z", "size"), -2),
+                                          (("calls", 1, "args", "src_blk_stride"), 2**64 - 1)])
+def test_run_reports_a_program_it_cannot_execute(tmp_path, where, value):
+    """`run` of a program applies what it applies to one case: a call with values beyond their C type or tensors
+    beyond their buffer is not executed, and the program's verdict says why (these were internal errors, exit 3:
+    OverflowError, a Fault while laying out the inputs, "negative byte count"); `show` draws it."""
+    program = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
+    node = program
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps(program))
+    r = run_limited(["run", path, "-o", tmp_path / "out"], limit=GiB, timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr + r.stdout and "internal error" not in r.stderr
+    assert ": error: [" in r.stdout and "not executed: " in r.stdout
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["executed"] is False
+    shown = run_limited(["show", path], limit=GiB, timeout=120)
+    assert shown.returncode == 1 and "Traceback" not in shown.stderr + shown.stdout, shown.stderr
+
+
+def test_a_repeat_register_no_legal_call_sets_is_not_run(tmp_path):
+    """LoadDataWithStride reads its repeat count from the register an earlier SetLoadDataRepeatWithStride set: a
+    program setting 2**31 - 1 repeats made `run` index 16 GiB (MemoryError, an internal error) and `show` say so."""
+    program = json.loads((ROOT / "examples" / "program_load_data_with_stride.json").read_text())
+    call = next(c for c in program["calls"] if "repeatTime" in c.get("args", {}))
+    call["args"]["repeatTime"] = 2**31 - 1
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps(program))
+    shutil.copy(ROOT / "examples" / "program_load_data_with_stride_fm.npy", tmp_path)
+    for argv in (["run", path, "-o", tmp_path / "out"], ["show", path]):
+        r = run_limited(argv, limit=GiB, timeout=120)
+        text = " ".join((r.stdout + r.stderr).split())
+        assert r.returncode == 1 and "Traceback" not in text and "MemoryError" not in text, text[-500:]
+        assert "not executed" in text or "not run" in text

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..checking.program import check_program
-from ..core.faults import CoreLimit
+from ..core.faults import CoreLimit, Fault, unrunnable_reason, unrunnable_rules
 from ..core.program import run_program
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
@@ -58,10 +58,21 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     verdict = check_program(program, file=path, index=index)
     folder = open_run_folder(outdir, path, [c.case for c in program.calls], force, [program.raw])
     outdir = folder.root
+    # what `run` does not execute in a case it does not execute in a program's call either (values beyond their C
+    # type, tensors beyond their buffer, more iterations than a legal call asks for); an invalid program the core
+    # cannot cope with is reported, not an internal error
+    blocking = unrunnable_rules(v.rule for v in verdict.violations)
+    if blocking:
+        return _not_executed(program, verdict, path, index, seed, folder, unrunnable_reason(blocking))
     try:
         run = run_program(program, seed=seed, strict=False)
-    except CoreLimit as exc:  # more work than any legal call asks for: reported as `run` reports a case
-        return _not_executed(program, verdict, path, index, seed, folder, str(exc))
+    except (CoreLimit, Fault) as exc:  # too much work; a fault found while laying out the inputs
+        return _not_executed(program, verdict, path, index, seed, folder, one_line(str(exc)))
+    except Exception as exc:  # noqa: BLE001 - the core need not cope with every invalid program
+        if verdict.valid:
+            raise
+        return _not_executed(program, verdict, path, index, seed, folder,
+                             f"{type(exc).__name__}: {one_line(str(exc))[:300]}")
     tensors: list[tuple[str, Any, str, Any]] = []
     for name, decl in program.tensors.items():
         for call in program.calls:

@@ -9,7 +9,7 @@ import click
 
 from ..cases.registers import dumps
 from ..checking.checker import check_case
-from ..core.faults import CoreLimit
+from ..core.faults import CoreLimit, unrunnable_reason, unrunnable_rules
 from ..core.memory import Fault
 from ..core.run import run_case
 from ..core.unspecified import unspecified_elements
@@ -23,10 +23,6 @@ from .run_output import any_marked, begin_run_output, finish_run_output, open_ru
 
 
 # -- run -----------------------------------------------------------------------------------------------------------
-
-#: Rule kinds whose violation keeps `run` from executing a case (see `run`).
-_UNRUNNABLE = ("type", "fits")
-
 
 @main.command()
 @click.argument("case_file", metavar="CASE")
@@ -93,9 +89,9 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     result = None
     # Values beyond their C type or tensors beyond their buffer would make the core allocate and
     # index absurd ranges (a tensor of 10**12 elements): such a case is reported, not executed.
-    blocking = [v.rule.id for v in verdict.violations if v.rule.domain.get("kind") in _UNRUNNABLE]
+    blocking = unrunnable_rules(v.rule for v in verdict.violations)
     if blocking:
-        not_run = f"the core needs representable values and tensors inside their buffers; broken: {', '.join(blocking)}"
+        not_run = unrunnable_reason(blocking)
     else:
         try:
             result = run_case(case, seed=seed, strict=False)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
-__all__ = ["FAULT_KINDS", "Fault", "address_text"]
+__all__ = ["FAULT_KINDS", "MAX_ITERATIONS", "UNRUNNABLE_KINDS", "CoreLimit", "Fault", "address_text", "unrunnable_reason",
+           "unrunnable_rules", "within_iterations"]
 
 #: Every ``Fault.kind``, in the order a single access is checked.
 FAULT_KINDS: tuple[str, ...] = (
@@ -26,6 +27,23 @@ MAX_ITERATIONS = 1 << 16
 class CoreLimit(Exception):
     """The core does not run a case that asks for more work than any legal case does (`MAX_ITERATIONS`); ``str()``
     is one line naming the value. Commands report such a case as not executed."""
+
+
+#: Kinds of rules (``Rule.domain["kind"]``) whose violation keeps the core from running a case (`run`, the fuzz
+#: campaigns' negative items): values beyond their C type, tensors beyond their buffer (the core would allocate and
+#: index absurd ranges: a tensor of 10**12 elements).
+UNRUNNABLE_KINDS = ("type", "fits")
+
+
+def unrunnable_rules(rules: Iterable[Any]) -> list[str]:
+    """The ids of the rules among ``rules`` (`spec.rules.Rule`) whose violation keeps the core from running a case,
+    each once, in order."""
+    return list(dict.fromkeys(r.id for r in rules if r.domain.get("kind") in UNRUNNABLE_KINDS))
+
+
+def unrunnable_reason(rule_ids: Iterable[str]) -> str:
+    """Why a case that breaks ``rule_ids`` (`unrunnable_rules`) is not run, in one line."""
+    return f"the core needs representable values and tensors inside their buffers; broken: {', '.join(rule_ids)}"
 
 
 def within_iterations(count: int, name: str) -> int:

@@ -24,6 +24,7 @@ import numpy as np
 from ..cases.case import Case, fresh
 from ..cases.fields import read_int, type_name
 from ..checking.checker import check_case
+from ..core.faults import within_iterations
 from ..core.memory import POISON, Trace
 from ..core.run import prepare, run_case
 from ..spec.dtypes import DType
@@ -1144,7 +1145,8 @@ def output_of(case: Case) -> Output:
     env = case.env
     t = transposed_output(case.tensor("dst").position, bool(env["transpose"]))
     if env["repeat.present"]:
-        return Output(c0_of(case.ctx), int(env["mStep"]), int(env["kStep"]), int(env["repeat.repeatTime"]),
+        repeats = within_iterations(int(env["repeat.repeatTime"]), "repeat.repeatTime")  # a program's state may ask
+        return Output(c0_of(case.ctx), int(env["mStep"]), int(env["kStep"]), repeats,
                       int(env["repeat.repeatMode"]) == 0, t, int(env["repeat.dstStride"]))
     return Output(c0_of(case.ctx), int(env["mStep"]), int(env["kStep"]), transposed=t)
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from ...cases.case import Case, fresh
 from ...checking.checker import check_case, check_cases
+from ...core.faults import unrunnable_rules
 from ...core.memory import Fault, Trace
 from ...cases.registers import registers_json
 from ...core.run import prepare, run_case
@@ -36,10 +37,6 @@ from ..properties.values import ValuePlan, realize, tensor_seed
 from .compare import DEFAULT_TOLERANCES, Diff, Tolerance, compare_tensor, defined_elements, tolerance_for
 from .signals import TimeUp
 from .targets import ANY_INDEX, REGISTER_TITLES, REGISTERS, Malformed, Target, TargetError
-
-#: Rule kinds whose violation keeps the core from running a case (values beyond their C type would make
-#: it allocate absurd ranges; the same reading as `ascverify run`).
-UNRUNNABLE_KINDS = ("type", "fits")
 
 NEGATIVE_CHECKS = ("rejects_exactly_the_broken_rule", "batched_and_scalar_checks_agree")
 DIFFERENTIAL_CHECK = "differential"
@@ -311,7 +308,7 @@ def run_negative(rule_id: str, case: Case, seed: int, counts: dict[str, int] | N
         fail("negative.batched", NEGATIVE_CHECKS[1],
              f"batched check says {[v.id for v in batched.violations]}, scalar check says {ids}")
     rule = case.model.rule_by_id[rule_id]
-    if rule.domain.get("kind") in UNRUNNABLE_KINDS:
+    if unrunnable_rules([rule]):
         return NegativeOutcome("not run")
 
     try:

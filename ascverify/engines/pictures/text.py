@@ -132,7 +132,7 @@ def _buffer(mmap: MemoryMap, b, styles: dict[str, str], width: int, max_rows: in
     owners: list[list[TensorView]] = [[] for _ in range(BAR)]
     for t in b.tensors:
         hit = cells_hit([(max(t.start, 0), min(t.stop, b.size))], 0, per, BAR)
-        if t.stop > t.start and not hit.any() and t.start < b.size:
+        if t.stop > t.start and not hit.any() and 0 <= t.start < b.size:  # smaller than a cell: its cell
             hit[min(int(t.start // per), BAR - 1)] = True
         for i in np.flatnonzero(hit):
             owners[i].append(t)
