@@ -766,3 +766,35 @@ def test_a_repeat_register_no_legal_call_sets_is_not_run(tmp_path):
         text = " ".join((r.stdout + r.stderr).split())
         assert r.returncode == 1 and "Traceback" not in text and "MemoryError" not in text, text[-500:]
         assert "not executed" in text or "not run" in text
+
+
+def test_replay_refuses_a_tampered_finding_and_replays_the_others(tmp_path):
+    """A campaign saves only cases the core ran: a finding folder whose case.json asks for 2**31 - 1 repeats, or a
+    dst address beyond 64 bits, came from someone else. Each is one line naming its case.json (these were internal
+    errors: CoreLimit, OverflowError), the other folders are replayed, exit 2."""
+    findings = tmp_path / "findings"
+    r = CliRunner().invoke(main, ["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--target-cmd", "sh -c 'exit 3'",
+                                  "--examples", "1", "--no-shrink", "--seed", "1", "--findings", str(findings),
+                                  "--no-coverage"])
+    assert r.exit_code == 1, r.output
+    (found,) = [p for p in findings.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    tampered = []
+    for name, change in (("repeats", ("args", "repeatTime", 2**31 - 1)),
+                         ("address", ("tensors", "dst", "addr", 2**64 - 1))):
+        copy = tmp_path / name
+        shutil.copytree(found, copy)
+        doc = json.loads((copy / "case.json").read_text())
+        node = doc
+        for key in change[:-2]:
+            node = node[key]
+        node[change[-2]] = change[-1]
+        (copy / "case.json").write_text(json.dumps(doc))
+        tampered.append(copy)
+    r = run_limited(["replay", tampered[0], found, tampered[1], "--target-cmd", "sh -c 'exit 3'"], limit=GiB,
+                    timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert f"ascverify: {tampered[0] / 'case.json'}: not a case the core runs (repeatTime=2147483647 asks for" in r.stderr
+    assert f"ascverify: {tampered[1] / 'case.json'}: not a case the core runs (the core needs representable" in r.stderr
+    assert r.stdout.startswith(f"{found}: still fails: ")  # the intact finding, replayed between them
+    assert "1 finding replayed: 1 still fail, 0 fixed; 2 folders could not be replayed" in r.stderr

@@ -275,7 +275,8 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
       ascverify replay DIR --recorded-target
 
     Exit status: 0 every finding passes now, 1 some still fails, 2 a folder could not be read or a
-    differential finding has no target to run.
+    differential finding has no target to run (each such folder is one line on standard error; the
+    others are replayed).
     """
     from ..engines.fuzz.reproducers import replay as replay_one
     from ..engines.fuzz.targets import make_target
@@ -283,11 +284,17 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     if recorded_target and (target or target_cmd):
         raise InputError("give --recorded-target or --target/--target-cmd, not both", field="--recorded-target")
     tgt = make_target(_target(target, target_cmd))
-    failing = 0
+    failing = unreadable = 0
     try:
         for folder in folders:
-            res = replay_one(Path(folder), target=tgt, timeout=timeout, rtol=rtol, atol=atol, error_ratio=error_ratio,
-                             recorded_target=recorded_target, announce=lambda line: emit_error(f"replay: {line}"))
+            try:
+                res = replay_one(Path(folder), target=tgt, timeout=timeout, rtol=rtol, atol=atol,
+                                 error_ratio=error_ratio, recorded_target=recorded_target,
+                                 announce=lambda line: emit_error(f"replay: {line}"))
+            except InputError as exc:  # this folder cannot be replayed: said, and the others are
+                unreadable += 1
+                emit_error(one_line(f"ascverify: {exc.line()}"))
+                continue
             if res.failing:
                 failing += 1
                 emit(one_line(f"{folder}: still fails: {res.key}: {' '.join(res.message.split())[:500]}") + "\n")
@@ -296,8 +303,10 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     finally:
         if tgt is not None:
             tgt.close()
-    emit_note(f"{plural(len(folders), 'finding')} replayed: {failing} still fail, {len(folders) - failing} fixed")
-    sys.exit(1 if failing else 0)
+    done = len(folders) - unreadable
+    emit_note(f"{plural(done, 'finding')} replayed: {failing} still fail, {done - failing} fixed"
+              + (f"; {plural(unreadable, 'folder')} could not be replayed" if unreadable else ""))
+    sys.exit(2 if unreadable else 1 if failing else 0)
 
 
 @main.command()

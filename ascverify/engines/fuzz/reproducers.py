@@ -44,6 +44,8 @@ from ...cases.case import Case
 from ...cases.parse import parse_case
 from ...cases.safe_names import confined, plain_name_problem
 from ...cases.sources import MAX_FILE_BYTES, read_bytes
+from ...checking.checker import check_case
+from ...core.faults import CoreLimit, unrunnable_reason, unrunnable_rules
 from ...spec.errors import InputError
 from ...spec.version import __version__
 from ..outputs import clean_stale_temps, os_error, owned_temp_dir, release_temp_dir, shown
@@ -247,6 +249,10 @@ def _load_case(folder: Path, *, with_data: bool) -> Case:
             if isinstance(t, dict):
                 t.pop("data", None)
     case = parse_case(doc, base_dir=folder, origin=str(path))
+    # a campaign saves only cases the core ran: one it cannot run was written by someone else (docs/security.md)
+    blocking = unrunnable_rules(v.rule for v in check_case(case).violations)
+    if blocking:
+        raise InputError(f"not a case the core runs ({unrunnable_reason(blocking)})", where=shown(path))
     if with_data:
         for name in list(case.data_sources):
             case.data(name)  # read now: a missing input file is an input error, not a failure
@@ -312,4 +318,6 @@ def replay(folder: Path, *, target: Any = None, timeout: float | None = None, rt
             raise InputError(f"unknown finding kind {shown(kind)}", where=shown(folder / FINDING_FILE))
     except Failure as f:
         return ReplayResult(True, f.key, f.message, meta)
+    except CoreLimit as exc:  # not a case a campaign ran
+        raise InputError(f"not a case the core runs ({exc})", where=shown(folder / "case.json")) from None
     return ReplayResult(False, None, "passes now", meta)
