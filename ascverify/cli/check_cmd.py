@@ -60,8 +60,7 @@ from .options import product_option, verbosity_options, workers_option
 @workers_option(1, "More than 1 (or 0) splits JSON Lines files of 12 MiB and more among processes, with the same "
                   "output: 2 workers on 2 shared cores measured 1.2-1.8x faster than one process on 100,000 cases "
                   "(bench/RESULTS.md). Each worker holds up to 65,536 cases: opt in. With --product all, files of "
-                  "2 MiB and more, 8,192 cases per worker at a time. Not used with --format sarif or --schema (one "
-                  "process).")
+                  "2 MiB and more, 8,192 cases per worker at a time. Not used with --format sarif (one process).")
 @click.option("--schema", "strict_schema", is_flag=True,
               help="Also validate every case against the published JSON Schema with jsonschema (slower).")
 @product_option(
@@ -117,7 +116,7 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     """
     if show:
         sys.exit(check_and_show(files, fmt, verbose, max_bytes, strict, product))
-    serial = [why for why, on in (("--format sarif", fmt == "sarif"), ("--schema", strict_schema)) if on]
+    serial = ["--format sarif"] if fmt == "sarif" else []
     if workers != 1 and serial:
         emit_note(f"note: --workers {workers} is not used with {' and '.join(serial)}: the check runs in one process")
     with gc_paused():
@@ -170,9 +169,11 @@ def _report(results: Iterable[Result], fmt: str, verbose: bool, strict: bool = F
 def _check_chunk(job: tuple) -> _FileReport:
     """Worker: check one chunk of a JSON Lines file (``product``: every case moved there, or ``all``: each checked
     on every product)."""
-    path, chunk, first_index, first_line, fmt, verbose, strict, data_root, max_bytes, product = job
+    path, chunk, first_index, first_line, fmt, verbose, strict, data_root, max_bytes, product, strict_schema = job
     with gc_paused(), read_limits(data_root=data_root, max_bytes=max_bytes):
-        entries: Iterable[Any] = cases_from_lines(chunk, path, first_index, first_line, keep_raw=False)
+        entries: Iterable[Any] = cases_from_lines(chunk, path, first_index, first_line, keep_raw=strict_schema)
+        if strict_schema:
+            entries = _schema_checked(entries)
         if product and product != "all":
             entries = on_product(entries, product)
         return _part(read_file(path, max_bytes, DataCache(), entries), fmt, verbose, strict, product)
@@ -208,8 +209,8 @@ def _reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cach
     serial: list[str] = []  # the files before the next one that goes to the workers
     for path in files:
         parts = None
-        if jobs > 1 and not strict_schema and fmt != "results" and path != "-":
-            parts = _parallel_reports(path, fmt, verbose, max_bytes, jobs, strict, product)
+        if jobs > 1 and fmt != "results" and path != "-":
+            parts = _parallel_reports(path, fmt, verbose, max_bytes, jobs, strict, product, strict_schema)
         if parts is None:
             serial.append(path)
             continue
@@ -265,7 +266,7 @@ def line_chunks(lines: Iterable[tuple[int, bytes]], most_lines: int, most_bytes:
 
 
 def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: int, strict: bool,
-                      product: str | None) -> Iterator[_FileReport] | None:
+                      product: str | None, strict_schema: bool = False) -> Iterator[_FileReport] | None:
     """A large JSON Lines file checked by ``jobs`` worker processes, chunk by chunk (`parallel_chunk_lines`; at
     most one more than the workers in flight), the reports in file order; None when the file is small or not JSON
     Lines."""
@@ -316,7 +317,7 @@ def _parallel_reports(path: str, fmt: str, verbose: bool, max_bytes: int, jobs: 
 
     def chunks() -> Iterator[tuple]:
         for text, index, first_line in line_chunks(itertools.chain(head, lines), chunk_lines, PARALLEL_CHUNK_BYTES):
-            yield (path, text, index, first_line, fmt, verbose, strict, data_root, max_bytes, product)
+            yield (path, text, index, first_line, fmt, verbose, strict, data_root, max_bytes, product, strict_schema)
 
     def run() -> Iterator[_FileReport]:
         import multiprocessing
