@@ -20,6 +20,7 @@ from .cases.case import Case, TensorInfo
 from .cases.caseio import read_cases
 from .cases.parse import parse_case
 from .checking.checker import Result, Unchecked, Violation, check_case, check_cases
+from .core.faults import CoreLimit, Fault
 from .core.run import RunResult, run_case as _run_case
 from .spec.errors import AscverifyError, InputError, ModelDefinitionError
 from .spec.model import ApiModel, SpecNote
@@ -32,12 +33,14 @@ if _GC_WAS_ENABLED:
     _gc.enable()
 
 __all__ = [
-    "ApiModel", "AscverifyError", "Case", "InputError", "ModelDefinitionError", "PRODUCTS", "Product", "Result",
+    "ApiModel", "AscverifyError", "Case", "CoreLimit", "Fault", "InputError", "ModelDefinitionError", "PRODUCTS", "Product", "Result",
     "Rule", "SpecNote", "TensorInfo", "Unchecked", "Violation", "api_names", "apis", "check_case", "check_cases",
     "get_api", "get_product", "parse_case", "read_cases", "register", "run_case",
 ]
 
 
 def run_case(case: Case, *, seed: int = 0, strict: bool = True) -> RunResult:
-    """Execute a case on the numpy core (see `ascverify.core.run.run_case`)."""
+    """Execute a case on the numpy core (see `ascverify.core.run.run_case`). With ``strict`` the first access that
+    breaks a constraint raises `Fault`; a case asking for more iterations than any legal case (a hostile file)
+    raises `CoreLimit` before anything is allocated."""
     return _run_case(case, seed=seed, strict=strict)

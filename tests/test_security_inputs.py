@@ -798,3 +798,16 @@ def test_replay_refuses_a_tampered_finding_and_replays_the_others(tmp_path):
     assert f"ascverify: {tampered[1] / 'case.json'}: not a case the core runs (the core needs representable" in r.stderr
     assert r.stdout.startswith(f"{found}: still fails: ")  # the intact finding, replayed between them
     assert "1 finding replayed: 1 still fail, 0 fixed; 2 folders could not be replayed" in r.stderr
+
+
+def test_the_library_raises_core_limit_before_allocating():
+    """`ascverify.run_case` on such a case raises the exported CoreLimit (a library caller can catch it), at once
+    (in a process of its own with 1 GiB of address space: were the limit gone, the run would ask for 16 GiB)."""
+    program = ("import json, sys, ascverify\n"
+               "case = ascverify.parse_case(json.loads(sys.argv[1]))\n"
+               "try:\n    ascverify.run_case(case, strict=False)\n"
+               "except ascverify.CoreLimit as exc:\n    print('CoreLimit:', exc)\n")
+    r = subprocess.run([sys.executable, "-c", program, json.dumps(HUGE_REPEAT)], capture_output=True, text=True,
+                       preexec_fn=_limit_memory(GiB), timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-800:]
+    assert r.stdout.startswith("CoreLimit: repeatTime=2147483647 asks for 2,147,483,647 iterations")

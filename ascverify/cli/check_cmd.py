@@ -506,6 +506,7 @@ def _input_errors(results: Iterable[Result]) -> list[str]:
 
 
 def _write_input_errors(results: Iterable[Result]) -> None:
+    """Standard error gets the lines of the results that could not be read (`_input_errors`)."""
     errs = _input_errors(results)
     if errs:
         write_text(sys.stderr, joined_lines(errs))
@@ -523,6 +524,7 @@ class _Tally:
         self.not_portable += sum(1 for r in rows if not r.portable)
 
     def merge(self, other: _Tally) -> None:
+        """Add the counts of another part (a worker's chunk)."""
         self.portable += other.portable
         self.not_portable += other.not_portable
         self.unreadable += other.unreadable
