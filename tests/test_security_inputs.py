@@ -768,16 +768,22 @@ def test_a_repeat_register_no_legal_call_sets_is_not_run(tmp_path):
         assert "not executed" in text or "not run" in text
 
 
-def test_replay_refuses_a_tampered_finding_and_replays_the_others(tmp_path):
-    """A campaign saves only cases the core ran: a finding folder whose case.json asks for 2**31 - 1 repeats, or a
-    dst address beyond 64 bits, came from someone else. Each is one line naming its case.json (these were internal
-    errors: CoreLimit, OverflowError), the other folders are replayed, exit 2."""
+def _one_finding(tmp_path: Path) -> Path:
+    """The folder of the one finding of a tiny differential campaign (a target that crashes)."""
     findings = tmp_path / "findings"
     r = CliRunner().invoke(main, ["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--target-cmd", "sh -c 'exit 3'",
                                   "--examples", "1", "--no-shrink", "--seed", "1", "--findings", str(findings),
                                   "--no-coverage"])
     assert r.exit_code == 1, r.output
     (found,) = [p for p in findings.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    return found
+
+
+def test_replay_refuses_a_tampered_finding_and_replays_the_others(tmp_path):
+    """A campaign saves only cases the core ran: a finding folder whose case.json asks for 2**31 - 1 repeats, or a
+    dst address beyond 64 bits, came from someone else. Each is one line naming its case.json (these were internal
+    errors: CoreLimit, OverflowError), the other folders are replayed, exit 2."""
+    found = _one_finding(tmp_path)
     tampered = []
     for name, change in (("repeats", ("args", "repeatTime", 2**31 - 1)),
                          ("address", ("tensors", "dst", "addr", 2**64 - 1))):
@@ -811,3 +817,18 @@ def test_the_library_raises_core_limit_before_allocating():
                        preexec_fn=_limit_memory(GiB), timeout=120, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-800:]
     assert r.stdout.startswith("CoreLimit: repeatTime=2147483647 asks for 2,147,483,647 iterations")
+
+
+def test_replay_replays_a_negative_finding_whose_rule_the_core_cannot_run(tmp_path):
+    """A negative finding's case breaks a rule on purpose, of any kind: one on a C type (the checker's own bug, say)
+    is replayed as a negative finding (the core is not run on it), not refused like a tampered differential case."""
+    found = _one_finding(tmp_path)
+    doc = json.loads((found / "case.json").read_text())
+    doc["tensors"]["dst"]["addr"] = 2**64 - 1  # breaks block_reduce_min.dst.addr.type (and more)
+    (found / "case.json").write_text(json.dumps(doc))
+    meta = json.loads((found / "finding.json").read_text())
+    meta.update(kind="negative", rule="block_reduce_min.dst.addr.type", check="negative.exactly")
+    (found / "finding.json").write_text(json.dumps(meta))
+    r = run_limited(["replay", found], limit=GiB, timeout=120)
+    assert "not a case the core runs" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode in (0, 1) and r.stdout.startswith(f"{found}: "), r.stderr

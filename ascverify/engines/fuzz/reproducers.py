@@ -249,13 +249,19 @@ def _load_case(folder: Path, *, with_data: bool) -> Case:
             if isinstance(t, dict):
                 t.pop("data", None)
     case = parse_case(doc, base_dir=folder, origin=str(path))
-    # a campaign saves only cases the core ran: one it cannot run was written by someone else (docs/security.md)
-    blocking = unrunnable_rules(v.rule for v in check_case(case).violations)
-    if blocking:
-        raise InputError(f"not a case the core runs ({unrunnable_reason(blocking)})", where=shown(path))
     if with_data:
         for name in list(case.data_sources):
             case.data(name)  # read now: a missing input file is an input error, not a failure
+    return case
+
+
+def _runnable(case: Case, folder: Path) -> Case:
+    """``case`` of an invariants or differential finding, which a campaign saved after the core ran it: one the core
+    does not run was written by someone else (docs/security.md). A negative finding's case may break a rule of any
+    kind: `run_negative` runs the core only where it can."""
+    blocking = unrunnable_rules(v.rule for v in check_case(case).violations)
+    if blocking:
+        raise InputError(f"not a case the core runs ({unrunnable_reason(blocking)})", where=shown(folder / "case.json"))
     return case
 
 
@@ -273,7 +279,7 @@ def replay(folder: Path, *, target: Any = None, timeout: float | None = None, rt
     kind, seed = meta["kind"], int(meta["seed"])
     try:
         if kind == "invariants":
-            run_invariants(_load_case(folder, with_data=False), seed)
+            run_invariants(_runnable(_load_case(folder, with_data=False), folder), seed)
         elif kind == "negative":
             run_negative(str(meta["rule"]), _load_case(folder, with_data=False), seed)
         elif kind == "differential":
@@ -290,7 +296,7 @@ def replay(folder: Path, *, target: Any = None, timeout: float | None = None, rt
             if own and not recorded:
                 raise InputError("the finding records no target; give one with --target or --target-cmd",
                                  where=shown(folder))
-            case = _load_case(folder, with_data=True)
+            case = _runnable(_load_case(folder, with_data=True), folder)
             if own:
                 if announce is not None:
                     announce(f"{shown(folder)}: running the recorded target: {describe_target(recorded, os.getcwd())}")
