@@ -9,7 +9,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from ascverify.checking.checker import Result
 from ascverify.cli import check_cmd, common, main
+from ascverify.spec.errors import InputError
 from mixed_cases import PROGRAM, mixed_case
 
 
@@ -171,9 +173,6 @@ def test_a_file_too_small_for_the_workers_is_checked_here(tmp_path, monkeypatch)
 def test_a_part_on_every_product_counts_what_could_not_be_read():
     """The report of a part that is one problem with the file (it grew past --max-bytes while the workers read it):
     its line on standard error, counted unreadable, nothing on standard output."""
-    from ascverify.checking.checker import Result
-    from ascverify.spec.errors import InputError
-
     err = check_cmd.bare_error(InputError("larger than 10 bytes"), "cases.jsonl")
     for fmt in ("text", "json", "jsonl"):
         rep = check_cmd._part([Result("cases.jsonl", None, None, error=err)], fmt, False, False, "all")

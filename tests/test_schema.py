@@ -16,7 +16,8 @@ from ascverify.cases.parse import parse_case
 from ascverify.cases.schema import case_schema, validate
 from ascverify.spec.errors import InputError
 from ascverify.spec.params import ABS_MAX, ABS_MIN, MaskArg
-from ascverify.spec.registry import api_names, apis
+from ascverify.spec.registry import api_names, apis, get_api
+from ascverify.strategies import cases
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpolation.json"
 EX = json.loads(EXAMPLE.read_text())
@@ -222,8 +223,6 @@ def test_cases_the_strategies_draw_validate(model):
     """Every case `strategies.cases` draws (what `gen`, `synth` and the fuzz findings write, through
     `Case.to_json`), of every API, validates: among them masks an earlier call set (BlockReduce's
     ``MASK_PLACEHOLDER`` with isSetMask false), which the schema refused while `check` read them."""
-    from ascverify.strategies import cases
-
     drawn: list[dict] = []
 
     @settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -270,8 +269,6 @@ def test_schema_and_caseio_agree_on_spellings(data, which):
     """Arguments under Ascend C's or pyasc's names (BlockReduce: pyasc's ``repeat`` and ``repeat_time`` both), mixed or
     not, an argument sometimes under two names, Bilinear's tensors under either name: the schema accepts exactly the
     documents `parse` reads (one spelling throughout, each argument and tensor once)."""
-    from ascverify.spec.registry import get_api
-
     model = get_api(which)
     base = copy.deepcopy(EX if which == "BilinearInterpolation" else BLOCK_REDUCE)
     names = _names_of(model)

@@ -24,6 +24,7 @@ from ascverify.cli import check_cmd, common, main
 from ascverify.cli.check_cmd import line_chunks
 from ascverify.cli.common import (PARALLEL_CHUNK_LINES, PARALLEL_FLIGHT_LINES, PARALLEL_MIN_CHUNK_LINES,
                                   parallel_chunk_lines)
+from ascverify.core.faults import MAX_ITERATIONS, CoreLimit, within_iterations
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"
@@ -703,8 +704,6 @@ def test_a_repeat_count_no_legal_case_asks_for_is_not_run(tmp_path, argv):
 def test_the_core_runs_every_legal_count():
     """The limit is above every legal case's iterations: 255 repeats for BlockReduce (its page's range), 255 x 255
     for BilinearInterpolation (hRepeat and vRepeat are uint8); the first count above it is refused."""
-    from ascverify.core.faults import MAX_ITERATIONS, CoreLimit, within_iterations
-
     assert within_iterations(255 * 255, "hRepeat*vRepeat") == 255 * 255
     assert within_iterations(MAX_ITERATIONS, "repeatTime") == MAX_ITERATIONS
     with pytest.raises(CoreLimit, match="repeatTime=65537 asks for 65,537 iterations"):

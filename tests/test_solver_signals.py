@@ -289,10 +289,6 @@ def test_an_interrupt_that_reaches_z3_as_a_query_ends_is_cleared_with_the_region
     says none runs). Z3 keeps such an interrupt until its next query starts, and meanwhile its tactics give up and
     return their input: the first sampling after an interrupted one gave cases breaking most rules (seen about once
     in 30 runs of the test above on a loaded machine). The region clears it when it ends."""
-    import z3
-
-    from ascverify.engines import interrupts
-
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("solver regions watch signals in the main thread only")
     x, y, z = z3.Ints("x y z")

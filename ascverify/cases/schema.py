@@ -144,9 +144,12 @@ def _args_schema(model: ApiModel) -> dict[str, Any]:
             if len(users) < len(labels):  # a name that is not every spelling's: the others of its spellings only
                 ok = {n for label in users for n in spelt[label].values()}
                 together[k] = ok - (set(names[a.name]) - {k})
-    required = [a.name for a in model.args
-                if getattr(a, "default", None) is None and not getattr(a, "optional", False)]
-    return _named_object(props, names, required, together)
+    return _named_object(props, names, _required_args(model), together)
+
+
+def _required_args(model: ApiModel) -> list[str]:
+    """The arguments a case must give: no default, not optional."""
+    return [a.name for a in model.args if getattr(a, "default", None) is None and not getattr(a, "optional", False)]
 
 
 def _tensors_schema(model: ApiModel) -> dict[str, Any]:
@@ -164,8 +167,7 @@ def _tensors_schema(model: ApiModel) -> dict[str, Any]:
 
 
 def _api_schema(model: ApiModel) -> dict[str, Any]:
-    required_args = [a.name for a in model.args
-                     if getattr(a, "default", None) is None and not getattr(a, "optional", False)]
+    required_args = _required_args(model)
     args = _args_schema(model)
     tensors = _tensors_schema(model)
     support = "; ".join(f"{p}: {', '.join(ts)}" for p, ts in model.support.items())

@@ -487,8 +487,9 @@ def _portability_reports(results: Sequence[Result], fmt: str, strict: bool, size
     for start in range(0, len(results), size):
         some = results[start:start + size]
         some_rows = [row for r in some if (row := rows_of.get(id(r))) is not None]
-        rep = _FileReport([], _input_errors(some), Counts(), [], _Tally())
-        rep.tally.add(some, some_rows)  # type: ignore[union-attr]
+        tally = _Tally()
+        tally.add(some, some_rows)
+        rep = _FileReport([], _input_errors(some), Counts(), [], tally)
         for r in some:
             rep.counts.add(r)
         if fmt == "text":

@@ -104,7 +104,8 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
 
 
 def _not_executed(program: Any, verdict: Any, path: str, index: int, seed: int, folder: Any, why: str) -> int:
-    """A program the core does not run (`CoreLimit`): its verdict and why, in run.json and on the output; exit 1."""
+    """A program the core does not run (a call it cannot run, too much work, or an invalid program it cannot cope
+    with): its verdict and ``why``, in run.json and on the output; exit 1."""
     loc = location(path, index)
     begin_run_output(folder, [])
     doc = {"file": path, "index": index, "seed": seed, "check": verdict.to_json(), "executed": False,
