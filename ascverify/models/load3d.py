@@ -36,7 +36,7 @@ from ..spec.products import POSITION_BUFFER
 from ..spec.registry import register
 from ..spec.rules import POSITION_NAMES, WARNING, Context, Values, field_range, rule, state_rule, tensor_min_size
 from .codec import BITFIELDS, BY_NAME, BY_V2, NOTES, SEED, V2_DEFAULTS, V2_OTHER_DEFAULTS, CodecError, decode
-from .drawing import integers as _ints
+from .drawing import integers as _ints, packed_indices
 from .img2col import (
     FRACTAL_BYTES,
     FRACTAL_ROWS,
@@ -1243,12 +1243,29 @@ def _coverage_why(v: Values, ctx: Context, axis: str) -> str:
 
 # -- construction -----------------------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=8192)
-def _small(lo: int, hi: int, near: int) -> Any:
-    """lo..hi, mostly near lo (small shapes run fast), sometimes anywhere, sometimes hi (built once per bounds)."""
-    from hypothesis import strategies as st
+class _SmallDraws:
+    """Draws of ``lo..hi``, mostly near lo (small shapes run fast), sometimes anywhere, sometimes hi, for one
+    construction: a branch (near lo, anywhere, hi: a third each) and then the value. The branches of four draws are
+    one choice (`packed_indices`), each value another; a seeded draw (``draw.integers``:
+    `ascverify.engines.properties.seeded`) takes its values without building a strategy per bounds."""
 
-    return st.one_of(_ints(lo, min(hi, lo + near)), _ints(lo, hi), st.just(hi))
+    BRANCHES_PER_CHOICE = 4
+
+    def __init__(self, draw: Any) -> None:
+        self.draw = draw
+        self.ints = getattr(draw, "integers", None)
+        self.branches: list[int] = []
+
+    def __call__(self, lo: int, hi: int, near: int = 3) -> int:
+        if hi <= lo:
+            return lo
+        if not self.branches:
+            self.branches = packed_indices(self.draw, [3] * self.BRANCHES_PER_CHOICE)[::-1]
+        branch = self.branches.pop()
+        if branch == 2:
+            return hi
+        top = min(hi, lo + near) if branch == 0 else hi
+        return self.ints(lo, top) if self.ints is not None else self.draw(_ints(lo, top))
 
 
 @lru_cache(maxsize=1024)
@@ -1256,18 +1273,6 @@ def _one_of_values(values: tuple[int, ...]) -> Any:
     from hypothesis import strategies as st
 
     return st.sampled_from(values)
-
-
-def _draw_small(draw: Any, lo: int, hi: int, near: int) -> int:
-    """A draw from `_small`; a seeded draw (``draw.integers``: `ascverify.engines.properties.seeded`) makes the same
-    choice without building the strategy, which bounds that change with every case would rebuild every time."""
-    if hi <= lo:
-        return lo
-    ints = getattr(draw, "integers", None)
-    if ints is None:
-        return draw(_small(lo, hi, near))
-    branch = ints(0, 2)
-    return ints(lo, min(hi, lo + near)) if branch == 0 else ints(lo, hi) if branch == 1 else hi
 
 
 @lru_cache(maxsize=1)
@@ -1286,9 +1291,7 @@ def construct_call(draw: Any, ctx: Context, env: dict[str, Any], *, whole_fracta
     C0-column blocks at most doubles the count), then the repeat: repeatStride keeping the last window in the matrix,
     dstStride keeping the output's fractal columns apart and inside the buffer. Without a register the repeat fields
     hold the defaults with dstStride the natural count (the register a setter must hold for the same output)."""
-    def small(lo: int, hi: int) -> int:
-        return _draw_small(draw, lo, hi, 3)
-
+    small = _SmallDraws(draw)
     b2 = POSITION_NAMES[int(env["src.position"])] == "B1"
     env["transpose"] = bool(draw(_ints(0, 7)) == 0) if b2 else bool(draw(_ints(0, 1)))
     turned = b2 or env["transpose"]
@@ -1297,7 +1300,7 @@ def construct_call(draw: Any, ctx: Context, env: dict[str, Any], *, whole_fracta
     given = env["repeat.present"] = draw(_ints(0, 3)) < repeat_quarters
     n = min(draw(_repeat_count()), cap // (2 if turned else 1)) if given else 1
     per_window = cap // (max(n, 1) * (2 if turned else 1))
-    construct(draw, ctx, env, dst_fractals=per_window, whole_fractals=whole_fractals)
+    construct(draw, ctx, env, dst_fractals=per_window, whole_fractals=whole_fractals, small=small)
     c0 = c0_of(ctx)
     if not given:
         natural = Output(c0, int(env["mStep"]), int(env["kStep"]), transposed=turned).row_blocks
@@ -1324,14 +1327,12 @@ def construct_call(draw: Any, ctx: Context, env: dict[str, Any], *, whole_fracta
 
 
 def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int | None = None,
-              whole_fractals: bool = False) -> None:
+              whole_fractals: bool = False, small: _SmallDraws | None = None) -> None:
     """Fill the window and feature-map fields of ``env`` with a valid call, drawn with Hypothesis's ``draw``
     (``env["transpose"]`` already set). ``dst_fractals``: at most this many fractals for the window (default: dst's
     whole buffer); ``whole_fractals``: mPos, mStep multiples of 16 even where the window covers the bottom fractal
-    (LoadDataWithStride)."""
-    def small(lo: int, hi: int, near: int = 3) -> int:
-        """lo..hi, mostly near lo (small shapes run fast), sometimes anywhere, sometimes hi."""
-        return _draw_small(draw, lo, hi, near)
+    (LoadDataWithStride); ``small``: the caller's `_SmallDraws`, whose packed branches it shares."""
+    small = small if small is not None else _SmallDraws(draw)
 
     e, c0 = ctx.dtype.size, c0_of(ctx)
     src_pos = POSITION_NAMES[int(env["src.position"])]

@@ -30,6 +30,7 @@ from ...cases.case import Case
 from ...cases.fields import read_dtype, read_product, read_supported_type
 from ...cases.parse import read_args
 from ...checking.checker import check_case
+from ...models.drawing import packed_indices
 from ...models.vector_common import lanes_per_repeat, mask_word_count
 from ...spec.domains import Domain, field_domains
 from ...spec.errors import InputError, did_you_mean
@@ -598,10 +599,6 @@ def _ints(lo: int, hi: int) -> st.SearchStrategy[int]:
 def _sampled(values: tuple) -> st.SearchStrategy[Any]:
     return st.sampled_from(values)
 
-
-@lru_cache(maxsize=1024)
-def _permutations(values: tuple) -> st.SearchStrategy[list[Any]]:
-    return st.permutations(values)
 _SORTED: dict[int, tuple[Domain, tuple[int, ...]]] = {}
 
 
@@ -859,6 +856,24 @@ def _max_feasible_rows(layout: _Layout, envs: Sequence[dict[str, Any]], name: st
     return [None if i < 0 else int(t) for i, t in zip(lo.tolist(), tops.tolist())]
 
 
+def _draw_order(draw: Callable, names: Sequence[str]) -> list[str]:
+    """A uniform random order of ``names``: the swaps of ``st.permutations`` (Fisher-Yates, identity when every
+    choice is 0), packed into one choice where they fit (`packed_indices`)."""
+    order = list(names)
+    n = len(order)
+    if n < 2:
+        return order
+    for i, d in enumerate(packed_indices(draw, range(n, 1, -1))):
+        order[i], order[i + d] = order[i + d], order[i]
+    return order
+
+
+def _roomy(cap: int, spans: Sequence[int], aligns: Sequence[int]) -> bool:
+    """Every gap of a buffer packed in this order can be 0..4 alignment units whatever the gaps before it: the
+    buffer holds the tensors with their alignment and the widest gaps."""
+    return sum(spans) + sum(aligns) + 4 * sum(aligns) <= cap
+
+
 def _flag(draw: Callable, usually: bool) -> bool:
     """A Boolean that is ``usually`` 15 times in 16 (and shrinks to it)."""
     return usually if draw(_MODES) != 15 else not usually
@@ -910,13 +925,17 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
     doms = layout.domains
     flags = layout.flags
 
-    # tensor positions and presence first: capacity depends on which buffer each lands in
+    # tensor positions and presence first: capacity depends on which buffer each lands in (several to a choice)
     positions: dict[str, str] = {}
-    for decl in model.tensors:
-        positions[decl.name] = POSITION_NAMES[_draw_value(draw, doms[f"{decl.name}.position"])]
+    place_choices = [_choices(doms[f"{decl.name}.position"]) for decl in model.tensors]
+    optional_drawn = [decl.name for decl in model.tensors if decl.optional and decl.name not in layout.required]
+    digits = iter(packed_indices(draw, [len(ch) for ch in place_choices] + [2] * len(optional_drawn)))
+    for decl, ch in zip(model.tensors, place_choices):
+        positions[decl.name] = POSITION_NAMES[ch[next(digits)]]
         env[f"{decl.name}.position"] = POSITION_NAMES.index(positions[decl.name])
+    for decl in model.tensors:
         if decl.optional:
-            env[f"{decl.name}.present"] = decl.name in layout.required or draw(_BOOLS)
+            env[f"{decl.name}.present"] = decl.name in layout.required or bool(next(digits))
 
     # optional arguments: those of one prototype (ApiModel.forms), or each at random without forms (an optional
     # argument without forms is one a call may leave to an earlier call's state: with ``specified``, usually given)
@@ -1022,7 +1041,8 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
 
     # sizes in declaration order (a minimum may depend on earlier tensors' sizes), then pack each
     # buffer in a random order, aligned, with small random gaps (with boundary bias: often none, exact minimum
-    # sizes, and the last tensor now and then at the buffer's end)
+    # sizes, and the last tensor now and then at the buffer's end); the order and, in a roomy buffer, the gaps are
+    # drawn several to a choice (`packed_indices`: Hypothesis's cost is per choice)
     v = Values(env, ctx, model)
     sizeof = layout.sizeof
     for decl in model.tensors:
@@ -1045,17 +1065,21 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
             env[f"{decl.name}.size"] = max([0] + [int(r.domain["elems"](v, ctx)) for r in layout.min_rules[decl.name]])
     for buf, names in by_buffer.items():
         cap = ctx.product.buffer_size(buf)
-        order = draw(_permutations(tuple(names))) if len(names) > 1 else names
+        order = _draw_order(draw, names)
         spans = [env[f"{n}.size"] * sizeof[n] for n in order]
         aligns = [layout.align(n, buf) for n in order]
         rest = sum(spans) + sum(aligns)  # what the tensors after this one take at most
         used = 0
+        # with room for the widest gaps everywhere, each gap is 0..4 units whatever came before: drawn together
+        gaps = None if bias or not _roomy(cap, spans, aligns) else iter(packed_indices(draw, [5] * len(order)))
         for i, name in enumerate(order):
             a, nbytes = aligns[i], spans[i]
             rest -= nbytes + a
             start = -(-used // a) * a
             slack = cap - rest - start - nbytes  # room for a gap (the tensors after it counted with their alignment)
-            if slack < 0:
+            if gaps is not None:
+                gap = next(gaps) * a
+            elif slack < 0:
                 gap = 0  # no room to spare: packed tight (the buffer's end decides below)
             elif bias and i == len(order) - 1 and draw(_MODES) == 0:
                 gap = slack // a * a  # the last tensor ends at (or just before) the buffer's end
