@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify import get_api
+from ascverify.cases.case import Case
 from ascverify.cli import main
 from ascverify.engines.lint import definition_problems, lint, lint_context
 from ascverify.spec.logic import Implies
@@ -147,3 +148,64 @@ def test_lint_with_two_workers_gives_the_reports_of_one_process():
     two = lint(models, jobs=2)
     assert len(one) >= 2
     assert summary(two) == summary(one)
+
+
+def _breakable_giving_up(monkeypatch, rule_id: str, give_up: int) -> list[int | None]:
+    """`_Linter.breakable` answering "unknown" for ``rule_id``'s first ``give_up`` questions (as Z3 does when the
+    pivots, or what the process asked before, make it hard); the timeouts it was asked with, in order."""
+    from ascverify.engines import lint as lint_module
+
+    real = lint_module._Linter.breakable
+    asked: list[int | None] = []
+
+    def breakable(self, r, hold, pivots, *, timeout_ms=None):
+        if r.id != rule_id:
+            return real(self, r, hold, pivots, timeout_ms=timeout_ms)
+        asked.append(timeout_ms)
+        if len(asked) <= give_up:
+            return "unknown"
+        return real(self, r, hold, pivots, timeout_ms=timeout_ms)
+
+    def sample(model, ctx, first, space, n=48):
+        # Toy is not registered, so the construction cannot build its cases: three valid ones, made by hand
+        env = model.default_env()
+        return [Case(model, ctx, {**env, "x": k, "y": k}) for k in (1, 2, 3)]
+
+    monkeypatch.setattr(lint_module._Linter, "breakable", breakable)
+    monkeypatch.setattr(lint_module, "_sample", sample)
+    lint_module._CACHE.clear()
+    return asked
+
+
+def test_redundancy_asked_again_with_other_pivots(monkeypatch):
+    """An undecided redundancy question is asked again with another valid case's pivots, for a short time each,
+    before the first case's pivots get the whole timeout: the answer Z3 finds there is the finding."""
+    from ascverify.engines.lint import FIRST_TRY_MS
+
+    asked = _breakable_giving_up(monkeypatch, "toy.y.wide", give_up=1)
+    rep = lint_context(Toy(), "atlas-a2", "half", timeout_ms=60_000)
+    assert ("redundant", ["toy.y.wide"]) in [(f.kind, f.rules) for f in rep.findings]
+    assert rep.unknown == []
+    assert asked == [FIRST_TRY_MS, FIRST_TRY_MS]  # the second case's pivots decided it
+
+
+def test_redundancy_undecided_with_every_pivot_is_unknown(monkeypatch):
+    """Never called redundant or not when every try is undecided: reported as unknown, after the short tries and
+    one with the whole timeout."""
+    from ascverify.engines.lint import FIRST_TRY_MS, PIVOT_CASES
+
+    asked = _breakable_giving_up(monkeypatch, "toy.y.wide", give_up=10**6)
+    rep = lint_context(Toy(), "atlas-a2", "half", timeout_ms=60_000)
+    assert "redundant toy.y.wide" in rep.unknown
+    assert not [f for f in rep.findings if f.rules == ["toy.y.wide"]]
+    assert asked == [FIRST_TRY_MS] * PIVOT_CASES + [60_000]
+
+
+def test_pivot_tries():
+    from ascverify.engines.lint import FIRST_TRY_MS, _pivot_tries
+
+    assert _pivot_tries(["a"], 60_000) == [("a", 60_000)]  # one case: one try, the whole timeout
+    assert _pivot_tries(["a", "b", "c"], 60_000) == [("a", FIRST_TRY_MS), ("b", FIRST_TRY_MS), ("c", FIRST_TRY_MS),
+                                                     ("a", 60_000)]
+    # a timeout no longer than a first try: each case once, for the whole timeout (no try asked twice)
+    assert _pivot_tries(["a", "b"], 2_000) == [("a", 2_000), ("b", 2_000)]

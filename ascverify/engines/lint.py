@@ -47,6 +47,11 @@ from .solver import Space
 #: Milliseconds one lint query may take.
 QUERY_TIMEOUT_MS = 2_000
 KINDS = ("no-legal-case", "vacuous", "redundant", "contradiction")
+#: Valid cases whose values pin the fields a redundancy question does not read, tried in turn while Z3 answers
+#: "unknown" (one case's pivots can make the question hard where another's make it easy), each for at most
+#: FIRST_TRY_MS before the first case's pivots get the whole per-query timeout.
+PIVOT_CASES = 3
+FIRST_TRY_MS = 5_000
 
 
 @dataclass
@@ -135,9 +140,10 @@ class _Linter:
             if z3.is_false(z3.simplify(pred)):
                 self.bans.append(r.id)
 
-    def solver(self, rules: Iterable[str] = (), extra: Sequence[z3.BoolRef] = (), *, tracked: bool = False) -> z3.Solver:
+    def solver(self, rules: Iterable[str] = (), extra: Sequence[z3.BoolRef] = (), *, tracked: bool = False,
+               timeout_ms: int | None = None) -> z3.Solver:
         s = z3.Solver()
-        interrupts.set_timeout(s, self.timeout_ms)
+        interrupts.set_timeout(s, self.timeout_ms if timeout_ms is None else timeout_ms)
         s.add(*self.space._domain)
         for r in rules:
             s.add(z3.Implies(self.ind[r], self.terms[r]) if tracked else self.terms[r])
@@ -167,11 +173,12 @@ class _Linter:
             i += 1
         return current
 
-    def breakable(self, r: Rule, hold: Sequence[str], pivots: dict[str, z3.BoolRef]) -> str:
+    def breakable(self, r: Rule, hold: Sequence[str], pivots: dict[str, z3.BoolRef], *,
+                  timeout_ms: int | None = None) -> str:
         """Is there a case with every rule of ``hold`` and not ``r``? Pivots (a valid case's values of the fields
         ``r`` does not read) make the question nearly concrete; those in a core are dropped. 'sat', 'unsat' or
-        'unknown'."""
-        s = self.solver(hold, [z3.Not(self.terms[r.id])])
+        'unknown' (each query within ``timeout_ms``, by default the linter's)."""
+        s = self.solver(hold, [z3.Not(self.terms[r.id])], timeout_ms=timeout_ms)
         active = dict(pivots)
         for _ in range(len(active) + 2):
             self.queries += 1
@@ -224,6 +231,15 @@ def _sample(model: ApiModel, ctx: Context, first: z3.ModelRef | None, space: Spa
     except Exception:  # noqa: BLE001 - the sample only saves queries; without it the solver decides alone
         pass
     return out
+
+
+def _pivot_tries(bases: list[Any], timeout_ms: int) -> list[tuple[Any, int]]:
+    """The (pivot case, timeout) of each try of a redundancy question: each case for FIRST_TRY_MS, then the first
+    for the whole timeout (each for the whole timeout when that is no longer)."""
+    short = min(timeout_ms, FIRST_TRY_MS)
+    if len(bases) == 1 or short == timeout_ms:
+        return [(base, timeout_ms) for base in bases]
+    return [(base, short) for base in bases] + [(bases[0], timeout_ms)]
 
 
 _CACHE: dict[str, ContextReport] = {}
@@ -288,16 +304,22 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
             rep.unknown.append(f"vacuous {r.id}")
     vacuous = {f.rules[0] for f in rep.findings if f.kind == "vacuous"}
 
-    # 3. redundant: implied by the other error rules (pivots: the first valid case's values of the other fields)
+    # 3. redundant: implied by the other error rules (pivots: a valid case's values of the other fields). How hard
+    # Z3 finds the question depends on the pivots and on what the process asked before: while undecided, it is
+    # asked with up to PIVOT_CASES cases' pivots (`_pivot_tries`)
     if rep.legal != "no":
-        base = sample[0].env if sample else None
+        bases = [c.env for c in sample[:PIVOT_CASES]] or [None]
         for r in L.rules:
             if r.domain.get("kind") == "type" or r.id in vacuous:
                 continue
             reads = {str(c) for c in term_constants(L.terms[r.id])}
-            pivots = {} if base is None else {n: value_term(v, base[n]) for n, v in L.space.vars.items() if n not in reads}
             others = [x for x in L.errors if x != r.id]
-            res = L.breakable(r, others, pivots)
+            for base, timeout_ms in _pivot_tries(bases, L.timeout_ms):
+                pivots = {} if base is None else {n: value_term(v, base[n]) for n, v in L.space.vars.items()
+                                                  if n not in reads}
+                res = L.breakable(r, others, pivots, timeout_ms=timeout_ms)
+                if res != "unknown":
+                    break
             if res == "unsat":
                 why = L.core(others, [z3.Not(L.terms[r.id])])
                 if why and set(why) <= set(L.bans):  # its condition is banned here: by design
