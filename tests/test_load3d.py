@@ -17,9 +17,10 @@ from ascverify import check_case, get_api, parse_case, run_case
 from ascverify.cases.case import fresh
 from ascverify.cases.schema import validate
 from ascverify.cli import main
-from ascverify.models.img2col import conv2d, nz_matrix
-from ascverify.models.load3d import memory_rules_match_core, stored_window, transpose_transposes, \
-    window_split_concatenates
+from ascverify.engines.fuzz.mutants import all_mutants
+from ascverify.models.img2col import Geometry, conv2d, nz_matrix
+from ascverify.models.load3d import as_bits, memory_rules_match_core, pad_value, reference_window, stored_window, \
+    transpose_transposes, window_equals_reference, window_split_concatenates
 from ascverify.spec.errors import InputError
 from ascverify.strategies import breaking, cases
 
@@ -512,3 +513,56 @@ def test_listings_name_the_model():
 def test_example_copy_is_untouched():
     # the helpers copy the example: a test never writes the shipped file
     assert json.loads(EXAMPLE.read_text()) == json.loads(EXAMPLE.read_text()) and copy.deepcopy(example()) == example()
+
+
+# -- the reference invariant on large padded maps -------------------------------------------------------------------
+
+def test_reference_checks_a_window_of_a_large_padded_map():
+    """The reference reads the padded map at each point without making it, so it checks every case: this one's
+    padded map (16 x 1000 x 259 elements, 4.1 million) was once too large to make and went unchecked. Its window's
+    rows 0-15 are output columns wo = 0..15 at stride 2 from w = -1 (the left pad): a core that takes strideW as 1
+    reads other columns, and the reference says so."""
+    doc = small_map(strideW=2, fmatrix={"l1H": 1000, "l1W": 3, "padList": [1, 255, 0, 0], "padValue": 0})
+    doc["tensors"]["src"] = {"position": "A1", "addr": 0, "size": 1000 * 3 * 16}
+    case = parse_case(doc)
+    assert check_case(case).valid
+    window_equals_reference(case)  # the core passes
+    mutant = next(m for m in all_mutants() if m.name == "strideW-ignored")
+    with mutant.installed(MODEL):
+        with pytest.raises(AssertionError, match="the feature map gives"):
+            window_equals_reference(case)
+
+
+@SLOW  # most drawn maps are too large to make whole here: filtered out
+@given(cases(MODEL, product="atlas-350"), st.integers(0, 2**16))
+def test_reference_reads_the_padded_map(case, seed):
+    """`reference_window` equals reading the padded map made whole (padValue around x: left, right, top, bottom), as
+    the convolution's definition has it, at every defined element of the window."""
+    env = case.env
+    assume(env["fmatrix.present"])
+    geo = Geometry.of(env, case.ctx.dtype.size)
+    left, right, top, bottom = geo.pads
+    assume(geo.c1 * geo.c0 * (geo.l1h + top + bottom) * (geo.l1w + left + right) <= 1 << 21)
+    res = run_case(fresh(case), seed=seed)
+    bits = as_bits(res.inputs["src"])
+    m = int(env["mPos"]) + np.arange(int(env["mStep"]))
+    k = int(env["kPos"]) + np.arange(int(env["kStep"]))
+    ref, valid = reference_window(case, bits, m, k)
+    c0 = geo.c0
+    x = bits[: geo.src_elems].reshape(geo.c1, geo.l1h, geo.l1w, c0).transpose(0, 3, 1, 2)
+    x = x.reshape(geo.c1 * c0, geo.l1h, geo.l1w)
+    pad = ref.dtype.type(as_bits(np.array([pad_value(case.ctx.dtype, int(env["fmatrix.padValue"]))],
+                                          dtype=case.ctx.dtype.numpy))[0])
+    whole = np.full((x.shape[0], geo.l1h + top + bottom, geo.l1w + left + right), pad, dtype=ref.dtype)
+    whole[:, top:top + geo.l1h, left:left + geo.l1w] = x
+    for i, row in enumerate(m):
+        if row >= geo.m_total:
+            continue
+        ho, wo = divmod(int(row), geo.wo)
+        for j, col in enumerate(k):
+            group, lane = divmod(int(col), c0)
+            rest, kw = divmod(group, geo.kw)
+            c1, kh = divmod(rest, geo.kh)
+            if not valid[i, j]:
+                continue
+            assert ref[i, j] == whole[c1 * c0 + lane, ho * geo.sh + kh * geo.dh, wo * geo.sw + kw * geo.dw]
