@@ -22,13 +22,14 @@ def integers(lo: int, hi: int) -> Any:
     return st.integers(lo, hi)
 
 
-#: The most values one choice packs: Hypothesis draws an integer range of up to 128 values uniformly (a wider one
-#: leans to its ends and to small values), so indices packed into such a range are independent and uniform.
+#: The most values one choice packs: Hypothesis draws an integer range of up to 128 values evenly (apart from a few
+#: values of its pool of constants, as for any choice; a wider range leans to its ends and to small values), so
+#: indices packed into such a range are as even and independent as separate choices.
 PACKED = 128
 
 
 def packed_indices(draw: Callable, counts: Sequence[int]) -> list[int]:
-    """An index in [0, c) for each count c, uniform and independent as separate draws would be, in as few choices
+    """An index in [0, c) for each count c, as even and independent as separate draws, in as few choices
     as whole counts go into `PACKED` values (mixed radix, the first index most significant: a smaller choice is a
     smaller first index, so shrinking goes where separate choices would)."""
     out: list[int] = []

@@ -1254,6 +1254,7 @@ class _SmallDraws:
         self.branches: list[int] = []
 
     def __call__(self, lo: int, hi: int, near: int = 3) -> int:
+        """A value of lo..hi (lo when that is all; ``near``: how far above lo the near branch reaches)."""
         if hi <= lo:
             return lo
         if not self.branches:

@@ -599,6 +599,7 @@ def _ints(lo: int, hi: int) -> st.SearchStrategy[int]:
 def _sampled(values: tuple) -> st.SearchStrategy[Any]:
     return st.sampled_from(values)
 
+
 _SORTED: dict[int, tuple[Domain, tuple[int, ...]]] = {}
 
 
@@ -870,8 +871,8 @@ def _draw_order(draw: Callable, names: Sequence[str]) -> list[str]:
 
 def _roomy(cap: int, spans: Sequence[int], aligns: Sequence[int]) -> bool:
     """Every gap of a buffer packed in this order can be 0..4 alignment units whatever the gaps before it: the
-    buffer holds the tensors with their alignment and the widest gaps."""
-    return sum(spans) + sum(aligns) + 4 * sum(aligns) <= cap
+    buffer holds the tensors, each with up to one alignment unit of padding and the widest gap (4 units)."""
+    return sum(spans) + 5 * sum(aligns) <= cap
 
 
 def _flag(draw: Callable, usually: bool) -> bool:
