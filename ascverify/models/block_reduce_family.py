@@ -686,13 +686,14 @@ class StoredResult:
     poisoned: bool           # the stored bytes are marked unspecified
 
 
-def stored_results(case: Case, seed: int) -> Iterator[StoredResult]:
-    """Every result a valid call leaves (with dstRepStride 0 the last repeat's), from a strict simulation. With
-    an unknown mask (a prior SetVectorMask's) every result must be poison: checked here, and nothing is yielded."""
+def stored_results(case: Case, seed: int, src: np.ndarray | None = None) -> Iterator[StoredResult]:
+    """Every result a valid call leaves (with dstRepStride 0 the last repeat's), from a strict simulation (src's
+    contents optionally given). With an unknown mask (a prior SetVectorMask's) every result must be poison: checked
+    here, and nothing is yielded."""
     n = int(case.env["repeatTime"])
     if n <= 0:
         return
-    before, after, _ = simulate(case, seed)
+    before, after, _ = simulate(case, seed, src)
     dst, src, t = case.tensor("dst"), case.tensor("src"), case.ctx.dtype
     # on a valid case no byte is stored before a later repeat reads it: every read sees the initial memory
     x = before.typed(src.buffer, src.addr, src.size, t.numpy)
@@ -795,5 +796,36 @@ def in_place_rule_matches_core(case: Case, seed: int = 0) -> None:
         assert hazard <= refused, f"core saw a hazard the in-place rule accepts (dst at {addr})"
 
 
+#: The value `active_lanes_matter` writes to each block's last active lane (the other elements +0): the result of
+#: every block that counts it.
+PROBES = {"MIN": -1024.0, "MAX": 1024.0, "SUM": 1024.0}
+
+
+def active_lanes_matter(case: Case, seed: int = 0) -> None:
+    """Every block's last active lane counts: with src all +0 but that element of every block, which is `PROBES`'
+    value (-1024 for Min, +1024 for Max and Sum), every block with an active lane stores exactly that value (a sum:
+    that value times the probes among its active elements, where blocks overlap); a mask one lane short, or a lane
+    dropped, stores something else."""
+    if int(case.env["repeatTime"]) <= 0 or case.model.active_lanes(case) is None:
+        return
+    src, t = case.tensor("src"), case.ctx.dtype
+    idx, active = block_reads(case), lane_mask(case).reshape(BLOCKS_PER_REPEAT, -1)
+    blocks = np.nonzero(active.any(axis=1))[0]
+    if not blocks.size:
+        return
+    value = PROBES[case.model.op]
+    last = active.shape[1] - 1 - np.argmax(active[:, ::-1], axis=1)  # per block, its last active lane
+    x = np.zeros(src.size, dtype=t.numpy)
+    x[idx[:, blocks, last[blocks]]] = value
+    for res in stored_results(case, seed, src=x):
+        if res.active.any():
+            # overlapping blocks (srcBlkStride < 1) may read other blocks' probes too: a sum counts each
+            probes = int(np.count_nonzero(res.block[res.active] == value))
+            want = value * probes if case.model.op == "SUM" else value
+            assert not res.poisoned and float(res.out) == want, \
+                f"{res.where}: stores {res.out} with {probes} active lane(s) at {value}, the others +0"
+
+
 #: the invariants every member runs after its own
-SHARED_INVARIANTS = (masked_lanes_never_matter, contiguous_equals_bitwise, in_place_rule_matches_core)
+SHARED_INVARIANTS = (masked_lanes_never_matter, contiguous_equals_bitwise, in_place_rule_matches_core,
+                     active_lanes_matter)
