@@ -33,9 +33,9 @@ if _GC_WAS_ENABLED:
     _gc.enable()
 
 __all__ = [
-    "ApiModel", "AscverifyError", "Case", "CoreLimit", "Fault", "InputError", "ModelDefinitionError", "PRODUCTS", "Product", "Result",
-    "Rule", "SpecNote", "TensorInfo", "Unchecked", "Violation", "api_names", "apis", "check_case", "check_cases",
-    "get_api", "get_product", "parse_case", "read_cases", "register", "run_case",
+    "ApiModel", "AscverifyError", "Case", "CoreLimit", "Fault", "InputError", "ModelDefinitionError", "PRODUCTS",
+    "Product", "Result", "Rule", "SpecNote", "TensorInfo", "Unchecked", "Violation", "api_names", "apis",
+    "check_case", "check_cases", "get_api", "get_product", "parse_case", "read_cases", "register", "run_case",
 ]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-__all__ = ["FAULT_KINDS", "MAX_ITERATIONS", "UNRUNNABLE_KINDS", "CoreLimit", "Fault", "address_text", "unrunnable_reason",
-           "unrunnable_rules", "within_iterations"]
+__all__ = ["FAULT_KINDS", "MAX_ITERATIONS", "UNRUNNABLE_KINDS", "CoreLimit", "Fault", "address_text",
+           "unrunnable_reason", "unrunnable_rules", "within_iterations"]
 
 #: Every ``Fault.kind``, in the order a single access is checked.
 FAULT_KINDS: tuple[str, ...] = (

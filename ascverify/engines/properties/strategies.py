@@ -869,10 +869,14 @@ def _draw_order(draw: Callable, names: Sequence[str]) -> list[str]:
     return order
 
 
+#: The widest random gap between two tensors of a buffer, in alignment units.
+GAP_UNITS = 4
+
+
 def _roomy(cap: int, spans: Sequence[int], aligns: Sequence[int]) -> bool:
-    """Every gap of a buffer packed in this order can be 0..4 alignment units whatever the gaps before it: the
-    buffer holds the tensors, each with up to one alignment unit of padding and the widest gap (4 units)."""
-    return sum(spans) + 5 * sum(aligns) <= cap
+    """Every gap of a buffer packed in this order can be 0..GAP_UNITS alignment units whatever the gaps before it:
+    the buffer holds the tensors, each with up to one alignment unit of padding and the widest gap."""
+    return sum(spans) + (1 + GAP_UNITS) * sum(aligns) <= cap
 
 
 def _flag(draw: Callable, usually: bool) -> bool:
@@ -1071,8 +1075,9 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
         aligns = [layout.align(n, buf) for n in order]
         rest = sum(spans) + sum(aligns)  # what the tensors after this one take at most
         used = 0
-        # with room for the widest gaps everywhere, each gap is 0..4 units whatever came before: drawn together
-        gaps = None if bias or not _roomy(cap, spans, aligns) else iter(packed_indices(draw, [5] * len(order)))
+        # with room for the widest gaps everywhere, each gap is 0..GAP_UNITS whatever came before: drawn together
+        gaps = None if bias or not _roomy(cap, spans, aligns) else \
+            iter(packed_indices(draw, [GAP_UNITS + 1] * len(order)))
         for i, name in enumerate(order):
             a, nbytes = aligns[i], spans[i]
             rest -= nbytes + a
@@ -1085,7 +1090,7 @@ def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype
             elif bias and i == len(order) - 1 and draw(_MODES) == 0:
                 gap = slack // a * a  # the last tensor ends at (or just before) the buffer's end
             else:
-                gap = _draw_int(draw, 0, min(slack, 4 * a) // a, bias) * a
+                gap = _draw_int(draw, 0, min(slack, GAP_UNITS * a) // a, bias) * a
             env[f"{name}.addr"] = start + gap
             used = start + gap + nbytes
         _assume(used <= cap)
