@@ -13,12 +13,16 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ascverify import apis, check_cases
 from ascverify.cases import columnar, parse
-from ascverify.cases.caseio import cases_from_bytes
+from ascverify.cases.caseio import COLUMNAR_MIN_DOCS, cases_from_bytes
 from ascverify.checking import checker as checker_module
 from ascverify.checking.checker import columns
+from ascverify.cli import main
 from ascverify.spec.errors import InputError
 from ascverify.strategies import cases
 
+from click.testing import CliRunner
+
+from test_malformed_inputs import _positions, _replace, json_values
 from test_parse_common_path import mutate
 
 MASK_FORMS = [7, 0, 2**64 - 1, [1, 2], [2**63, 0], [], "MASK_PLACEHOLDER", "mask", [True], [1.0], 1.5, None, True]
@@ -182,3 +186,75 @@ def test_rows_with_values_out_of_range_are_left_to_the_general_path(data):
     got = read_block(docs)  # every row read equals the general path's case
     assert all(got[i] is not None for i in (0, 4, 5))
     assert got[3] is None and general(docs[3]) is None
+
+
+def _respelled(doc: dict, model) -> dict:
+    """``doc`` with its tensors under the other names the model reads (pyasc's), where it has any."""
+    other = {name: alias for alias, name in model.tensor_aliases.items()}
+    return dict(doc, tensors={other.get(k, k): v for k, v in doc["tensors"].items()})
+
+
+def _verdicts(path) -> list[dict]:
+    """`check --format jsonl` on a file: each case's result without its file and index."""
+    r = CliRunner().invoke(main, ["check", "--format", "jsonl", str(path)])
+    assert r.exit_code in (0, 1, 2) and "internal error" not in r.stderr, (r.exit_code, r.stderr[-500:])
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    for x in out:
+        del x["file"], x["index"]
+    return out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_broken_case_among_many_gets_the_verdict_it_gets_alone(tmp_path_factory, data):
+    """Any JSON value anywhere in one case of a JSON Lines file long enough to be read column-wise (tensors under
+    either spelling): `check` says of that case what it says of it alone, and checks the others. (Found by a
+    sweep: a tensor given as a list holding its object, in pyasc's spelling, was an internal error.)"""
+    model = data.draw(st.sampled_from(list(apis())))
+    doc = data.draw(cases(model.name)).to_json()
+    if model.tensor_aliases and data.draw(st.booleans()):
+        doc = _respelled(doc, model)
+    tensors = [("tensors", name) for name in doc["tensors"]]
+    path = data.draw(st.sampled_from(tensors) if tensors and data.draw(st.booleans()) else
+                     st.sampled_from([p for p in _positions(doc) if p]))
+    wrap = data.draw(st.booleans())  # the value there wrapped in a list (a tensor: a list holding its object)
+    value = [copy.deepcopy(_get(doc, path))] if wrap and path[-1] != "extraKey" else data.draw(json_values)
+    broken = _replace(copy.deepcopy(doc), path, value, data.draw(st.booleans()) and not wrap)
+    folder = tmp_path_factory.mktemp("block")
+    many, alone = folder / "many.jsonl", folder / "alone.jsonl"
+    docs = [doc] * COLUMNAR_MIN_DOCS
+    at = data.draw(st.integers(0, len(docs) - 1))
+    docs[at] = broken
+    many.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    alone.write_text(json.dumps(broken) + "\n")
+    got = _verdicts(many)
+    assert len(got) == len(docs)
+    assert got[at] == _verdicts(alone)[0]
+    assert all(v == got[at - 1 if at else 1] for i, v in enumerate(got) if i != at)  # the others: one verdict
+
+
+def _get(doc, path):
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def test_a_tensor_given_as_a_list_among_many_in_pyascs_spelling(tmp_path):
+    """The case the sweep found: BilinearInterpolation with pyasc's tensor names, one case's src0 a list holding
+    its object, among enough cases to be read column-wise: that case is unreadable (as alone), the others read."""
+    doc = {"api": "BilinearInterpolation", "product": "atlas-a2", "dtype": "half",
+           "args": {"mask": 128, "hRepeat": 1, "repeatMode": False, "dstBlkStride": 1, "vROffset": 128, "vRepeat": 1},
+           "tensors": {"dst": {"position": "VECOUT", "addr": 0, "size": 128},
+                       "src0": {"position": "VECIN", "addr": 0, "size": 128},
+                       "src0_offset": {"position": "VECIN", "addr": 256, "size": 8, "dtype": "uint32"},
+                       "src1": {"position": "VECIN", "addr": 512, "size": 128},
+                       "shared_tmp_buffer": {"position": "VECCALC", "addr": 0, "size": 64}}}
+    broken = copy.deepcopy(doc)
+    broken["tensors"]["src0"] = [broken["tensors"]["src0"]]
+    (tmp_path / "many.jsonl").write_text("\n".join(json.dumps(d) for d in [doc, broken] * COLUMNAR_MIN_DOCS))
+    (tmp_path / "alone.jsonl").write_text(json.dumps(broken))
+    got = _verdicts(tmp_path / "many.jsonl")
+    alone = _verdicts(tmp_path / "alone.jsonl")[0]
+    assert "tensors.src0" in alone["error"] and not alone["valid"]
+    assert got[1::2] == [alone] * COLUMNAR_MIN_DOCS
+    assert all(v["api"] == "BilinearInterpolation" and "error" not in v for v in got[::2])

@@ -199,12 +199,9 @@ def _normalized_groups(model: Any, plan: Any, ctxs: list[Any], rows: list[int], 
                 tensors = normalize_tensors(tensors)
         except InputError:
             continue
-        if type(args) is not dict or type(tensors) is not dict:
-            continue
-        try:
-            key = (tuple(args), tuple(tensors), tuple(map(tuple, tensors.values())))
-        except TypeError:
-            continue
+        if type(args) is not dict or type(tensors) is not dict or any(type(t) is not dict for t in tensors.values()):
+            continue  # a tensor that is not an object (a list holding one: an unhashable key): `parse_case` words it
+        key = (tuple(args), tuple(tensors), tuple(map(tuple, tensors.values())))
         got = again.get(key)
         if got is None:
             got = again[key] = ([], [], [], [])
