@@ -69,6 +69,33 @@ def test_the_same_option_has_the_same_name_and_metavar(name):
     assert "--timeout-ms" not in opts or opts["--timeout-ms"].hidden
 
 
+def _commands():
+    """Every command, subcommands of groups included, with its path of names."""
+    for name, cmd in sorted(main.commands.items()):
+        yield [name], cmd
+        for sub, subcmd in sorted(getattr(cmd, "commands", {}).items()):
+            yield [name, sub], subcmd
+
+
+@pytest.mark.parametrize("path,cmd", [pytest.param(p, c, id=" ".join(p)) for p, c in _commands()])
+def test_no_number_option_takes_nan_or_infinity(path, cmd):
+    """A float option refuses ``nan``, ``inf`` and a number too large for a float, which Python reads as
+    numbers and no range refuses (NaN compares false with any bound): a sweep found `diff-products --time-budget
+    nan` an internal error."""
+    ctx = click.Context(cmd)
+    floats = [p for p in cmd.params if isinstance(p.type, click.types.FloatParamType)]
+    for p in floats:
+        for value in ("nan", "inf", "-inf", "1e999"):
+            with pytest.raises(click.BadParameter, match="not a finite number|not in the range"):
+                p.type.convert(value, p, ctx)
+
+
+def test_a_time_budget_of_nan_is_bad_usage():
+    r = invoke("diff-products", "atlas-a2", "atlas-350", "--time-budget", "nan")
+    assert r.exit_code == 2 and "internal error" not in r.output
+    assert "--time-budget" in r.stderr and "not a finite number" in r.stderr
+
+
 def test_old_option_names_still_work():
     a = invoke("lint", "SetVectorMask", "-p", "atlas-a2", "-j", "1", "--timeout-ms", "5000")
     b = invoke("lint", "SetVectorMask", "-p", "atlas-a2", "--workers", "1", "--timeout", "5")

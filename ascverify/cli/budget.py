@@ -23,9 +23,10 @@ from ..engines.interrupts import (
     time_budget,
 )
 from .common import emit_error
+from .options import FiniteFloatRange
 
 TIME_BUDGET_OPTION = click.option(
-    "--time-budget", "time_budget", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+    "--time-budget", "time_budget", type=FiniteFloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
     help="Stop asking the solver after SECONDS in all (each query also has its own timeout); what is left is "
          "reported as undecided.")
 

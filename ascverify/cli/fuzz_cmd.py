@@ -14,7 +14,7 @@ from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line
 from .common import emit, emit_error, emit_note, main, plural
 from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
-from .options import api_argument, product_option, timeout_option, verbosity_options, workers_option
+from .options import FiniteFloatRange, api_argument, product_option, timeout_option, verbosity_options, workers_option
 
 #: Keys a campaign file may set: each is an option of `ascverify fuzz` (``apis`` is the API argument).
 CONFIG_KEYS = ("apis", "product", "target", "target_cmd", "kind", "examples", "time", "seed", "rtol", "atol",
@@ -93,14 +93,14 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
               help="What to run (default: invariants and negative without a target, differential with one).")
 @click.option("--examples", type=click.IntRange(min=1), default=100, show_default=True, metavar="N",
               help="Cases per API and product (negative campaigns run a quarter).")
-@click.option("--time", "seconds", type=click.FloatRange(min=1), metavar="SECONDS",
+@click.option("--time", "seconds", type=FiniteFloatRange(min=1), metavar="SECONDS",
               help="Run for this long (wall clock) instead of a number of cases.")
 @click.option("--seed", type=click.IntRange(min=0), metavar="S", help="Campaign seed (default: random, printed).")
-@click.option("--rtol", type=click.FloatRange(min=0), metavar="RTOL",
+@click.option("--rtol", type=FiniteFloatRange(min=0), metavar="RTOL",
               help="Relative tolerance for float outputs (default per type).")
-@click.option("--atol", type=click.FloatRange(min=0), metavar="ATOL",
+@click.option("--atol", type=FiniteFloatRange(min=0), metavar="ATOL",
               help="Absolute tolerance for float outputs (default per type).")
-@click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R",
+@click.option("--error-ratio", type=FiniteFloatRange(0, 1), metavar="R",
               help="Largest share of float elements outside rtol/atol that still passes (default per type).")
 @click.option("--exact", is_flag=True,
               help="Compare every output bit for bit (the core is bit-exact), floats too: no tolerance.")
@@ -253,9 +253,9 @@ def _total(items: Any, config: Any) -> int:
               help="Run the target each finding records (its finding.json names a shell command or a Python file "
                    "to import): printed on standard error before it runs. Only for findings you trust.")
 @timeout_option("Time the target may take for one finding (default: the campaign's).")
-@click.option("--rtol", type=click.FloatRange(min=0), metavar="RTOL", help="Relative tolerance (default: the campaign's).")
-@click.option("--atol", type=click.FloatRange(min=0), metavar="ATOL", help="Absolute tolerance (default: the campaign's).")
-@click.option("--error-ratio", type=click.FloatRange(0, 1), metavar="R", help="Allowed share of mismatches.")
+@click.option("--rtol", type=FiniteFloatRange(min=0), metavar="RTOL", help="Relative tolerance (default: the campaign's).")
+@click.option("--atol", type=FiniteFloatRange(min=0), metavar="ATOL", help="Absolute tolerance (default: the campaign's).")
+@click.option("--error-ratio", type=FiniteFloatRange(0, 1), metavar="R", help="Allowed share of mismatches.")
 @verbosity_options()
 def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None, timeout: float | None,
            rtol: float | None, atol: float | None, error_ratio: float | None, recorded_target: bool = False) -> None:

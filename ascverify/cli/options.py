@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import sys
 from typing import Any, Callable
@@ -131,10 +132,21 @@ def timeout_option(help: str, *, default: float | None = None, dest: str = "time
 
         wrapper = click.option("--timeout-ms", "timeout_ms_alias", type=click.IntRange(min=1), default=None,
                                hidden=True, metavar="MS")(wrapper)
-        return click.option("--timeout", dest, type=click.FloatRange(min=0.001), default=default,
+        return click.option("--timeout", dest, type=FiniteFloatRange(min=0.001), default=default,
                             show_default=default is not None, metavar="SECONDS", help=help)(wrapper)
 
     return deco
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float option within its range and finite: ``nan`` and ``inf``, which Python's float() reads and a range
+    does not refuse (NaN compares false with any bound), are a usage error (exit 2)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:  # noqa: D102
+        got = super().convert(value, param, ctx)
+        if not math.isfinite(got):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return got
 
 
 def verbosity_options(verbose_help: str = "Accepted by every command (docs/cli.md); this one prints nothing more.",
