@@ -266,6 +266,61 @@ def test_campaign_file_and_overrides(tmp_path, monkeypatch):
     assert bad.exit_code == 2 and "did you mean 'examples'" in bad.stderr
 
 
+# -- a campaign file is someone else's: it runs no code and writes nowhere the user did not say -----------------
+
+def test_a_campaign_files_target_runs_only_with_config_target(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "ran"
+    (tmp_path / "c.toml").write_text(f'target_cmd = "touch {marker} {{dir}}"\nexamples = 2\nproduct = "atlas-a2"\n')
+    r = CliRunner().invoke(main, ["fuzz", "--config", "c.toml", "BlockReduceSum", "-q"])
+    assert r.exit_code == 2 and not marker.exists()
+    assert r.stderr.splitlines() == [f"ascverify: c.toml: --config: the campaign file names a target (target_cmd = "
+                                     f"'touch {marker} {{dir}}'); it runs only with --config-target (or give --target "
+                                     f"/ --target-cmd)"]
+    # a target on the command line is the one that runs
+    r = CliRunner().invoke(main, ["fuzz", "--config", "c.toml", "BilinearInterpolation", "-q", "--target", GOOD])
+    assert r.exit_code == 0 and not marker.exists(), r.output
+    # the user's flag: said first, then run (the marker's target writes no outputs: a finding)
+    r = CliRunner().invoke(main, ["fuzz", "--config", "c.toml", "BlockReduceSum", "-q", "--config-target"])
+    assert r.stderr.startswith(f"fuzz: running the target the campaign file c.toml names: target_cmd = 'touch {marker}")
+    assert marker.exists() and r.exit_code == 1
+
+
+@pytest.mark.parametrize("line, words", [
+    ('report = "/tmp/elsewhere.json"', "report: '/tmp/elsewhere.json' is not under the current folder"),
+    ('findings = "../up"', "findings: '../up' is not under the current folder"),
+    ('database = "sub/../../db"', "database: 'sub/../../db' is not under the current folder"),
+    ('junit = "out/j.xml"', "junit: 'out/j.xml' is not under the current folder"),  # out: a link to elsewhere
+    ('seed = 1.5', "seed: expected an integer, got 1.5"),
+    ('examples = true', "examples: expected an integer, got true"),
+    ('junit = 5', "junit: expected a string, got 5"),
+    ('product = ["atlas-a2", 3]', 'product: expected a name or a list of names, got ["atlas-a2", 3]'),
+    ('rtol = nan', "rtol: expected a finite number, got NaN"),
+    ('time = inf', "time: expected a finite number, got Infinity"),
+])
+def test_a_campaign_file_writes_only_under_the_current_folder_and_says_what_it_means(tmp_path, monkeypatch, line,
+                                                                                    words):
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    (here / "out").symlink_to(elsewhere)
+    monkeypatch.chdir(here)
+    rest = [extra for extra in ('examples = 1', 'product = "atlas-a2"') if extra.split()[0] != line.split()[0]]
+    (here / "c.toml").write_text("\n".join([line, *rest]) + "\n")
+    r = CliRunner().invoke(main, ["fuzz", "--config", "c.toml", "SetVectorMask", "-q"])
+    assert r.exit_code == 2 and words in r.stderr, r.output
+    assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.output
+    assert not any(elsewhere.iterdir()) and sorted(p.name for p in here.iterdir()) == ["c.toml", "out"]
+
+
+def test_a_campaign_file_is_read_within_a_bound(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "big.toml").write_text("# " + "x" * (2 << 20) + "\nexamples = 1\n")
+    for config, words in (("big.toml", "the limit is"), ("/dev/zero", "not a regular file")):
+        r = CliRunner().invoke(main, ["fuzz", "--config", config, "SetVectorMask", "-q"])
+        assert r.exit_code == 2 and words in r.stderr and "--config" in r.stderr, r.output
+
+
 @pytest.mark.parametrize("args, words", [
     (("NoSuchApi",), "unknown API"),
     (("--target", "no_such_module_xyz:f", "BlockReduceMin"), "cannot import"),
@@ -274,6 +329,9 @@ def test_campaign_file_and_overrides(tmp_path, monkeypatch):
     (("--database", "redis://127.0.0.1:1/0"), "cannot reach"),
     (("--kind", "differential"), "needs --target"),
     (("-p", "atlas-training", "--target", GOOD, "BilinearInterpolation"), "nothing to fuzz"),
+    (("-p", "atlas-a3x", "SetVectorMask"), "unknown product 'atlas-a3x' (did you mean 'atlas-a3'?)"),
+    (("-p", "3", "SetVectorMask"), "unknown product '3'"),
+    (("--config-target", "SetVectorMask"), "no campaign file names a target"),
 ])
 def test_bad_options_exit_2(tmp_path, monkeypatch, args, words):
     monkeypatch.chdir(tmp_path)

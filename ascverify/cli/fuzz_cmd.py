@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -10,29 +11,53 @@ from typing import Any
 
 import click
 
+from ..cases.sources import read_bytes
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line
 from .common import emit, emit_error, emit_note, main, plural
 from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
 from .options import FiniteFloatRange, api_argument, product_option, timeout_option, verbosity_options, workers_option
 
-#: Keys a campaign file may set: each is an option of `ascverify fuzz` (``apis`` is the API argument).
-CONFIG_KEYS = ("apis", "product", "target", "target_cmd", "kind", "examples", "time", "seed", "rtol", "atol",
-               "error_ratio", "timeout", "junit", "report", "findings", "database", "workers", "shard", "shrink",
-               "coverage", "quiet", "exact", "keep_unspecified")
+#: Keys a campaign file may set: each is an option of `ascverify fuzz` (``apis`` is the API argument), by the
+#: type of value it holds in the file. Checked before click converts them: click would take a seed of 1.5 as 1
+#: and a list as a file name.
+CONFIG_TYPES: dict[str, str] = {
+    **dict.fromkeys(("apis", "product", "kind"), "names"),
+    **dict.fromkeys(("target", "target_cmd", "junit", "report", "findings", "database", "shard"), "text"),
+    **dict.fromkeys(("examples", "seed", "workers"), "integer"),
+    **dict.fromkeys(("time", "rtol", "atol", "error_ratio", "timeout"), "number"),
+    **dict.fromkeys(("shrink", "coverage", "quiet", "exact", "keep_unspecified"), "flag"),
+}
+CONFIG_KEYS = tuple(CONFIG_TYPES)
 
+#: Campaign-file keys naming what the campaign writes: a file or folder under the folder the command runs in.
+CONFIG_WRITES = ("junit", "report", "findings", "database")
+
+#: Campaign-file keys naming code to run: it runs only with --config-target.
+CONFIG_TARGETS = ("target", "target_cmd")
+
+#: The largest campaign file read (one is a few lines of options).
+CONFIG_MAX_BYTES = 1 << 20
 
 #: Campaign-file keys whose option stores under another name.
 _PARAM_NAMES = {"time": "seconds"}
 
+#: Where the command's context keeps the campaign file's name (for messages about what it set).
+_CONFIG_META = "ascverify.fuzz.config"
+
 
 def _read_config(path: str) -> dict[str, Any]:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("no such file", where=path, field="--config")
-    text = p.read_text(encoding="utf-8")
+    """The options a campaign file sets (TOML, or JSON), by parameter name; InputError naming the file and the key
+    for anything else: a file that is not a regular file or is over `CONFIG_MAX_BYTES`, an unknown key, a value of
+    the wrong type, a path to write outside the current folder."""
     try:
-        if p.suffix.lower() == ".json":
+        text = read_bytes(path, CONFIG_MAX_BYTES).decode("utf-8")
+    except InputError as exc:
+        raise InputError(exc.message, where=path, field="--config") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", where=path, field="--config") from None
+    try:
+        if Path(path).suffix.lower() == ".json":
             doc = json.loads(text)
         else:
             try:
@@ -44,7 +69,7 @@ def _read_config(path: str) -> dict[str, Any]:
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - a malformed file is bad input
-        raise InputError(f"cannot parse: {exc}", where=path, field="--config") from None
+        raise InputError(f"cannot parse: {one_line(str(exc))[:200]}", where=path, field="--config") from None
     if isinstance(doc, dict) and isinstance(doc.get("fuzz"), dict):
         doc = doc["fuzz"]
     if not isinstance(doc, dict):
@@ -52,24 +77,65 @@ def _read_config(path: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in doc.items():
         k = str(key).replace("-", "_")
-        if k in ("api",):
-            k = "apis"
-        if k in ("products",):
-            k = "product"
-        if k in ("kinds",):
-            k = "kind"
-        if k not in CONFIG_KEYS:
+        k = {"api": "apis", "products": "product", "kinds": "kind"}.get(k, k)
+        if k not in CONFIG_TYPES:
             raise InputError(f"unknown option {key!r}{did_you_mean(k, CONFIG_KEYS)}", where=path, field="--config")
         if k in ("apis", "product", "kind") and isinstance(value, str):
             value = [value]
+        _check_config_value(k, value, path)
         out[_PARAM_NAMES.get(k, k)] = value
     return out
+
+
+def _check_config_value(key: str, value: Any, path: str) -> None:
+    """A campaign-file value of the type its key holds; a path to write is under the current folder."""
+    kind = CONFIG_TYPES[key]
+    ok = {"names": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+          "text": lambda v: isinstance(v, str),
+          "integer": lambda v: type(v) is int,
+          "number": lambda v: type(v) is int or (type(v) is float and math.isfinite(v)),
+          "flag": lambda v: type(v) is bool}[kind](value)
+    if not ok:
+        wanted = {"names": "a name or a list of names", "text": "a string", "integer": "an integer",
+                  "number": "a finite number", "flag": "true or false"}[kind]
+        shown = json.dumps(value, default=str)  # as the file spells it (TOML's dates: their text)
+        raise InputError(f"{key}: expected {wanted}, got {one_line(shown)[:80]}", where=path, field="--config")
+    if key in CONFIG_WRITES and not (key == "database" and (value == "none" or "://" in value)):
+        here = Path.cwd().resolve()
+        if Path(value).is_absolute() or not (here / value).resolve().is_relative_to(here):
+            raise InputError(f"{key}: {value!r} is not under the current folder: a campaign file writes only there "
+                             "(give the path on the command line to write elsewhere)", where=path, field="--config")
 
 
 def _config_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value:
         ctx.default_map = {**(ctx.default_map or {}), **_read_config(value)}
+        ctx.meta[_CONFIG_META] = value
     return value
+
+
+def _config_target(target: str | None, target_cmd: str | None, allowed: bool) -> tuple[str | None, str | None]:
+    """The target to run: one given on the command line, else one the campaign file names, which runs only with
+    ``allowed`` (--config-target) and is printed on standard error first; InputError otherwise."""
+    ctx = click.get_current_context()
+    source = click.core.ParameterSource
+    typed = [k for k in CONFIG_TARGETS if ctx.get_parameter_source(k) == source.COMMANDLINE]
+    if typed:  # the command line's target, whatever the file names
+        if allowed:
+            raise InputError("give --config-target or --target/--target-cmd, not both", field="--config-target")
+        return (target if "target" in typed else None), (target_cmd if "target_cmd" in typed else None)
+    from_file = [k for k in CONFIG_TARGETS if ctx.get_parameter_source(k) == source.DEFAULT_MAP]
+    where = ctx.meta.get(_CONFIG_META, "")
+    if not from_file:
+        if allowed:
+            raise InputError("no campaign file names a target (target or target_cmd)", field="--config-target")
+        return target, target_cmd
+    named = "; ".join(f"{k} = {ctx.params[k]!r}" for k in from_file)
+    if not allowed:
+        raise InputError(f"the campaign file names a target ({one_line(named)}); it runs only with --config-target "
+                         "(or give --target / --target-cmd)", where=where, field="--config")
+    emit_error(one_line(f"fuzz: running the target the campaign file {where} names: {named}"))
+    return target, target_cmd
 
 
 def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None:
@@ -85,10 +151,14 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
 @main.command()
 @api_argument("apis", nargs=-1, required=False)
 @click.option("--config", "config_file", metavar="FILE", is_eager=True, expose_value=False, callback=_config_callback,
-              help="A campaign file (TOML, or JSON): options by name; command-line options override it.")
+              help="A campaign file (TOML, or JSON): options by name; command-line options override it. Its "
+                   "target runs only with --config-target; the files it names are written under the current folder.")
 @product_option("Product to fuzz (repeatable; default: every supported one).", multiple=True)
 @click.option("--target", metavar="MODULE:FUNCTION", help="Python implementation under test (also path/file.py:function).")
 @click.option("--target-cmd", metavar="'PROG {dir}'", help="External implementation under test: a command reading {dir}.")
+@click.option("--config-target", is_flag=True,
+              help="Run the target the campaign file names (target or target_cmd): printed on standard error before "
+                   "it runs. Only for campaign files you trust.")
 @click.option("--kind", multiple=True, type=click.Choice(("invariants", "negative", "differential")),
               help="What to run (default: invariants and negative without a target, differential with one).")
 @click.option("--examples", type=click.IntRange(min=1), default=100, show_default=True, metavar="N",
@@ -123,7 +193,7 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
 @verbosity_options(verbose_help="Also print the rule coverage table on standard error.",
                    quiet_help="No progress display (findings and the summary still print).")
 def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, target_cmd: str | None,
-         kind: tuple[str, ...], examples: int, seconds: float | None, seed: int | None, rtol: float | None,
+         config_target: bool, kind: tuple[str, ...], examples: int, seconds: float | None, seed: int | None, rtol: float | None,
          atol: float | None, error_ratio: float | None, timeout: float, junit: str | None, report: str | None,
          findings: str, database: str | None, workers: int, shard: str | None, shrink: bool, coverage: bool,
          quiet: bool, verbose: bool = False, html: str | None = None, exact: bool = False,
@@ -175,6 +245,7 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         if ctx.get_parameter_source("seconds") == source.COMMANDLINE:
             raise InputError("give --examples or --time, not both", field="--time")
         seconds = None  # --examples on the command line overrides a campaign file's time
+    target, target_cmd = _config_target(target, target_cmd, config_target)
     target_spec = _target(target, target_cmd)
     if target_cmd:
         _check_command(target_cmd)

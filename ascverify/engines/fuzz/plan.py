@@ -21,9 +21,9 @@ from typing import Iterable, Sequence
 
 from ...core.memory import Trace
 from ...core.run import prepare
-from ...spec.errors import InputError
+from ...spec.errors import InputError, did_you_mean
 from ...spec.model import ApiModel
-from ...spec.products import get_product
+from ...spec.products import lookup_product, product_names
 from ...spec.registers import GEOMETRIES
 from ...spec.registry import apis, get_api
 from ..gen.construct import Unsupported, builder, quiet_assumptions
@@ -86,7 +86,7 @@ def writes_registers(api: str) -> bool:
     """Some valid call of the API writes a Reg API register (probed: a few constructed cases run on the core)."""
     model = get_api(api)
     for product in model.supported_products():
-        if not getattr(get_product(product), "id", None) or not _has_register_file(product):
+        if lookup_product(product) is None or not _has_register_file(product):
             continue
         for dtype in model.support.get(product, ()) or (model.default_dtype,):
             try:
@@ -126,9 +126,17 @@ def negative_rules(model: ApiModel, product: str) -> list[str]:
             and not r.id.endswith(".support")]
 
 
+def _product_id(name: str) -> str:
+    """The id of the product named ``name`` (an id or alias); InputError naming --product when there is none."""
+    product = lookup_product(name)
+    if product is None:
+        raise InputError(f"unknown product {name!r}{did_you_mean(name, product_names())}", field="--product")
+    return product.id
+
+
 def plan_units(models: Sequence[ApiModel], products: Sequence[str] | None, kinds: Sequence[str]) -> list[Unit]:
     """Every (API, product, kind) unit: products supported by the API among those given (all by default)."""
-    wanted = [get_product(p).id for p in products] if products else None
+    wanted = [_product_id(p) for p in products] if products else None
     units: list[Unit] = []
     for m in models:
         for pid in m.supported_products():
