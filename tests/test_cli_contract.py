@@ -90,6 +90,15 @@ def test_no_number_option_takes_nan_or_infinity(path, cmd):
                 p.type.convert(value, p, ctx)
 
 
+@pytest.mark.parametrize("path,cmd", [pytest.param(p, c, id=" ".join(p)) for p, c in _commands()
+                                      if any("--workers" in getattr(q, "opts", ()) for q in c.params)])
+def test_workers_are_bounded(path, cmd):
+    """``--workers`` takes at most `MAX_WORKERS`: a sweep's `fuzz --workers 99999999999999999999` split its campaign
+    into that many parts before starting anything (it never ended)."""
+    r = invoke(*path, "--workers", str(options.MAX_WORKERS + 1), "SetVectorMask")
+    assert r.exit_code == 2 and "--workers" in r.stderr and f"0<=x<={options.MAX_WORKERS}" in r.stderr
+
+
 def test_a_time_budget_of_nan_is_bad_usage():
     r = invoke("diff-products", "atlas-a2", "atlas-350", "--time-budget", "nan")
     assert r.exit_code == 2 and "internal error" not in r.output

@@ -92,6 +92,11 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+#: The most worker processes a command starts (more would only wait for cores and file descriptors: a campaign of
+#: 10**20 workers split its work into that many parts before starting any).
+MAX_WORKERS = 256
+
+
 def workers_option(default: int, why: str = "") -> Callable:
     """``--workers N`` (0: one per usable CPU core, `usable_cores`); the hidden ``-j/--jobs N`` of older versions
     means the same. The command receives the count resolved: never 0."""
@@ -108,10 +113,11 @@ def workers_option(default: int, why: str = "") -> Callable:
             kwargs["workers"] = kwargs["workers"] or usable_cores()
             return f(*args, **kwargs)
 
-        wrapper = click.option("-j", "--jobs", "jobs_alias", type=click.IntRange(min=0), default=None, hidden=True,
-                               metavar="N")(wrapper)
-        return click.option("--workers", type=click.IntRange(min=0), default=default, show_default=True, metavar="N",
-                            help="Worker processes (0: one per CPU core this process may use)."
+        wrapper = click.option("-j", "--jobs", "jobs_alias", type=click.IntRange(0, MAX_WORKERS), default=None,
+                               hidden=True, metavar="N")(wrapper)
+        return click.option("--workers", type=click.IntRange(0, MAX_WORKERS), default=default, show_default=True,
+                            metavar="N", help=f"Worker processes (0: one per CPU core this process may use; at most "
+                                              f"{MAX_WORKERS})."
                                  + (f" {why}" if why else ""))(wrapper)
 
     return deco
