@@ -326,6 +326,7 @@ def test_a_campaign_file_is_read_within_a_bound(tmp_path, monkeypatch):
     (("--target", "no_such_module_xyz:f", "BlockReduceMin"), "cannot import"),
     (("--target", "a:b", "--target-cmd", "c"), "not both"),
     (("--shard", "5/4"), "between 1 and N"),
+    (("--shard", "1/99999999999999999"), "N must be at most 4096"),  # cut the campaign into that many parts
     (("--database", "redis://127.0.0.1:1/0"), "cannot reach"),
     (("--kind", "differential"), "needs --target"),
     (("-p", "atlas-training", "--target", GOOD, "BilinearInterpolation"), "nothing to fuzz"),

@@ -63,8 +63,13 @@ class Unit:
                 "part": self.part, "parts": self.parts}
 
 
+#: The most shards a campaign is split into: every (API, product, kind) unit is cut into about N / units parts
+#: before shard K takes its own (`--shard 1/99999999999999999` cut them without end).
+MAX_SHARDS = 4096
+
+
 def parse_shard(text: str | None) -> tuple[int, int]:
-    """``K/N`` (1 <= K <= N) -> (K, N); None -> (1, 1)."""
+    """``K/N`` (1 <= K <= N <= `MAX_SHARDS`) -> (K, N); None -> (1, 1)."""
     if text is None or text == "":
         return 1, 1
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
@@ -73,6 +78,8 @@ def parse_shard(text: str | None) -> tuple[int, int]:
     k, n = int(m.group(1)), int(m.group(2))
     if n < 1 or not 1 <= k <= n:
         raise InputError(f"{text!r}: K must be between 1 and N", field="--shard")
+    if n > MAX_SHARDS:
+        raise InputError(f"{text!r}: N must be at most {MAX_SHARDS}", field="--shard")
     return k, n
 
 
