@@ -320,3 +320,62 @@ def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path, fmt):
     else:
         uris = {a["location"]["uri"] for a in json.loads(out)["runs"][0]["artifacts"]}
         assert uris == {"case%FF.json"}  # the name's bytes, percent-encoded (RFC 3986)
+
+
+# -- a file the user names on the command line: a device, a FIFO or a link there is written through ------------
+
+#: Commands writing one file the user names, each with that file as the last argument.
+NAMED_OUTPUTS = {
+    "fuzz --report": ["fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--report"],
+    "fuzz --junit": ["fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--junit"],
+    "show --svg": ["show", str(EXAMPLES / "bilinear_interpolation.json"), "--svg"],
+    "fix -o": ["fix", str(EXAMPLES / "bad" / "bilinear_overlap.json"), "-o"],
+}
+
+
+def _drain(fifo: Path, got: list) -> "threading.Thread":
+    import threading
+
+    def read() -> None:
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("argv", list(NAMED_OUTPUTS.values()), ids=list(NAMED_OUTPUTS))
+def test_a_fifo_or_a_link_the_user_names_is_written_through_never_replaced(tmp_path, monkeypatch, argv):
+    """`--report /dev/null` as root turned /dev/null into a regular file (a temporary file renamed over it), and a
+    link (`/dev/stdout`) became a file: what the user names is written as a shell redirection writes it. Shown here
+    with a FIFO and links in a temporary folder, which the code before replaced the same way."""
+    monkeypatch.chdir(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = _drain(fifo, got)
+    r = invoke(*argv, fifo)
+    reader.join(10)
+    assert r.exit_code in (0, 1), r.output
+    assert fifo.is_fifo() and got and got[0], "the FIFO was replaced, or nothing came through it"
+    target = tmp_path / "real.out"
+    link = tmp_path / "link.out"
+    link.symlink_to(target.name)
+    r = invoke(*argv, link)
+    assert r.exit_code in (0, 1), r.output
+    assert link.is_symlink() and target.stat().st_size > 0, "the link was replaced by a file"
+
+
+def test_a_socket_the_user_names_is_not_written(tmp_path, monkeypatch):
+    import socket
+
+    monkeypatch.chdir(tmp_path)
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind("s.sock")
+        r = invoke("show", EXAMPLES / "bilinear_interpolation.json", "--svg", "s.sock")
+        assert r.exit_code == 2 and "is a socket, not a file: nothing written" in one_line_error(r)
+        assert (tmp_path / "s.sock").is_socket()
+    finally:
+        sock.close()

@@ -11,7 +11,7 @@ import click
 from ..cases.case import Case
 from ..cases.pointers import json_pointer
 from ..engines.interrupts import EXIT_UNDECIDED
-from ..engines.outputs import atomic_write
+from ..engines.outputs import write_named_file
 from ..engines.report import location
 from ..spec.errors import InputError, one_line
 from .budget import TIME_BUDGET_OPTION, solver_command
@@ -276,7 +276,7 @@ def _write_fixed(case_file: str, out: str, max_bytes: int, index: int, case: Cas
     if is_stdout(out):
         emit(new)
     else:
-        atomic_write(Path(out), lambda f: f.write(new.encode("utf-8")))
+        write_named_file(Path(out), lambda f: f.write(new.encode("utf-8")))
     return notes
 
 

@@ -30,10 +30,12 @@ import errno
 import json
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from ..cases.bounded_read import file_kind
 from ..cases.safe_names import EscapeError, confined
 from ..spec.errors import InputError, one_line
 
@@ -129,6 +131,38 @@ def atomic_write(path: Path, writer: Callable[[Any], None]) -> None:
         if isinstance(exc, OSError):
             raise os_error(exc, path) from None
         raise
+
+
+def write_named_file(path: Path, writer: Callable[[Any], None]) -> None:
+    """Write a file the user named on the command line (``--report``, ``--svg``, ``fix -o``): a new or regular file
+    atomically (`atomic_write`); a symbolic link, a character device or a FIFO written through, as a shell
+    redirection does (``--report /dev/null``, ``--svg /dev/stdout``), since a rename would replace the device or
+    the link (as root, /dev/null became a regular file); a block device or a socket is refused. OSError ->
+    OutputError."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise os_error(exc, path) from None
+    if st is None or stat.S_ISREG(st.st_mode):
+        atomic_write(path, writer)
+        return
+    try:
+        mode = os.stat(path).st_mode  # where a link leads (a dangling link: written through, as by the shell)
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise os_error(exc, path) from None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        raise OutputError(f"is {file_kind(mode)}, not a file: nothing written", where=shown(path))
+    try:
+        with open(path, "wb") as f:
+            writer(f)
+            f.flush()
+    except OSError as exc:
+        raise os_error(exc, path) from None
 
 
 def atomic_write_bytes(path: Path, writer: Callable[[Any], None], *, mode: int | None = None) -> None:

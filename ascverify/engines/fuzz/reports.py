@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ...spec.registry import get_api, lookup_api
 from ...spec.version import __version__
-from ..outputs import atomic_write, make_dir
+from ..outputs import make_dir, write_named_file
 from ..report import table_text
 from .checks import DIFFERENTIAL_CHECK, NEGATIVE_CHECKS, invariant_names
 from .coverage import STATUSES
@@ -192,7 +192,7 @@ def write_bytes(path: str, data: bytes) -> None:
 
     p = Path(path)
     make_dir(p.parent)
-    atomic_write(p, lambda f: f.write(data))
+    write_named_file(p, lambda f: f.write(data))
 
 
 def observed_totals(results: Sequence[ItemResult]) -> dict[str, dict[str, dict[str, int]]]:
