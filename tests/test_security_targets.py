@@ -77,6 +77,36 @@ def test_replay_does_not_import_the_python_file_a_finding_records(tmp_path, monk
     assert "the Python function 't.py:f'" in r.stderr
 
 
+@pytest.mark.parametrize("field, value, words", [
+    ("timeout", 2**31, "timeout: expected seconds, more than 0 and at most 86400"),
+    ("timeout", "10", "timeout: expected seconds"),
+    ("tolerance_overrides", {"error_ratio": "A1"}, "tolerance_overrides.error_ratio: expected null or a finite "
+                                                    "number from 0 to 1"),
+    ("tolerance_overrides", {"rtol": [1]}, "tolerance_overrides.rtol: expected null or a finite number at least 0"),
+    ("tolerance_overrides", {"atol": -1}, "tolerance_overrides.atol"),
+    ("tolerance_overrides", {"exact": "yes"}, "tolerance_overrides.exact: expected true or false"),
+    ("tolerance_overrides", [], "tolerance_overrides: expected an object"),
+])
+def test_replay_reads_a_findings_numbers_as_input(tmp_path, monkeypatch, field, value, words):
+    """A finding folder is someone else's: its timeout and tolerances were read unchecked (a sweep of edited
+    finding.json files: 'Unknown format code' and 'timeout is too large' internal errors). Each is bad input now,
+    naming the file and the field, before any target runs."""
+    monkeypatch.chdir(tmp_path)
+    r = campaign(tmp_path, *CRASH)
+    (f,) = folders(tmp_path / "findings")
+    meta = json.loads((f / "finding.json").read_text())
+    meta[field] = value
+    (f / "finding.json").write_text(json.dumps(meta))
+    r = invoke("replay", f, "--target-cmd", "sh -c 'exit 4'")
+    assert r.exit_code == 2 and "internal error" not in r.stderr, r.output
+    assert r.stderr.splitlines()[0].startswith(f"ascverify: {f}/finding.json: {words}")
+
+
+def test_a_timeout_beyond_a_day_is_bad_usage():
+    r = invoke("fuzz", "BlockReduceMin", "-p", "atlas-a2", *CRASH, "--timeout", "1e10")
+    assert r.exit_code == 2 and "--timeout" in r.stderr and "0.001<=x<=86400" in r.stderr
+
+
 # -- item 6: bounded captures and reads ---------------------------------------------------------------------------------
 
 def _peak(fn) -> tuple[object, int]:

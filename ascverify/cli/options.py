@@ -19,6 +19,7 @@ from typing import Any, Callable
 import click
 from click.shell_completion import CompletionItem
 
+from ..engines.interrupts import MAX_TIMEOUT
 from ..spec.products import PRODUCTS
 from ..spec.registry import apis
 from .common import emit_error, set_verbosity
@@ -138,7 +139,7 @@ def timeout_option(help: str, *, default: float | None = None, dest: str = "time
 
         wrapper = click.option("--timeout-ms", "timeout_ms_alias", type=click.IntRange(min=1), default=None,
                                hidden=True, metavar="MS")(wrapper)
-        return click.option("--timeout", dest, type=FiniteFloatRange(min=0.001), default=default,
+        return click.option("--timeout", dest, type=FiniteFloatRange(min=0.001, max=MAX_TIMEOUT), default=default,
                             show_default=default is not None, metavar="SECONDS", help=help)(wrapper)
 
     return deco

@@ -39,6 +39,10 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+#: The longest any single wait may be (seconds): a target's answer to one case, a solver query. One day; a longer
+#: one overflows the clocks that threads and pipes wait on ("timestamp too large to convert to C _PyTime_t").
+MAX_TIMEOUT = 86400.0
+
 #: Exit status of a command stopped by SIGINT or SIGTERM (the shell's 128 + SIGINT, as `fuzz` uses).
 EXIT_INTERRUPTED = 130
 #: Exit status when the answer depends on a query the solver could not decide (or the time budget ran out).

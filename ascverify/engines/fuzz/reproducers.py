@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import shlex
@@ -48,6 +49,7 @@ from ...checking.checker import check_case
 from ...core.faults import CoreLimit, unrunnable_reason, unrunnable_rules
 from ...spec.errors import InputError
 from ...spec.version import __version__
+from ..interrupts import MAX_TIMEOUT
 from ..outputs import clean_stale_temps, os_error, owned_temp_dir, release_temp_dir, shown
 from .checks import Differential, Failure, run_invariants, run_negative
 from .coverage import Point
@@ -233,7 +235,28 @@ def load_meta(folder: Path) -> dict[str, Any]:
                                    and isinstance(target.get("spec"), str)
                                    and isinstance(target.get("cwd", ""), (str, type(None)))):
         raise InputError("expected {\"kind\": \"python\"|\"command\", \"spec\": ...}", where=shown(path), field="target")
+    if meta["kind"] == "negative" and not isinstance(meta.get("rule"), str):
+        raise InputError("expected the id of the rule the case breaks", where=shown(path), field="rule")
+    timeout = meta.get("timeout")
+    if timeout is not None and not (_number_in(timeout, 0, MAX_TIMEOUT) and timeout > 0):
+        raise InputError(f"expected seconds, more than 0 and at most {MAX_TIMEOUT:g}", where=shown(path), field="timeout")
+    overrides = meta.get("tolerance_overrides")
+    if overrides is not None:
+        if not isinstance(overrides, dict):
+            raise InputError("expected an object", where=shown(path), field="tolerance_overrides")
+        for k, top in (("rtol", math.inf), ("atol", math.inf), ("error_ratio", 1)):
+            if overrides.get(k) is not None and not _number_in(overrides[k], 0, top):
+                words = "from 0 to 1" if top == 1 else "at least 0"
+                raise InputError(f"expected null or a finite number {words}", where=shown(path),
+                                 field=f"tolerance_overrides.{k}")
+        if not isinstance(overrides.get("exact", False), bool):
+            raise InputError("expected true or false", where=shown(path), field="tolerance_overrides.exact")
     return meta
+
+
+def _number_in(value: Any, low: float, high: float) -> bool:
+    """A finite JSON number (not a Boolean) within [low, high]."""
+    return type(value) in (int, float) and math.isfinite(value) and low <= value <= high
 
 
 def _load_case(folder: Path, *, with_data: bool) -> Case:
@@ -303,13 +326,8 @@ def replay(folder: Path, *, target: Any = None, timeout: float | None = None, rt
                 tgt = make_target(recorded, cwd=os.getcwd())
             else:
                 tgt = target
-            given = meta.get("tolerance_overrides") or {}
-            if not isinstance(given, dict):
-                given = {}
-            try:
-                recorded_timeout = float(meta.get("timeout") or 10.0)
-            except (TypeError, ValueError):
-                recorded_timeout = 10.0
+            given = meta.get("tolerance_overrides") or {}  # both checked by `load_meta`
+            recorded_timeout = float(meta.get("timeout") or 10.0)
             diff = Differential(tgt, timeout=timeout or recorded_timeout,
                                 rtol=rtol if rtol is not None else given.get("rtol"),
                                 atol=atol if atol is not None else given.get("atol"),
