@@ -290,6 +290,7 @@ def test_a_campaign_files_target_runs_only_with_config_target(tmp_path, monkeypa
     ('report = "/tmp/elsewhere.json"', "report: '/tmp/elsewhere.json' is not under the current folder"),
     ('findings = "../up"', "findings: '../up' is not under the current folder"),
     ('database = "sub/../../db"', "database: 'sub/../../db' is not under the current folder"),
+    ('database = "/tmp/x://y"', "database: '/tmp/x://y' is not under the current folder"),  # not a Redis URL
     ('junit = "out/j.xml"', "junit: 'out/j.xml' is not under the current folder"),  # out: a link to elsewhere
     ('seed = 1.5', "seed: expected an integer, got 1.5"),
     ('examples = true', "examples: expected an integer, got true"),

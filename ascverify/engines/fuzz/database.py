@@ -104,9 +104,14 @@ def _redacted_error(text: str, url: str) -> str:
     return text
 
 
+def no_database(spec: str | None) -> bool:
+    """``spec`` asks for no database (examples kept in memory only): none, '' or :memory:."""
+    return spec is None or str(spec).strip().lower() in ("", "none", ":memory:")
+
+
 def open_database(spec: str | None) -> ExampleDatabase | None:
     """The database ``spec`` names (a folder, a redis:// URL, or none/'' for none); InputError when unusable."""
-    if spec is None or str(spec).strip().lower() in ("", "none", ":memory:"):
+    if no_database(spec):
         return None
     spec = str(spec)
     if is_redis(spec):
