@@ -251,6 +251,23 @@ def test_stale_temporary_finding_folders_of_ascverify_are_removed(tmp_path):
     assert (findings / ".examples").is_dir()
 
 
+def test_an_owner_marker_that_is_not_a_file_is_not_read(tmp_path):
+    """A folder that looks like a temporary one of ours, its marker a FIFO or a link to /dev/zero: the cleanup read
+    it whole (MemoryError, an internal error; the FIFO blocked). Read bounded, regular files only: such a folder is
+    not provably ours, so it is kept, and the campaign runs."""
+    findings = tmp_path / "findings"
+    fifo = findings / ".tmp-3333333333333333-abcdefgh"
+    zero = findings / ".tmp-4444444444444444-abcdefgh"
+    for d in (fifo, zero):
+        d.mkdir(parents=True)
+    os.mkfifo(fifo / ".ascverify-owner")
+    (zero / ".ascverify-owner").symlink_to("/dev/zero")
+    r = invoke("fuzz", "SetVectorMask", "-p", "atlas-a2", "--kind", "invariants", "--examples", "1",
+               "--findings", findings, "--no-coverage")
+    assert r.exit_code == 0, r.output
+    assert fifo.is_dir() and zero.is_dir() and (fifo / ".ascverify-owner").is_fifo()
+
+
 def test_finding_folders_are_private(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = campaign(tmp_path, *CRASH)

@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterable
 
 from ..cases.bounded_read import file_kind
 from ..cases.safe_names import EscapeError, confined
+from ..cases.sources import read_bytes
 from ..spec.errors import InputError, one_line
 
 #: The marker file inside a temporary folder of ascverify's.
@@ -274,13 +275,17 @@ def _listed(files: Any) -> set[str] | None:
     return out
 
 
+#: The largest manifest read (one lists the files of an output folder).
+MANIFEST_MAX_BYTES = 256 << 20
+#: The largest owner marker read (a few fields).
+OWNER_MAX_BYTES = 4096
+
+
 def read_manifest(path: Path, fmt: str, legacy: Callable[[dict], set[str] | None] | None = None) -> set[str] | None:
     """The files an earlier output's manifest lists (None when ``path`` is not such a manifest)."""
-    try:
-        if not path.is_file() or path.stat().st_size > (256 << 20):
-            return None
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    try:  # a regular file, read within a bound (the folder may be anyone's: a FIFO there would block)
+        doc = json.loads(read_bytes(str(path), MANIFEST_MAX_BYTES))
+    except (InputError, ValueError, UnicodeDecodeError):
         return None
     if not isinstance(doc, dict):
         return None
@@ -434,9 +439,9 @@ def is_stale_temp(path: Path, pattern: re.Pattern[str], started: float) -> bool:
 
     if pattern.fullmatch(path.name) is None or path.is_symlink() or not path.is_dir():
         return False
-    try:
-        doc = json.loads((path / OWNER_FILE).read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
+    try:  # a regular file, read within a bound: a FIFO or a link to /dev/zero there is someone else's marker
+        doc = json.loads(read_bytes(str(path / OWNER_FILE), OWNER_MAX_BYTES))
+    except (InputError, ValueError, UnicodeDecodeError):
         return False
     if not isinstance(doc, dict) or doc.get("tool") != "ascverify":
         return False

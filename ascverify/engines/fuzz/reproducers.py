@@ -211,17 +211,21 @@ class ReplayResult:
     meta: dict[str, Any]
 
 
+#: The largest finding.json read (a campaign writes a few KiB).
+FINDING_MAX_BYTES = 64 << 20
+
+
 def load_meta(folder: Path) -> dict[str, Any]:
     path = folder / FINDING_FILE
     if not folder.is_dir():
         raise InputError("not a finding folder (no such directory)", where=str(folder))
     if not path.is_file():
         raise InputError(f"not a finding folder (no {FINDING_FILE})", where=str(folder))
-    try:
-        if path.stat().st_size > (64 << 20):
-            raise InputError(f"{path.stat().st_size} bytes: not a finding.json ascverify wrote", where=shown(path))
-        meta = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+    try:  # a regular file, read within a bound: a finding folder may be anyone's
+        meta = json.loads(read_bytes(str(path), FINDING_MAX_BYTES))
+    except InputError as exc:
+        raise InputError(exc.message, where=shown(path)) from None
+    except ValueError as exc:
         raise InputError(f"unreadable: {shown(exc)}", where=shown(path)) from None
     if not isinstance(meta, dict):
         raise InputError(f"expected a JSON object, got {type(meta).__name__}", where=shown(path))
