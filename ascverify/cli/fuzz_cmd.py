@@ -12,7 +12,6 @@ from typing import Any
 import click
 
 from ..cases.sources import read_bytes
-from ..engines.fuzz.database import is_redis, no_database
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line
 from .common import emit, emit_error, emit_note, main, plural
@@ -101,6 +100,9 @@ def _check_config_value(key: str, value: Any, path: str) -> None:
                   "number": "a finite number", "flag": "true or false"}[kind]
         shown = json.dumps(value, default=str)  # as the file spells it (TOML's dates: their text)
         raise InputError(f"{key}: expected {wanted}, got {one_line(shown)[:80]}", where=path, field="--config")
+    # here, as the command's other engine imports: `fuzz --help` and `replay` start without Hypothesis and Z3
+    from ..engines.fuzz.database import is_redis, no_database
+
     if key in CONFIG_WRITES and not (key == "database" and (is_redis(value) or no_database(value))):
         here = Path.cwd().resolve()
         if Path(value).is_absolute() or not (here / value).resolve().is_relative_to(here):
