@@ -7,7 +7,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -87,17 +87,20 @@ def _read_config(path: str) -> dict[str, Any]:
     return out
 
 
+#: Per kind of campaign-file value: whether a value is one, and its name in messages.
+_CONFIG_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "names": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a name or a list of names"),
+    "text": (lambda v: isinstance(v, str), "a string"),
+    "integer": (lambda v: type(v) is int, "an integer"),
+    "number": (lambda v: type(v) is int or (type(v) is float and math.isfinite(v)), "a finite number"),
+    "flag": (lambda v: type(v) is bool, "true or false"),
+}
+
+
 def _check_config_value(key: str, value: Any, path: str) -> None:
     """A campaign-file value of the type its key holds; a path to write is under the current folder."""
-    kind = CONFIG_TYPES[key]
-    ok = {"names": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-          "text": lambda v: isinstance(v, str),
-          "integer": lambda v: type(v) is int,
-          "number": lambda v: type(v) is int or (type(v) is float and math.isfinite(v)),
-          "flag": lambda v: type(v) is bool}[kind](value)
-    if not ok:
-        wanted = {"names": "a name or a list of names", "text": "a string", "integer": "an integer",
-                  "number": "a finite number", "flag": "true or false"}[kind]
+    holds, wanted = _CONFIG_KINDS[CONFIG_TYPES[key]]
+    if not holds(value):
         shown = json.dumps(value, default=str)  # as the file spells it (TOML's dates: their text)
         raise InputError(f"{key}: expected {wanted}, got {one_line(shown)[:80]}", where=path, field="--config")
     # here, as the command's other engine imports: `fuzz --help` and `replay` start without Hypothesis and Z3

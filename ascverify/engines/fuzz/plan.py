@@ -19,11 +19,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from ...cases.fields import read_product
 from ...core.memory import Trace
 from ...core.run import prepare
-from ...spec.errors import InputError, did_you_mean
+from ...spec.errors import InputError
 from ...spec.model import ApiModel
-from ...spec.products import lookup_product, product_names
+from ...spec.products import lookup_product
 from ...spec.registers import GEOMETRIES
 from ...spec.registry import apis, get_api
 from ..gen.construct import Unsupported, builder, quiet_assumptions
@@ -133,17 +134,9 @@ def negative_rules(model: ApiModel, product: str) -> list[str]:
             and not r.id.endswith(".support")]
 
 
-def _product_id(name: str) -> str:
-    """The id of the product named ``name`` (an id or alias); InputError naming --product when there is none."""
-    product = lookup_product(name)
-    if product is None:
-        raise InputError(f"unknown product {name!r}{did_you_mean(name, product_names())}", field="--product")
-    return product.id
-
-
 def plan_units(models: Sequence[ApiModel], products: Sequence[str] | None, kinds: Sequence[str]) -> list[Unit]:
     """Every (API, product, kind) unit: products supported by the API among those given (all by default)."""
-    wanted = [_product_id(p) for p in products] if products else None
+    wanted = [read_product(p, "--product").id for p in products] if products else None
     units: list[Unit] = []
     for m in models:
         for pid in m.supported_products():
