@@ -1,46 +1,74 @@
 """ascverify: verify and fuzz the hardware constraints of Ascend C kernel APIs.
 
-The public surface: read cases, check them, run them on the core, list models and notes. Importing the
-package declares every API model (`ascverify.models`: each model's module is imported when its name is first
-looked up); docs/architecture.md describes the layers.
+The public surface: read cases, check them, run them on the core, list models and notes. The names below are
+loaded when one of them is first used (`__getattr__`, PEP 562), so that ``import ascverify`` costs nothing and the
+command line (`ascverify.launch`) takes Ctrl-C from its first instant; loading them declares every API model
+(`ascverify.models`: each model's module is imported when its name is first looked up). docs/architecture.md
+describes the layers.
 """
 
 from __future__ import annotations
 
 import gc as _gc
+import importlib as _importlib
+from typing import TYPE_CHECKING, Any
 
-# Importing the package allocates tens of thousands of objects that live as long as the process: the cyclic GC
-# would scan them again and again while they are made (about a tenth of `ascverify check`'s startup). Paused for the
-# imports, restored after them.
-_GC_WAS_ENABLED = _gc.isenabled()
-_gc.disable()
-
-from . import models  # noqa: F401  (declares every API model: the registry imports each when its name is looked up)
-from .cases.case import Case, TensorInfo
-from .cases.caseio import read_cases
-from .cases.parse import parse_case
-from .checking.checker import Result, Unchecked, Violation, check_case, check_cases
-from .core.faults import CoreLimit, Fault
-from .core.run import RunResult, run_case as _run_case
-from .spec.errors import AscverifyError, InputError, ModelDefinitionError
-from .spec.model import ApiModel, SpecNote
-from .spec.products import PRODUCTS, Product, get_product
-from .spec.registry import api_names, apis, get_api, register
-from .spec.rules import Rule
 from .spec.version import __version__
 
-if _GC_WAS_ENABLED:
-    _gc.enable()
+if TYPE_CHECKING:  # what `__getattr__` loads, for type checkers and readers
+    from .cases.case import Case, TensorInfo
+    from .cases.caseio import read_cases
+    from .cases.parse import parse_case
+    from .checking.checker import Result, Unchecked, Violation, check_case, check_cases
+    from .core.faults import CoreLimit, Fault
+    from .core.run import RunResult, run_case
+    from .spec.errors import AscverifyError, InputError, ModelDefinitionError
+    from .spec.model import ApiModel, SpecNote
+    from .spec.products import PRODUCTS, Product, get_product
+    from .spec.registry import api_names, apis, get_api, register
+    from .spec.rules import Rule
 
-__all__ = [
-    "ApiModel", "AscverifyError", "Case", "CoreLimit", "Fault", "InputError", "ModelDefinitionError", "PRODUCTS",
-    "Product", "Result", "Rule", "SpecNote", "TensorInfo", "Unchecked", "Violation", "api_names", "apis",
-    "check_case", "check_cases", "get_api", "get_product", "parse_case", "read_cases", "register", "run_case",
-]
+#: Each public name and the module (under ``ascverify.``) that defines it.
+_PUBLIC: dict[str, str] = {
+    "Case": "cases.case", "TensorInfo": "cases.case",
+    "read_cases": "cases.caseio",
+    "parse_case": "cases.parse",
+    "Result": "checking.checker", "Unchecked": "checking.checker", "Violation": "checking.checker",
+    "check_case": "checking.checker", "check_cases": "checking.checker",
+    "CoreLimit": "core.faults", "Fault": "core.faults",
+    "RunResult": "core.run", "run_case": "core.run",
+    "AscverifyError": "spec.errors", "InputError": "spec.errors", "ModelDefinitionError": "spec.errors",
+    "ApiModel": "spec.model", "SpecNote": "spec.model",
+    "PRODUCTS": "spec.products", "Product": "spec.products", "get_product": "spec.products",
+    "api_names": "spec.registry", "apis": "spec.registry", "get_api": "spec.registry", "register": "spec.registry",
+    "Rule": "spec.rules",
+}
+
+__all__ = sorted(_PUBLIC)
 
 
-def run_case(case: Case, *, seed: int = 0, strict: bool = True) -> RunResult:
-    """Execute a case on the numpy core (see `ascverify.core.run.run_case`). With ``strict`` the first access that
-    breaks a constraint raises `Fault`; a case asking for more iterations than any legal case (a hostile file)
-    raises `CoreLimit` before anything is allocated."""
-    return _run_case(case, seed=seed, strict=strict)
+def _load_public() -> None:
+    """Import the modules behind the public names and bind the names here. The imports allocate tens of thousands of
+    objects that live as long as the process: the cyclic GC, which would scan them again and again while they are
+    made (about a tenth of `ascverify check`'s startup), is paused for them."""
+    was_enabled = _gc.isenabled()
+    _gc.disable()
+    try:
+        _importlib.import_module(f"{__name__}.models")  # declares every API model to the registry
+        for name, module in _PUBLIC.items():
+            globals()[name] = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+    finally:
+        if was_enabled:
+            _gc.enable()
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, loaded on first use."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _load_public()
+    return globals()[name]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

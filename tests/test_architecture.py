@@ -39,8 +39,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("ascverify.core", "ascverify.core.*")),
     ("models", ("ascverify.models", "ascverify.models.*")),
     ("engines", ("ascverify.engines", "ascverify.engines.*")),
-    ("cli", ("ascverify.cli", "ascverify.cli.*", "ascverify.__main__")),
-    ("public", ("ascverify", "ascverify.strategies")),
+    ("cli", ("ascverify.cli", "ascverify.cli.*")),
+    ("public", ("ascverify", "ascverify.strategies", "ascverify.launch", "ascverify.__main__")),
 )
 
 #: Imports inside functions that are there for startup speed: (importer, target) name patterns, each going down
@@ -48,6 +48,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 #: solver's explanations, the generator, the fuzzer or Hypothesis).
 LAZY: tuple[tuple[str, str], ...] = (
     ("ascverify.cli.*", "ascverify.engines.*"),
+    ("ascverify.launch", "ascverify.cli"),  # the program takes Ctrl-C before it loads the command line
 )
 
 #: Type-only imports (``if TYPE_CHECKING:``) that name a higher layer: the model base's methods take the case

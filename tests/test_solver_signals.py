@@ -146,6 +146,44 @@ def test_gen_boundary_stops_on_sigint_and_writes_what_it_found(tmp_path):
     assert left and all(t["reason"].startswith("undecided") for t in left)
 
 
+def test_gen_interrupted_while_writing_says_how_many_cases_are_on_disk(tmp_path):
+    d = tmp_path / "cases"
+    p = start(tmp_path, "gen", "SetVectorMask", "--product", "atlas-a2", "-n", "20000", "-o", str(d),
+              "--html", str(tmp_path / "page.html"))
+    # generating takes about a second, writing about half a minute (a case folder appears whole, then the next)
+    wait_for(p, lambda: d.is_dir() and any(c.name.startswith("case_") for c in d.iterdir()))
+    _, err = stop(p, signal.SIGINT)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and err.rstrip().endswith("ascverify: interrupted (SIGINT)")
+    doc = json.loads((d / "manifest.json").read_text())
+    assert doc["complete"] is False and 1 <= len(doc["cases"]) < 20000
+    # the line names what the manifest lists, and the page the run did not get to
+    said = f"gen: interrupted while writing: {len(doc['cases'])} case{'s' if len(doc['cases']) > 1 else ''} written"
+    assert said in err and "the HTML page was not written" in err, err
+    assert not (tmp_path / "page.html").exists()
+    for c in doc["cases"]:
+        json.loads((d / c["case_file"]).read_text())
+
+
+def test_selftest_interrupted_writes_the_outcomes_so_far(tmp_path):
+    report = tmp_path / "selftest.json"
+    p = start(tmp_path, "selftest", "BilinearInterpolation", "--report", str(report))
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.append(p.stderr.readline().decode()), daemon=True)
+    reader.start()  # the first outcome line (the control run's) comes before the mutants' campaigns end
+    reader.join(START_TIMEOUT)
+    assert lines and lines[0].startswith("selftest: control"), lines
+    _, err = stop(p, signal.SIGINT)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err
+    doc = json.loads(report.read_text())
+    printed = [line for line in (lines[0] + err).splitlines() if line.startswith("selftest: ") and " on " in line
+               or line.startswith("selftest: control")]
+    assert doc["complete"] is False
+    assert len(doc["outcomes"]) == len(printed) >= 1  # every outcome shown is in the report
+    assert f"the report {report} holds the {len(printed)} outcome" in err
+
+
 def test_lint_with_workers_stops_on_a_terminal_ctrl_c(tmp_path):
     """The terminal's Ctrl-C reaches the whole process group: the command and its worker processes."""
     p = start(tmp_path, "lint", "Load3DBitMode", "LoadDataWithStride", "-j", "2", start_new_session=True)

@@ -7,7 +7,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import click
 
@@ -408,7 +408,7 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
 
     Exit status: 0 every mutant killed (and the control runs pass), 1 otherwise.
     """
-    from ..engines.fuzz.mutants import all_mutants, describe_mutants, kill_rate, run_selftest
+    from ..engines.fuzz.mutants import all_mutants, describe_mutants, run_selftest
     from ..engines.fuzz.plan import select_models
 
     if report:
@@ -424,26 +424,48 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
         if name not in known:
             raise InputError(f"unknown mutant {name!r}{did_you_mean(name, known)}", field="--mutant")
     names = [m.name for m in select_models(apis)]
+    seen: list[Any] = []
 
     def show(o: Any) -> None:
+        seen.append(o)
         if o.mutant == "(none)":
             emit_note(f"selftest: control {o.api}: {o.status} ({o.cases} cases, {o.elapsed:.1f} s)")
         else:
             by = f" by {o.killed_by}" if o.killed_by else ""
             emit_note(f"selftest: {o.mutant} on {o.api}: {o.status}{by} ({plural(o.cases, 'case')}, {o.elapsed:.1f} s)")
 
-    outcomes = run_selftest(names, mutant_names=mutants or None, examples=examples, seed=seed,
-                            workers=workers, on_outcome=show)
+    try:
+        outcomes = run_selftest(names, mutant_names=mutants or None, examples=examples, seed=seed,
+                                workers=workers, on_outcome=show)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the outcomes so far are the report asked for (exit 130)
+        if report:
+            _selftest_report(report, seen, complete=False)
+            emit_error(f"selftest: interrupted: the report {report} holds the {plural(len(seen), 'outcome')} so far")
+        raise
     rows = [(o.mutant, o.api, o.status, o.killed_by or "-", str(o.cases)) for o in outcomes if o.mutant != "(none)"]
     emit(table_text(("mutant", "api", "outcome", "killed by", "cases"), rows))
-    killed, counted = kill_rate(outcomes)
-    controls_ok = all(o.status == "passed" for o in outcomes if o.mutant == "(none)")
-    rate = killed / counted if counted else 1.0
+    killed, counted, rate, controls_ok = _selftest_tally(outcomes)
     emit(f"kill rate: {killed}/{counted} ({rate:.0%})"
          + ("" if controls_ok else "; a control run failed: the unmutated core does not pass its own invariants") + "\n")
     if report:
-        from ..engines.fuzz.reports import write_json
-
-        write_json(report, {"killed": killed, "counted": counted, "kill_rate": rate, "controls_pass": controls_ok,
-                            "outcomes": [o.to_json() for o in outcomes]})
+        _selftest_report(report, outcomes, complete=True)
     sys.exit(0 if controls_ok and killed == counted else 1)
+
+
+def _selftest_tally(outcomes: Sequence[Any]) -> tuple[int, int, float, bool]:
+    """Mutants killed, mutants counted, the kill rate, and whether every control run passed."""
+    from ..engines.fuzz.mutants import kill_rate
+
+    killed, counted = kill_rate(outcomes)
+    controls_ok = all(o.status == "passed" for o in outcomes if o.mutant == "(none)")
+    return killed, counted, killed / counted if counted else 1.0, controls_ok
+
+
+def _selftest_report(path: str, outcomes: Sequence[Any], *, complete: bool) -> None:
+    """`selftest --report`: the outcomes as JSON (``complete`` false: the run was interrupted, these are the jobs
+    that ended before)."""
+    from ..engines.fuzz.reports import write_json
+
+    killed, counted, rate, controls_ok = _selftest_tally(outcomes)
+    write_json(path, {"complete": complete, "killed": killed, "counted": counted, "kill_rate": rate,
+                      "controls_pass": controls_ok, "outcomes": [o.to_json() for o in outcomes]})

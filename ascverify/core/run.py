@@ -137,8 +137,10 @@ def declare_tensors(trace: Trace, case: Case) -> Trace:
 
 
 def run_case(case: Case, *, seed: int = 0, strict: bool = True, memory: Memory | None = None) -> RunResult:
-    """Execute the case on the core. Strict mode raises the first Fault; otherwise faults are collected.
-    The trace knows the case's tensors (`tensor_extents`): an access tagged with one faults when it leaves it."""
+    """Execute the case on the numpy core. With ``strict`` the first access that breaks a constraint raises `Fault`;
+    otherwise faults are collected. The trace knows the case's tensors (`tensor_extents`): an access tagged with one
+    faults when it leaves it. A case asking for more iterations than any legal case (a hostile file) raises
+    `CoreLimit` before anything is allocated. ``memory``: the memory to run in (programs; default: a fresh one)."""
     if memory is None:
         memory, inputs = prepare(case, seed=seed)
     else:

@@ -1,8 +1,8 @@
 """The registry of API models: one module per API registers its model here.
 
 `ascverify.models` declares its API modules and the names each one registers (its registry list, `declare`);
-``import ascverify`` (which any ``import ascverify.X`` runs first) imports `ascverify.models`, so every name is
-known whenever the registry is read. A module is imported (with `importlib`, by the name the list gives) when one
+the registry imports that package (by name, `MODELS_PACKAGE`) before it is first read, so every name is known
+whenever it is read, whichever module of ascverify was imported first. A module is imported (with `importlib`, by the name the list gives) when one
 of its names is first looked up: checking a file of one API imports that API's module only. `apis` and
 `iter_apis` import every module and list the models in the order of the registry list. A module that registers a
 name its line of the list does not declare, or declares a name it does not register, is a `ModelDefinitionError`.
@@ -43,6 +43,7 @@ def declare(package: str, modules: Sequence[tuple[str, Sequence[str]]]) -> None:
 
 def register(cls: type[ApiModel]) -> type[ApiModel]:
     """Class decorator: build the model once and make it reachable by its name and aliases."""
+    _declare_models()  # a model registered outside ascverify.models meets the names declared there
     model = cls()
     if model.name in _MODELS:
         raise ModelDefinitionError(f"{model.name} is registered twice")
@@ -64,11 +65,21 @@ def register(cls: type[ApiModel]) -> type[ApiModel]:
     return cls
 
 
+#: The package whose import declares the API modules of ascverify (imported by name, as the modules it declares).
+MODELS_PACKAGE = "ascverify.models"
+
+
+def _declare_models() -> None:
+    """Make sure `MODELS_PACKAGE` has declared its modules (a dictionary lookup once it has)."""
+    importlib.import_module(MODELS_PACKAGE)
+
+
 def _load(module: str) -> None:
     importlib.import_module(module)
 
 
 def _load_all() -> None:
+    _declare_models()
     for module in _MODULES:
         _load(module)
 
@@ -97,6 +108,7 @@ def lookup_api(name: str) -> ApiModel | None:
     got = _NAMES.get(name)
     if got is not None:
         return got
+    _declare_models()
     if name not in _DECLARED:
         name = _FOLDED.get(name.lower(), "")
         got = _NAMES.get(name)
