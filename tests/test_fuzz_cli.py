@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -84,6 +85,29 @@ def test_buggy_target_yields_one_shrunk_finding_that_replays(tmp_path):
     assert f"running the recorded target: the Python function {BUGGY!r}" in replayed.stderr
     fixed = CliRunner().invoke(main, ["replay", str(f), "--target", GOOD])
     assert fixed.exit_code == 0 and "fixed" in fixed.stdout, fixed.output
+
+
+def test_replay_of_a_findings_folder_replays_each_finding_in_it(tmp_path):
+    r, _, _ = fuzz(tmp_path, "BilinearInterpolation", "-p", "atlas-a2", "--target", BUGGY, "--examples", "60",
+                   "--seed", "3")
+    assert r.exit_code == 1, r.output
+    findings = tmp_path / "findings"
+    (f,) = finding_folders(findings)
+    second = findings / f"{f.name}-copy"
+    shutil.copytree(f, second)
+    shutil.copytree(f, findings / ".tmp-unfinished")  # a temporary folder of a campaign: not a finding yet
+    (findings / "a-link").symlink_to(f, target_is_directory=True)  # a link: passed over (the folder may be anyone's)
+    (findings / "notes").mkdir()  # a folder without finding.json: not a finding
+    fixed = CliRunner().invoke(main, ["replay", str(findings), "--target", GOOD])
+    assert fixed.exit_code == 0, fixed.output
+    assert fixed.stdout.splitlines() == [f"{f}: fixed (differential passes now)",
+                                         f"{second}: fixed (differential passes now)"]
+    assert "2 findings replayed: 0 still fail, 2 fixed" in fixed.stderr
+    still = CliRunner().invoke(main, ["replay", str(findings), str(f), "--target", BUGGY])
+    assert still.exit_code == 1 and still.stdout.count("still fails: differential.mismatch:dst") == 3, still.output
+    # a folder holding neither finding.json nor finding folders is refused, naming both
+    empty = CliRunner().invoke(main, ["replay", str(findings / "notes"), "--target", GOOD])
+    assert empty.exit_code == 2 and "no finding.json, and no finding folder in it" in empty.stderr
 
 
 def test_correct_target_yields_no_finding(tmp_path):

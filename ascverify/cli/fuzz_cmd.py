@@ -338,7 +338,8 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
            rtol: float | None, atol: float | None, error_ratio: float | None, recorded_target: bool = False) -> None:
     """Run saved findings again.
 
-    Each DIR is a finding folder written by `ascverify fuzz`. Invariant and negative findings rerun
+    Each DIR is a finding folder written by `ascverify fuzz`, or a findings folder (`fuzz --findings
+    DIR`: each finding folder in it is replayed, in name order). Invariant and negative findings rerun
     the core with the recorded case and seed; differential findings feed the saved inputs to the
     target given with --target or --target-cmd and compare with the core. The target a finding
     records (a shell command, a Python file) runs only with --recorded-target, which prints it on
@@ -348,6 +349,7 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     \b
     Examples:
       ascverify replay ascverify-findings/BilinearInterpolation-atlas-a2-*  --target my_kernels:bilinear
+      ascverify replay ascverify-findings --target my_kernels:bilinear
       ascverify replay DIR --target-cmd './build/kernel_cpu {dir}'
       ascverify replay DIR --recorded-target
 
@@ -355,15 +357,16 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     differential finding has no target to run (each such folder is one line on standard error; the
     others are replayed).
     """
-    from ..engines.fuzz.reproducers import replay as replay_one
+    from ..engines.fuzz.reproducers import finding_folders, replay as replay_one
     from ..engines.fuzz.targets import make_target
 
     if recorded_target and (target or target_cmd):
         raise InputError("give --recorded-target or --target/--target-cmd, not both", field="--recorded-target")
     tgt = make_target(_target(target, target_cmd))
-    failing = unreadable = 0
+    failing = unreadable = done = 0
     try:
-        for folder in folders:
+        for folder in (str(f) for given in folders for f in finding_folders(Path(given))):
+            done += 1
             try:
                 res = replay_one(Path(folder), target=tgt, timeout=timeout, rtol=rtol, atol=atol,
                                  error_ratio=error_ratio, recorded_target=recorded_target,
@@ -380,7 +383,7 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     finally:
         if tgt is not None:
             tgt.close()
-    done = len(folders) - unreadable
+    done -= unreadable
     emit_note(f"{plural(done, 'finding')} replayed: {failing} still fail, {done - failing} fixed"
               + (f"; {plural(unreadable, 'folder')} could not be replayed" if unreadable else ""))
     sys.exit(2 if unreadable else 1 if failing else 0)

@@ -213,6 +213,30 @@ class ReplayResult:
 
 #: The largest finding.json read (a campaign writes a few KiB).
 FINDING_MAX_BYTES = 64 << 20
+#: The most entries of a findings folder looked at for its finding folders (a campaign writes one per finding).
+FINDINGS_LISTED_MAX = 100_000
+
+
+def finding_folders(folder: Path) -> list[Path]:
+    """The finding folders ``folder`` names: itself when it holds a finding.json (or is not a folder: `load_meta`
+    then says why), else the finding folders directly inside it, sorted (a findings folder, as ``fuzz --findings``
+    writes it; temporary folders, whose names start with a dot, and links are passed over). A folder holding
+    neither is returned as it is, for `load_meta` to refuse."""
+    if not folder.is_dir() or folder.joinpath(FINDING_FILE).exists():
+        return [folder]
+    found: list[Path] = []
+    try:
+        with os.scandir(folder) as entries:
+            for i, entry in enumerate(entries):
+                if i >= FINDINGS_LISTED_MAX:
+                    raise InputError(f"holds more than {FINDINGS_LISTED_MAX:,} entries: name its finding folders",
+                                     where=shown(folder))
+                if (not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+                        and os.path.isfile(os.path.join(entry.path, FINDING_FILE))):
+                    found.append(Path(entry.path))
+    except OSError as exc:
+        raise os_error(exc, folder) from None
+    return sorted(found) or [folder]
 
 
 def load_meta(folder: Path) -> dict[str, Any]:
@@ -220,7 +244,7 @@ def load_meta(folder: Path) -> dict[str, Any]:
     if not folder.is_dir():
         raise InputError("not a finding folder (no such directory)", where=str(folder))
     if not path.is_file():
-        raise InputError(f"not a finding folder (no {FINDING_FILE})", where=str(folder))
+        raise InputError(f"not a finding folder (no {FINDING_FILE}, and no finding folder in it)", where=str(folder))
     try:  # a regular file, read within a bound: a finding folder may be anyone's
         meta = json.loads(read_bytes(str(path), FINDING_MAX_BYTES))
     except InputError as exc:
