@@ -342,3 +342,24 @@ def test_an_interrupt_that_reaches_z3_as_a_query_ends_is_cleared_with_the_region
         interrupts._interrupt_z3()
         interrupts._state.in_check = False
     assert solved_away()
+
+
+def test_a_signal_while_a_temporary_folder_is_made_leaves_no_folder_behind(tmp_path, monkeypatch):
+    """A signal right after the folder is made and before its owner marker is in it left an empty folder that no
+    later run could prove its own, so none removed it (found by an interrupt sweep of `gen -o`)."""
+    import tempfile
+
+    from ascverify.engines.outputs import owned_temp_dir
+
+    made = tempfile.mkdtemp
+
+    def mkdtemp_then_signal(*a, **k):
+        path = made(*a, **k)
+        os.kill(os.getpid(), signal.SIGINT)  # delivered before this function returns
+        return path
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp_then_signal)
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts.command_signals():
+            owned_temp_dir(tmp_path, ".case_0000.tmp-")
+    assert list(tmp_path.iterdir()) == []

@@ -7,6 +7,7 @@ import gc
 import json
 import math
 import os
+import select
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -119,19 +120,54 @@ def main(debug: bool) -> None:
 # -- output helpers ------------------------------------------------------------------------------------------------
 
 def write_text(stream: Any, text: str) -> None:
-    """Write ``text`` at once; characters the stream's encoding cannot hold are escaped, not fatal."""
+    """Write ``text`` at once, all of it or an `OSError`; characters the stream's encoding cannot hold are escaped,
+    not fatal.
+
+    A stream with a binary layer gets the encoded bytes, written until all are taken: with PYTHONUNBUFFERED (set in
+    many container images) that layer is the raw file, whose write may take only part of the bytes (a disk that
+    fills up, a file size limit), and the text layer drops the rest without a word, so a result file redirected
+    onto a full disk was cut short and the command exited 0."""
     if not text:
         return
+    binary = getattr(stream, "buffer", None)
+    if binary is None:  # a text-only stream (a test's StringIO)
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:
+            enc = getattr(stream, "encoding", None) or "ascii"
+            stream.write(text.encode(enc, "backslashreplace").decode(enc))
+        stream.flush()
+        return
+    enc = getattr(stream, "encoding", None) or "utf-8"
+    if os.linesep != "\n":
+        text = text.replace("\n", os.linesep)
     try:
-        stream.write(text)
+        data = text.encode(enc)
     except UnicodeEncodeError:
-        enc = getattr(stream, "encoding", None) or "ascii"
-        stream.write(text.encode(enc, "backslashreplace").decode(enc))
-    stream.flush()
+        data = text.encode(enc, "backslashreplace")
+    stream.flush()  # text written to the stream by others goes first
+    view = memoryview(data)
+    while view:
+        n = binary.write(view)
+        if n is None:  # a non-blocking stream that would block: wait until it takes more
+            select.select([], [binary], [])
+            continue
+        view = view[n:]
+    binary.flush()
 
 
 def emit(text: str) -> None:
-    write_text(sys.stdout, text)
+    """Write results to standard output. A standard output that cannot take them (a full disk, a file size limit)
+    is one line naming it (exit status 2); a closed pipe stays `BrokenPipeError` (``... | head``: a quiet stop)."""
+    try:
+        write_text(sys.stdout, text)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        if not is_environment_error(exc):
+            raise
+        silence_stdout()  # what is still buffered would fail again at exit
+        raise os_error(exc, "standard output") from None
 
 
 def emit_error(line: str) -> None:

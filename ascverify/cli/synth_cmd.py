@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -92,24 +93,33 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
 
 
 class _Sink:
-    """Case lines to standard output or to a file (opened at the first line), each written whole and flushed."""
+    """Case lines to standard output or to a file (opened at the first line), each written whole: a line the file
+    cannot take (a full disk) is cut off again, so the file ends with the last whole line."""
 
     def __init__(self, out: str | None) -> None:
         self.out = out
         self.count = 0
-        self._f = None
+        self._f: BinaryIO | None = None
+        self._whole = 0  # the file's size after its last whole line
 
     def write(self, line: str) -> None:
         if self.out is None:
             emit(line)
         else:
-            if self._f is None:
-                try:
-                    self._f = open(Path(self.out), "w", encoding="utf-8")
-                except OSError as exc:
-                    raise InputError(f"cannot write: {exc.strerror or exc}", where=self.out, field="-o") from None
-            self._f.write(line)
-            self._f.flush()
+            try:
+                if self._f is None:
+                    self._f = open(Path(self.out), "wb", buffering=0)
+                data = memoryview(line.encode("utf-8"))
+                while data:
+                    data = data[self._f.write(data):]
+                self._whole = self._f.tell()
+            except OSError as exc:
+                if self._f is not None:
+                    try:
+                        self._f.truncate(self._whole)
+                    except OSError:
+                        pass
+                raise InputError(f"cannot write: {exc.strerror or exc}", where=self.out, field="-o") from None
         self.count += 1
 
     def close(self) -> None:

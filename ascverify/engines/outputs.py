@@ -39,6 +39,7 @@ from ..cases.bounded_read import file_kind
 from ..cases.safe_names import EscapeError, confined
 from ..cases.sources import read_bytes
 from ..spec.errors import InputError, one_line
+from . import interrupts
 
 #: The marker file inside a temporary folder of ascverify's.
 OWNER_FILE = ".ascverify-owner"
@@ -403,10 +404,18 @@ def owned_temp_dir(parent: Path, prefix: str) -> Path:
     import socket
     import tempfile
 
-    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    # the folder and its marker come together: a signal between the two left an empty folder no run could prove
+    # its own (and so none removed); it waits for the marker and is raised after it (`interrupts.checkpoint`)
+    with interrupts.deferred():
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+        try:
+            (tmp / OWNER_FILE).write_text(json.dumps({"tool": "ascverify", "host": socket.gethostname(),
+                                                      "pid": os.getpid(), "created": time.time()}) + "\n")
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     try:
-        (tmp / OWNER_FILE).write_text(json.dumps({"tool": "ascverify", "host": socket.gethostname(),
-                                                  "pid": os.getpid(), "created": time.time()}) + "\n")
+        interrupts.checkpoint()
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -150,16 +150,22 @@ def _case_doc(gc: GenCase, name: str) -> dict[str, Any]:
     return doc
 
 
+def _raw(path: Path, arr: np.ndarray) -> None:
+    """The array's bytes, as numpy's ``tofile`` writes them, through a plain file write: a full disk is then
+    "No space left on device", not tofile's "N requested and M written"."""
+    path.write_bytes(np.ascontiguousarray(arr).tobytes())
+
+
 def _write_case_dir(tmp: Path, gc: GenCase, name: str) -> None:
     (tmp / "inputs").mkdir(parents=True, exist_ok=True)
     for tname, arr in gc.inputs.items():
-        _le(arr).tofile(confined(tmp, f"inputs/{tname}.bin"))
+        _raw(confined(tmp, f"inputs/{tname}.bin"), _le(arr))
     if gc.golden:
         (tmp / "golden").mkdir()
         for tname, arr in gc.golden.items():
-            _le(arr).tofile(confined(tmp, f"golden/{tname}.bin"))
+            _raw(confined(tmp, f"golden/{tname}.bin"), _le(arr))
         for tname, mask in gc.unspecified.items():
-            mask.astype(np.uint8).tofile(confined(tmp, f"golden/{tname}.unspecified.bin"))
+            _raw(confined(tmp, f"golden/{tname}.unspecified.bin"), mask.astype(np.uint8))
     (tmp / "case.json").write_text(json.dumps(_case_doc(gc, name), indent=2) + "\n")
 
 

@@ -1,0 +1,79 @@
+"""Writing when the disk is full: one line naming the file and the system's reason, exit 2, and what is on disk
+whole (synth: whole case lines; gen: whole case folders that its manifest lists).
+
+A full disk needs a small filesystem, which a test cannot mount without root; a file size limit (RLIMIT_FSIZE,
+set in the child before it starts) stands in for one: a write past the limit fails with EFBIG ("File too large")
+as a write on a full disk fails with ENOSPC, after a short write, as on a disk that fills up (Python ignores the
+SIGXFSZ the kernel sends with it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def limited(limit: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def run(tmp_path: Path, limit: int, *argv: str, stdout: Path | None = None,
+        unbuffered: bool = False) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    with open(stdout or os.devnull, "wb") as out:
+        got = subprocess.run([sys.executable, "-m", "ascverify", *argv], cwd=tmp_path, stdout=out,
+                             stderr=subprocess.PIPE, text=True, timeout=300, preexec_fn=limited(limit), env=env)
+    return got
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "PYTHONUNBUFFERED"])
+def test_results_redirected_onto_a_full_disk_are_an_error_not_cut_short(tmp_path, unbuffered):
+    # `rules` prints about 15 KB at once; 4 KB fit. With PYTHONUNBUFFERED (many container images set it) Python's
+    # text layer wrote what the file took and dropped the rest: the file was cut short and the exit status 0.
+    whole = subprocess.run([sys.executable, "-m", "ascverify", "rules", "BilinearInterpolation"], cwd=tmp_path,
+                           capture_output=True, timeout=300).stdout
+    assert len(whole) > 8192
+    out = tmp_path / "rules.txt"
+    got = run(tmp_path, 4096, "rules", "BilinearInterpolation", stdout=out, unbuffered=unbuffered)
+    assert got.returncode == 2, got
+    assert got.stderr == "ascverify: standard output: cannot write: File too large\n"
+    assert whole.startswith(out.read_bytes())  # what is there is the start of the result, not garbage
+
+
+def test_synth_to_a_file_that_fills_up_keeps_whole_lines(tmp_path):
+    out = tmp_path / "cases.jsonl"
+    got = run(tmp_path, 3000, "synth", "BlockReduceMin", "-p", "atlas-a2", "-n", "200", "-o", str(out))
+    assert got.returncode == 2, got
+    assert got.stderr.splitlines()[-1] == f"ascverify: {out}: -o: cannot write: File too large", got.stderr
+    text = out.read_bytes()
+    assert 0 < len(text) <= 3000 and text.endswith(b"\n")  # cut back to the last whole line
+    for line in text.decode().splitlines():
+        assert json.loads(line)["api"] == "BlockReduceMin"
+
+
+def test_gen_into_a_folder_that_fills_up_keeps_whole_cases(tmp_path):
+    d = tmp_path / "cases"
+    got = run(tmp_path, 20_000, "gen", "BilinearInterpolation", "-p", "atlas-a2", "-n", "50", "-o", str(d))
+    assert got.returncode == 2, got
+    last = got.stderr.splitlines()[-1]
+    assert last.startswith(f"ascverify: {d}/case_") and last.endswith("cannot write: File too large"), got.stderr
+    doc = json.loads((d / "manifest.json").read_text())
+    assert doc["complete"] is False and len(doc["cases"]) < 50
+    on_disk = sorted(p.name for p in d.iterdir() if p.is_dir())
+    assert on_disk == sorted(c["case_name"] for c in doc["cases"])  # no half-written case folder left
+    for c in doc["cases"]:
+        json.loads((d / c["case_file"]).read_text())
