@@ -77,3 +77,25 @@ def test_gen_into_a_folder_that_fills_up_keeps_whole_cases(tmp_path):
     assert on_disk == sorted(c["case_name"] for c in doc["cases"])  # no half-written case folder left
     for c in doc["cases"]:
         json.loads((d / c["case_file"]).read_text())
+
+
+def test_a_temporary_folder_the_disk_cannot_take_names_the_output_folder(tmp_path, monkeypatch):
+    # the owner marker is the first file of a case folder: on a full disk its write fails on close, with an
+    # error that names no file (the command said "cannot write or read" without a name)
+    import errno
+    import pathlib
+
+    from ascverify.engines.outputs import OWNER_FILE, OutputError, owned_temp_dir
+
+    real = pathlib.Path.write_text
+
+    def full_disk(self, *a, **k):
+        if self.name == OWNER_FILE:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(pathlib.Path, "write_text", full_disk)
+    with pytest.raises(OutputError) as got:
+        owned_temp_dir(tmp_path, ".case_0000.tmp-")
+    assert got.value.line() == f"{tmp_path}: cannot write: No space left on device"
+    assert list(tmp_path.iterdir()) == []  # the folder it made is gone

@@ -407,12 +407,17 @@ def owned_temp_dir(parent: Path, prefix: str) -> Path:
     # the folder and its marker come together: a signal between the two left an empty folder no run could prove
     # its own (and so none removed); it waits for the marker and is raised after it (`interrupts.checkpoint`)
     with interrupts.deferred():
-        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+        try:
+            tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+        except OSError as exc:
+            raise os_error(exc, parent) from None
         try:
             (tmp / OWNER_FILE).write_text(json.dumps({"tool": "ascverify", "host": socket.gethostname(),
                                                       "pid": os.getpid(), "created": time.time()}) + "\n")
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, OSError):  # a full disk: the error of a file write names no file
+                raise os_error(exc, parent) from None
             raise
     try:
         interrupts.checkpoint()
