@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, reject, settings, strategies as st
 
 from ascverify import check_case, get_api, parse_case, run_case
 from ascverify.cases.case import fresh
@@ -22,7 +22,7 @@ from ascverify.models.img2col import Geometry, conv2d, nz_matrix
 from ascverify.models.load3d import as_bits, memory_rules_match_core, pad_value, reference_window, stored_window, \
     transpose_transposes, window_equals_reference, window_split_concatenates
 from ascverify.spec.errors import InputError
-from ascverify.strategies import breaking, cases
+from ascverify.strategies import Undecided, breaking, cases
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "load3d_example.json"
@@ -450,7 +450,10 @@ def test_verdict_and_core_faults_agree(data):
     rules = [r.id for r in MODEL.rules_for(case.product)
              if r.symbolic and r.severity == "error" and not r.id.endswith(".support")]
     rule_id = data.draw(st.sampled_from(rules))
-    bad = breaking(case, rule_id)
+    try:
+        bad = breaking(case, rule_id)
+    except Undecided:  # the solver's time limit ran out (a loaded machine): no case, and nothing to say about one
+        reject()
     assume(bad is not None)
     assert broken_ids(bad) == [rule_id]
     if MODEL.rule_by_id[rule_id].domain.get("kind") in ("type", "fits"):

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 import z3
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, reject, settings, strategies as st
 
 from ascverify import apis, check_case, check_cases, strategies
 from ascverify.cases.case import Case
@@ -176,7 +176,10 @@ def test_invalid_cases_break_exactly_their_rule(model):
     def check(data):
         case = data.draw(strategies.cases(model))
         rule = data.draw(st.sampled_from(_breakable_rules(model, case.product)))
-        broken = strategies.breaking(case, rule)
+        try:
+            broken = strategies.breaking(case, rule)
+        except strategies.Undecided:  # the solver's time limit ran out (a loaded machine): no case to judge
+            reject()
         if broken is None:  # cannot be broken alone on this product/type: lint's business
             return
         assert [v.id for v in check_case(broken).violations] == [rule]

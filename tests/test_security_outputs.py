@@ -297,6 +297,40 @@ def test_run_and_gen_print_a_folder_name_with_a_newline_on_one_line(tmp_path):
     assert r.stdout.strip().endswith("cases\\nFORGED: fixed/manifest.json")
 
 
+def test_pictures_and_pages_print_a_file_name_with_a_newline_on_one_line(tmp_path):
+    # show --svg/--png, gen --html and fuzz --html said "wrote NAME" with the name's newline and escape as they were
+    name = "pic\nFORGED: fixed\x1b[2J"
+    r = invoke("show", EXAMPLES / "bilinear_interpolation.json", "--svg", tmp_path / f"{name}.svg")
+    assert r.exit_code == 0, r.output
+    r2 = invoke("gen", "SetVectorMask", "-p", "atlas-a2", "-n", "1", "-o", tmp_path / "cases", "--html",
+                tmp_path / f"{name}.html")
+    assert r2.exit_code == 0, r2.output
+    r3 = invoke("fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--database", "none",
+                "--findings", tmp_path / "findings", "--html", tmp_path / f"{name}-fuzz.html")
+    assert r3.exit_code == 0, r3.output
+    for got in (r, r2, r3):
+        assert "\x1b" not in got.stderr and not any(line.startswith("FORGED") for line in got.stderr.splitlines())
+    assert "pic\\nFORGED: fixed\\x1b[2J.svg" in r.stderr
+    assert "pic\\nFORGED: fixed\\x1b[2J.html" in r2.stderr and "pic\\nFORGED: fixed\\x1b[2J-fuzz.html" in r3.stderr
+
+
+def test_a_findings_folder_whose_name_is_not_utf8_takes_the_finding_and_the_page(tmp_path):
+    """A finding's diff.txt names its folder; with name bytes that are not UTF-8 writing it was an internal error (and
+    so was the campaign's HTML page, which lists the findings)."""
+    folder = os.fsencode(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "ascverify", "fuzz", "BilinearInterpolation", "-p", "atlas-a2",
+                        "--target", f"{EXAMPLES / 'targets' / 'bilinear_buggy.py'}:bilinear", "--examples", "60",
+                        "--seed", "3", "--database", "none", "-q", "--findings", b"found\xff", "--html", b"page.html"],
+                       cwd=folder, capture_output=True, timeout=300)
+    assert r.returncode == 1, r.stderr  # a finding, saved
+    assert b"internal error" not in r.stderr and b"Error" not in r.stderr, r.stderr
+    (finding,) = [p for p in os.listdir(os.path.join(folder, b"found\xff")) if not p.startswith(b".")]
+    diff = open(os.path.join(folder, b"found\xff", finding, b"diff.txt"), "rb").read().decode("utf-8")
+    assert "found\\udcff/" in diff  # the name's byte, escaped
+    page = (tmp_path / "page.html").read_bytes().decode("utf-8")
+    assert "found" in page and page.rstrip().endswith("</html>")
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "sarif"])
 def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path, fmt):
     """A case file whose name's bytes are not UTF-8 (a name someone else chose) is checked and named with those

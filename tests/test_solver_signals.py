@@ -363,3 +363,53 @@ def test_a_signal_while_a_temporary_folder_is_made_leaves_no_folder_behind(tmp_p
         with interrupts.command_signals():
             owned_temp_dir(tmp_path, ".case_0000.tmp-")
     assert list(tmp_path.iterdir()) == []
+
+
+class _Node:
+    """An object in a reference cycle, so that only the garbage collector frees it (and runs its weakref callback)."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.mark.parametrize("where", ["gc callback", "weakref callback"])
+@pytest.mark.parametrize("handlers", ["command", "campaign"])
+def test_a_signal_handled_inside_code_the_garbage_collector_runs_is_not_lost(handlers, where, monkeypatch):
+    """Hypothesis times collections with a `gc.callbacks` entry, and the collector runs weakref callbacks and
+    finalizers: a signal handled while such code ran raised its `KeyboardInterrupt` there, and Python printed it
+    ("Exception ignored in ...", a traceback on the terminal) and dropped it, so the command went on (a campaign
+    stopped seconds late; found by an interrupt sweep of `fuzz --workers 2`)."""
+    import gc
+    import weakref
+
+    from ascverify.engines.fuzz import signals as campaign_signals
+
+    printed: list = []
+    monkeypatch.setattr(sys, "unraisablehook", printed.append)  # what Python would print
+    calls = []
+
+    def signal_inside(*_):
+        if not calls:
+            calls.append(where)
+            os.kill(os.getpid(), signal.SIGINT)  # handled inside this callback
+            for _ in range(100):  # more bytecode in the callback: the handler runs here
+                pass
+
+    section = interrupts.command_signals() if handlers == "command" else campaign_signals.interruptible()
+    if where == "gc callback":
+        gc.callbacks.append(signal_inside)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with section:
+                if where == "weakref callback":
+                    node = _Node()
+                    watch = weakref.ref(node, signal_inside)  # noqa: F841 - kept alive until the collection
+                    del node
+                gc.collect()
+                time.sleep(10)  # the signal comes again, out of the collector's code, and stops the sleep
+    finally:
+        if where == "gc callback":
+            gc.callbacks.remove(signal_inside)
+    assert calls == [where] and printed == []
+    assert time.monotonic() - t0 < 5

@@ -443,7 +443,8 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the outcomes so far are the report asked for (exit 130)
         if report:
             _selftest_report(report, seen, complete=False)
-            emit_error(f"selftest: interrupted: the report {report} holds the {plural(len(seen), 'outcome')} so far")
+            emit_error(one_line(f"selftest: interrupted: the report {report} holds the "
+                                    f"{plural(len(seen), 'outcome')} so far"))
         raise
     rows = [(o.mutant, o.api, o.status, o.killed_by or "-", str(o.cases)) for o in outcomes if o.mutant != "(none)"]
     emit(table_text(("mutant", "api", "outcome", "killed by", "cases"), rows))

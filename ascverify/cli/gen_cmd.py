@@ -95,8 +95,9 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
         doc = write_generation(g, outdir, limit=count if mode != "random" else None, force=force,
                                keep_data=html is not None)  # the page classifies the cases with their data
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM while writing: say what is on disk (exit 130)
-        emit_error(f"gen: interrupted while writing: {plural(len(g.cases), 'case')} written in {outdir} "
-                   "(manifest.json lists them, \"complete\": false)" + ("; the HTML page was not written" if html else ""))
+        emit_error(one_line(f"gen: interrupted while writing: {plural(len(g.cases), 'case')} written in {outdir} "
+                            "(manifest.json lists them, \"complete\": false)"
+                            + ("; the HTML page was not written" if html else "")))
         raise
     gen_html(html, doc, [gc.case for gc in g.cases])
     t_all = time.perf_counter() - t0

@@ -11,7 +11,7 @@ import click
 from ..cases.caseio import read_cases
 from ..engines.outputs import case_inputs
 from ..engines.report import Counts, bare_error, error_line, location, result_lines
-from ..spec.errors import InputError
+from ..spec.errors import InputError, one_line
 from .common import DataCache, checked_stream, emit, emit_error, emit_note, joined_lines, main, max_bytes_option, write_text
 from .options import verbosity_options
 
@@ -82,7 +82,7 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
         for path, kind, opt in ((svg, "svg", "--svg"), (png, "png", "--png")):
             if path:
                 write_file(path, render_bytes(maps, kind), opt, inputs)
-                emit_note(f"show: wrote {path}")
+                emit_note(one_line(f"show: wrote {path}"))
     sys.exit(0 if all(m.valid and not m.faults for m in maps) else 1)
 
 
@@ -174,11 +174,11 @@ def fuzz_html_finish(path: str | None, result: Any, timeline: Any, status: int) 
     from ..engines.pictures.output import write_file
 
     try:
-        write_file(path, fuzz_page(result.report, timeline).encode("utf-8"), "--html")
+        write_file(path, fuzz_page(result.report, timeline).encode("utf-8", "backslashreplace"), "--html")
     except OutputError as exc:
         emit_error(f"fuzz: error: cannot write the HTML report: {exc.line()}")
         return status if status in (2, 130) else 2
-    emit_error(f"fuzz: HTML report: {path}")
+    emit_error(one_line(f"fuzz: HTML report: {path}"))
     return status
 
 
@@ -189,8 +189,8 @@ def gen_html(path: str | None, manifest: Any, cases: list[Any]) -> None:
     from ..engines.pictures.html_report import gen_page
     from ..engines.pictures.output import write_file
 
-    write_file(path, gen_page(manifest, cases).encode("utf-8"), "--html")
-    emit_error(f"gen: HTML report: {path}")
+    write_file(path, gen_page(manifest, cases).encode("utf-8", "backslashreplace"), "--html")
+    emit_error(one_line(f"gen: HTML report: {path}"))
 
 
 def gen_html_check(path: str | None, outdir: Any) -> None:

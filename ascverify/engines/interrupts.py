@@ -34,10 +34,11 @@ from __future__ import annotations
 import os
 import select
 import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 #: The longest any single wait may be (seconds): a target's answer to one case, a solver query. One day; a longer
 #: one overflows the clocks that threads and pipes wait on ("timestamp too large to convert to C _PyTime_t").
@@ -124,6 +125,43 @@ def checkpoint() -> None:
 
 def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
+
+
+#: How long after a swallowed interrupt the signal is sent again (seconds; see `swallowed_interrupts_redelivered`).
+REDELIVERY_DELAY = 0.005
+
+
+def deliver_again(signum: int) -> None:
+    """Send ``signum`` to the main thread a moment later, from a thread; its handler then runs anew where Python next
+    handles signals. To the main thread itself: sent to the process, another thread may take it, and a main thread
+    waiting in ``time.sleep`` or ``select`` would not wake up."""
+    timer = threading.Timer(REDELIVERY_DELAY, signal.pthread_kill, (threading.main_thread().ident, signum))
+    timer.daemon = True
+    timer.start()
+
+
+@contextmanager
+def swallowed_interrupts_redelivered(forget: Callable[[], None] = lambda: None) -> Iterator[None]:
+    """While the body runs, an interrupt Python swallowed is delivered again instead of printed. A handler's
+    `KeyboardInterrupt` raised inside code the garbage collector runs (a `gc.callbacks` entry, such as Hypothesis's
+    timing of collections; a weakref callback; a finalizer) does not propagate: Python prints it ("Exception ignored
+    in ...", a traceback) and drops it, and the command went on. Here ``forget()`` lets the handler take the signal
+    anew and the main thread gets it again a moment later (`deliver_again`)."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        exc = unraisable.exc_value
+        if isinstance(exc, KeyboardInterrupt):
+            forget()
+            deliver_again(getattr(exc, "signum", signal.SIGINT))
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
 
 
 def _handler(signum: int, frame: Any) -> None:
@@ -318,7 +356,8 @@ def command_signals() -> Iterator[None]:
     for s in _SIGNALS:
         signal.signal(s, _handler)
     try:
-        yield
+        with swallowed_interrupts_redelivered():
+            yield
     finally:
         _state.commands -= 1
         for s, h in old.items():

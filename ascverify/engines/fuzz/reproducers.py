@@ -139,7 +139,8 @@ def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: i
         meta.update(expected=expected, actual=actual)
         (tmp / FINDING_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n")
         (tmp / "coverage.json").write_text(json.dumps({r: p.to_json() for r, p in points.items()}, indent=2) + "\n")
-        (tmp / "diff.txt").write_text(_diff_text(meta, final))
+        # (its replay line names the folder, whose name may not be UTF-8: such bytes are written escaped)
+        (tmp / "diff.txt").write_text(_diff_text(meta, final), encoding="utf-8", errors="backslashreplace")
         release_temp_dir(tmp)
         os.chmod(tmp, PRIVATE)
         try:

@@ -13,6 +13,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from ..interrupts import swallowed_interrupts_redelivered
+
 
 class Interrupted(KeyboardInterrupt):
     """The campaign was asked to stop (Ctrl-C or SIGTERM)."""
@@ -52,6 +54,12 @@ def _handler(signum: int, frame: Any) -> None:
     raise Interrupted(signum)
 
 
+def _forget() -> None:
+    """A signal whose `Interrupted` Python swallowed (see `swallowed_interrupts_redelivered`): taken anew when it comes
+    again."""
+    _state.requested = None
+
+
 @contextmanager
 def interruptible() -> Iterator[None]:
     """Install the handlers for the duration (only possible in the main thread; elsewhere a no-op)."""
@@ -65,7 +73,8 @@ def interruptible() -> Iterator[None]:
     for s in old:
         signal.signal(s, _handler)
     try:
-        yield
+        with swallowed_interrupts_redelivered(_forget):
+            yield
     finally:
         for s, h in old.items():
             signal.signal(s, h)
