@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import gc as _gc
 import importlib as _importlib
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 from .spec.version import __version__
 
-if TYPE_CHECKING:  # what `__getattr__` loads, for type checkers and readers
+if _typing.TYPE_CHECKING:  # what `__getattr__` loads, for type checkers and readers
     from .cases.case import Case, TensorInfo
     from .cases.caseio import read_cases
     from .cases.parse import parse_case
@@ -62,7 +62,7 @@ def _load_public() -> None:
             _gc.enable()
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     """A public name, loaded on first use."""
     if name not in _PUBLIC:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -71,4 +71,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """The public names (loaded or not) and the module's own dunder attributes."""
+    return sorted(set(__all__) | {n for n in globals() if n.startswith("__")})

@@ -35,6 +35,20 @@ def test_importing_the_package_imports_no_api_module():
     assert not got & api_modules
 
 
+def test_importing_the_package_loads_its_public_names_on_first_use():
+    # `import ascverify` runs before the program can take Ctrl-C (ascverify.launch): it loads nothing heavy
+    probe = "import ascverify, sys\nprint(sorted(m for m in ('numpy', 'click', 'z3', 'hypothesis') if m in sys.modules))"
+    got = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert got.stdout.strip() == "[]"
+    # every public name resolves, to what its module defines, and dir() lists it
+    from ascverify.checking.checker import check_case
+    assert ascverify.check_case is check_case and ascverify.run_case.__module__ == "ascverify.core.run"
+    assert all(getattr(ascverify, name) is not None for name in ascverify.__all__)
+    assert set(ascverify.__all__) <= set(dir(ascverify)) and "_PUBLIC" not in dir(ascverify)
+    with pytest.raises(AttributeError):
+        ascverify.no_such_name
+
+
 def test_naming_an_api_imports_its_module_only():
     got = _modules_after("from ascverify import get_api\nassert get_api('SetVectorMask').name == 'SetVectorMask'")
     assert "ascverify.models.set_vector_mask" in got
