@@ -108,6 +108,8 @@ def resolve_data_path(given: str, base_dir: Path | None, field: str, data_root: 
 def open_source(path: str, max_bytes: int) -> LineReader:
     """A bounded line reader of the case file ``path`` ('-': standard input); InputError when it cannot be read."""
     if path == "-":
+        if sys.stdin is None:  # started with standard input closed (`<&-`)
+            raise InputError("cannot read: standard input is closed", where=path)
         return LineReader(sys.stdin.buffer, max_bytes, path)
     try:
         fd, st = open_regular(path)

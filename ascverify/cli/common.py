@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import gc
 import json
@@ -129,6 +130,8 @@ def write_text(stream: Any, text: str) -> None:
     onto a full disk was cut short and the command exited 0."""
     if not text:
         return
+    if stream is None:  # the process was started with this stream closed (`>&-`, `2>&-`)
+        raise OSError(errno.EBADF, "it is closed")
     binary = getattr(stream, "buffer", None)
     if binary is None:  # a text-only stream (a test's StringIO)
         try:
@@ -171,6 +174,8 @@ def emit(text: str) -> None:
 
 
 def emit_error(line: str) -> None:
+    if sys.stderr is None:  # started with standard error closed: the line has nowhere to go
+        return
     write_text(sys.stderr, line.rstrip("\n") + "\n")
 
 

@@ -66,6 +66,7 @@ def os_error(exc: OSError, path: Any = None, *, field: str = "", action: str = "
 ENVIRONMENT_ERRNOS = frozenset(e for e in (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG,
                                            errno.EISDIR, errno.ENOTDIR, errno.EDQUOT, errno.EEXIST,
                                            errno.EMFILE, errno.ENFILE, errno.EFBIG, errno.ELOOP, errno.EIO,
+                                           errno.EBADF,  # a standard stream the process was started without
                                            getattr(errno, "ENOTEMPTY", None)) if e is not None)
 
 
