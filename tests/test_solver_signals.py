@@ -413,3 +413,28 @@ def test_a_signal_handled_inside_code_the_garbage_collector_runs_is_not_lost(han
             gc.callbacks.remove(signal_inside)
     assert calls == [where] and printed == []
     assert time.monotonic() - t0 < 5
+
+
+@pytest.mark.parametrize("how", ["apply_async", "map", "starmap"])
+@pytest.mark.parametrize("death", ["SIGKILL", "exit"])
+def test_a_pool_whose_worker_dies_raises_instead_of_waiting_forever(how, death):
+    """`multiprocessing.Pool` replaces a worker that dies but loses its task: `check --workers 2` hung for good when a
+    worker was killed (the out-of-memory killer; found by killing one by hand). `start_pool`'s waits now end with a
+    `WorkerDied`, one line naming --workers."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("forkserver")
+    fn, arg = (signal.raise_signal, signal.SIGKILL) if death == "SIGKILL" else (os._exit, 7)
+    t0 = time.monotonic()
+    with interrupts.start_pool(ctx, 2) as pool:
+        with pytest.raises(interrupts.WorkerDied) as got:
+            if how == "apply_async":
+                pool.apply_async(fn, (arg,)).get()
+            elif how == "map":
+                pool.map(fn, [arg])
+            else:
+                pool.starmap(fn, [(arg,)])
+    assert time.monotonic() - t0 < 60
+    assert got.value.line() == ("--workers: a worker process ended unexpectedly ("
+                                + ("killed by SIGKILL" if death == "SIGKILL" else "exit status 7")
+                                + "; the system may be short of memory): run again with fewer --workers")

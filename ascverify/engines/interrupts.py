@@ -40,6 +40,8 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from ..spec.errors import InputError
+
 #: The longest any single wait may be (seconds): a target's answer to one case, a solver query. One day; a longer
 #: one overflows the clocks that threads and pipes wait on ("timestamp too large to convert to C _PyTime_t").
 MAX_TIMEOUT = 86400.0
@@ -309,12 +311,14 @@ def start_pool(context: Any, processes: int) -> Any:
     with it blocked: a forkserver imports its preloaded modules before it ignores SIGINT, and a worker unpickles
     its initializer before it runs, so the terminal's Ctrl-C (sent to the whole process group) would kill them
     with a traceback."""
+    import multiprocessing
     from multiprocessing import resource_tracker  # stdlib, loaded when a pool starts: `check` starts without it
 
     if context.get_start_method() != "fork":
         resource_tracker.ensure_running()  # started later, it would unblock SIGINT here (it restores by unblocking)
+    before = set(multiprocessing.active_children())
     if not _main_thread() or not hasattr(signal, "pthread_sigmask"):
-        return context.Pool(processes, initializer=worker_signals)
+        return WatchedPool(context.Pool(processes, initializer=worker_signals), before)
     _reset_if_forked()
     old_handler = signal.signal(signal.SIGINT, _handler)  # inside `deferred()` it records the signal
     pool = None
@@ -336,7 +340,90 @@ def start_pool(context: Any, processes: int) -> Any:
         raise
     finally:
         signal.signal(signal.SIGINT, old_handler)
-    return pool
+    return WatchedPool(pool, before)
+
+
+#: How often a wait for a pool's results looks at its worker processes (seconds).
+WORKER_CHECK_SECONDS = 0.25
+
+
+class WorkerDied(InputError):
+    """A worker process of a pool ended while the pool ran (the system's out-of-memory killer, a ``kill -9``)."""
+
+    def __init__(self, exitcode: int) -> None:
+        how = (f"killed by {signal.Signals(-exitcode).name}" if exitcode < 0 and -exitcode in _SIGNAL_NUMBERS
+               else f"exit status {exitcode}")
+        super().__init__(f"a worker process ended unexpectedly ({how}; the system may be short of memory): run "
+                         "again with fewer --workers", field="--workers")
+
+
+_SIGNAL_NUMBERS = frozenset(int(s) for s in signal.Signals)
+
+
+class WatchedPool:
+    """A started `multiprocessing` pool (`start_pool`) whose waits end when one of its worker processes dies.
+
+    `multiprocessing.Pool` replaces a worker that dies but loses the task it was running: waiting for that task's
+    result never ended (``check --workers 2`` hung for good when the out-of-memory killer took a worker). Its workers
+    only end with the pool, so each wait here looks at the workers it started every `WORKER_CHECK_SECONDS` and
+    raises `WorkerDied` (one line, exit status 2) once one has ended."""
+
+    def __init__(self, pool: Any, before: set[Any]) -> None:
+        import multiprocessing
+
+        self.pool = pool
+        self.workers = [p for p in multiprocessing.active_children() if p not in before]
+
+    def check(self) -> None:
+        """Raise `WorkerDied` if a worker has ended."""
+        for p in self.workers:
+            code = p.exitcode
+            if code is not None:
+                raise WorkerDied(code)
+
+    def wait(self, result: Any) -> Any:
+        """The value of the pool's ``result`` (an `AsyncResult`), looking at the workers while it comes."""
+        import multiprocessing
+
+        while True:
+            try:
+                return result.get(WORKER_CHECK_SECONDS)
+            except multiprocessing.TimeoutError:
+                self.check()
+
+    def apply_async(self, fn: Callable[..., Any], args: tuple = ()) -> "_Pending":
+        return _Pending(self, self.pool.apply_async(fn, args))
+
+    def map(self, fn: Callable[[Any], Any], items: Any, chunksize: int | None = None) -> list[Any]:
+        return self.wait(self.pool.map_async(fn, items, chunksize))
+
+    def starmap(self, fn: Callable[..., Any], items: Any) -> list[Any]:
+        return self.wait(self.pool.starmap_async(fn, items))
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def terminate(self) -> None:
+        self.pool.terminate()
+
+    def join(self) -> None:
+        self.pool.join()
+
+    def __enter__(self) -> "WatchedPool":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.pool.terminate()
+
+
+class _Pending:
+    """A task of a `WatchedPool`: ``get()`` waits for its value, looking at the workers."""
+
+    def __init__(self, owner: WatchedPool, result: Any) -> None:
+        self.owner, self.result = owner, result
+
+    def get(self) -> Any:
+        return self.owner.wait(self.result)
 
 
 def _deliver() -> None:
