@@ -415,7 +415,7 @@ def test_a_signal_handled_inside_code_the_garbage_collector_runs_is_not_lost(han
     assert time.monotonic() - t0 < 5
 
 
-@pytest.mark.parametrize("how", ["apply_async", "map", "starmap"])
+@pytest.mark.parametrize("how", ["apply_async", "map", "starmap", "imap_unordered"])
 @pytest.mark.parametrize("death", ["SIGKILL", "exit"])
 def test_a_pool_whose_worker_dies_raises_instead_of_waiting_forever(how, death):
     """`multiprocessing.Pool` replaces a worker that dies but loses its task: `check --workers 2` hung for good when a
@@ -432,9 +432,19 @@ def test_a_pool_whose_worker_dies_raises_instead_of_waiting_forever(how, death):
                 pool.apply_async(fn, (arg,)).get()
             elif how == "map":
                 pool.map(fn, [arg])
+            elif how == "imap_unordered":  # (selftest --workers)
+                list(pool.imap_unordered(fn, [arg]))
             else:
                 pool.starmap(fn, [(arg,)])
     assert time.monotonic() - t0 < 60
     assert got.value.line() == ("--workers: a worker process ended unexpectedly ("
                                 + ("killed by SIGKILL" if death == "SIGKILL" else "exit status 7")
                                 + "; the system may be short of memory): run again with fewer --workers")
+
+
+def test_a_campaign_worker_killed_is_a_harness_error_that_says_so():
+    from ascverify.engines.fuzz.campaign import _worker_death
+
+    assert _worker_death(1, -signal.SIGKILL) == ("worker 1 died: killed by SIGKILL (the system may be short of memory; "
+                                                "its items were not run)")
+    assert _worker_death(0, 7) == "worker 0 died (exit status 7; its items were not run)"

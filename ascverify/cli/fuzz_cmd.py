@@ -440,8 +440,8 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     try:
         outcomes = run_selftest(names, mutant_names=mutants or None, examples=examples, seed=seed,
                                 workers=workers, on_outcome=show)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the outcomes so far are the report asked for (exit 130)
-        if report:
+    except (KeyboardInterrupt, InputError):  # Ctrl-C or SIGTERM (exit 130), a worker that died (WorkerDied, exit 2):
+        if report:  # the outcomes so far are the report asked for
             _selftest_report(report, seen, complete=False)
             emit_error(one_line(f"selftest: interrupted: the report {report} holds the "
                                     f"{plural(len(seen), 'outcome')} so far"))

@@ -400,6 +400,19 @@ class WatchedPool:
     def starmap(self, fn: Callable[..., Any], items: Any) -> list[Any]:
         return self.wait(self.pool.starmap_async(fn, items))
 
+    def imap_unordered(self, fn: Callable[[Any], Any], items: Any) -> Iterator[Any]:
+        """The values of ``fn`` over ``items`` as they come, looking at the workers while they come."""
+        import multiprocessing
+
+        results = self.pool.imap_unordered(fn, items)
+        while True:
+            try:
+                yield results.next(WORKER_CHECK_SECONDS)
+            except multiprocessing.TimeoutError:
+                self.check()
+            except StopIteration:
+                return
+
     def close(self) -> None:
         self.pool.close()
 

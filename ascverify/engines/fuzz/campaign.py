@@ -249,6 +249,14 @@ def _receive(results: Any, handle: Callable[[tuple], None]) -> bool:
         return True
 
 
+def _worker_death(i: int, exitcode: int | None) -> str:
+    """A harness error: worker ``i`` ended before its items did (its items were not run)."""
+    if exitcode is not None and exitcode < 0 and -exitcode in {int(s) for s in signal.Signals}:
+        return (f"worker {i} died: killed by {signal.Signals(-exitcode).name} (the system may be short of memory; its "
+                "items were not run)")
+    return f"worker {i} died (exit status {exitcode}; its items were not run)"
+
+
 def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, workers: int,
                  runner: Callable[..., ItemResult]) -> list[str]:
     """Run the items on ``workers`` processes (round-robin by expected cost); returns harness errors."""
@@ -300,7 +308,7 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
                 for i, p in enumerate(workers_):
                     if i in alive and not p.is_alive():
                         alive.discard(i)
-                        errors.append(f"worker {i} died (exit status {p.exitcode})")
+                        errors.append(_worker_death(i, p.exitcode))
                 if stop_sent and time.monotonic() - stop_sent > WORKER_GRACE:
                     break
     except KeyboardInterrupt:

@@ -31,6 +31,7 @@ from ...models import vector_common
 from ...spec.model import ApiModel
 from ...spec.params import Arg, MaskArg
 from ...spec.registry import apis, get_api
+from ..interrupts import start_pool
 from .plan import Unit
 from .runner import RunOptions, run_item
 
@@ -495,7 +496,7 @@ def run_selftest(apis: Sequence[str], *, mutant_names: Sequence[str] | None = No
     import multiprocessing
 
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(workers) as pool:
+    with start_pool(ctx, workers) as pool:  # a worker that dies ends the run (WorkerDied), not a wait forever
         for o in pool.imap_unordered(run_job, jobs):
             out.append(o)
             if on_outcome:
