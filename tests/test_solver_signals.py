@@ -365,54 +365,59 @@ def test_a_signal_while_a_temporary_folder_is_made_leaves_no_folder_behind(tmp_p
     assert list(tmp_path.iterdir()) == []
 
 
-class _Node:
-    """An object in a reference cycle, so that only the garbage collector frees it (and runs its weakref callback)."""
+#: Run in a fresh interpreter (argv: "command" or "campaign", "gc callback" or "weakref callback"), so that no
+#: section another test left open in this process changes what the handler does: a signal handled inside a callback
+#: the garbage collector runs, then a sleep it must cut short. Prints a JSON line: raised, printed, seconds.
+GC_SIGNAL_PROGRAM = """
+import gc, json, signal, sys, threading, time, weakref
+from ascverify.engines import interrupts
+from ascverify.engines.fuzz import signals as campaign_signals
+handlers, where = sys.argv[1], sys.argv[2]
+printed, calls = [], []
+sys.unraisablehook = lambda u: printed.append(repr(u.exc_value))  # what Python would print
 
-    def __init__(self) -> None:
+def signal_inside(*_):
+    if not calls:
+        calls.append(where)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # handled inside this callback
+        for _ in range(100):  # more bytecode in the callback: the handler runs here
+            pass
+
+class Node:  # in a reference cycle: only the collector frees it (and runs its weakref callback)
+    def __init__(self):
         self.me = self
+
+section = interrupts.command_signals() if handlers == "command" else campaign_signals.interruptible()
+if where == "gc callback":
+    gc.callbacks.append(signal_inside)
+t0, raised = time.monotonic(), False
+try:
+    with section:
+        if where == "weakref callback":
+            node = Node()
+            watch = weakref.ref(node, signal_inside)
+            del node
+        gc.collect()
+        time.sleep(10)  # the signal comes again, out of the collector's code, and stops the sleep
+except KeyboardInterrupt:
+    raised = True
+print(json.dumps({"raised": raised, "printed": printed, "calls": calls, "seconds": time.monotonic() - t0}))
+"""
 
 
 @pytest.mark.parametrize("where", ["gc callback", "weakref callback"])
 @pytest.mark.parametrize("handlers", ["command", "campaign"])
-def test_a_signal_handled_inside_code_the_garbage_collector_runs_is_not_lost(handlers, where, monkeypatch):
+def test_a_signal_handled_inside_code_the_garbage_collector_runs_is_not_lost(handlers, where):
     """Hypothesis times collections with a `gc.callbacks` entry, and the collector runs weakref callbacks and
     finalizers: a signal handled while such code ran raised its `KeyboardInterrupt` there, and Python printed it
     ("Exception ignored in ...", a traceback on the terminal) and dropped it, so the command went on (a campaign
     stopped seconds late; found by an interrupt sweep of `fuzz --workers 2`)."""
-    import gc
-    import weakref
-
-    from ascverify.engines.fuzz import signals as campaign_signals
-
-    printed: list = []
-    monkeypatch.setattr(sys, "unraisablehook", printed.append)  # what Python would print
-    calls = []
-
-    def signal_inside(*_):
-        if not calls:
-            calls.append(where)
-            os.kill(os.getpid(), signal.SIGINT)  # handled inside this callback
-            for _ in range(100):  # more bytecode in the callback: the handler runs here
-                pass
-
-    section = interrupts.command_signals() if handlers == "command" else campaign_signals.interruptible()
-    if where == "gc callback":
-        gc.callbacks.append(signal_inside)
-    t0 = time.monotonic()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            with section:
-                if where == "weakref callback":
-                    node = _Node()
-                    watch = weakref.ref(node, signal_inside)  # noqa: F841 - kept alive until the collection
-                    del node
-                gc.collect()
-                time.sleep(10)  # the signal comes again, out of the collector's code, and stops the sleep
-    finally:
-        if where == "gc callback":
-            gc.callbacks.remove(signal_inside)
-    assert calls == [where] and printed == []
-    assert time.monotonic() - t0 < 5
+    got = subprocess.run([sys.executable, "-c", GC_SIGNAL_PROGRAM, handlers, where], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    out = json.loads(got.stdout)
+    assert out["calls"] == [where] and out["raised"] and out["printed"] == [], out
+    assert out["seconds"] < 5, out
 
 
 @pytest.mark.parametrize("how", ["apply_async", "map", "starmap", "imap_unordered"])
