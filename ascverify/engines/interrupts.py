@@ -303,8 +303,9 @@ def deferred() -> Iterator[None]:
         _state.hold -= 1
 
 
-def start_pool(context: Any, processes: int) -> Any:
-    """A `multiprocessing` pool of ``context`` whose workers leave Ctrl-C to this process (`worker_signals`).
+def start_pool(context: Any, processes: int) -> "WatchedPool":
+    """A `multiprocessing` pool of ``context`` whose workers leave Ctrl-C to this process (`worker_signals`), as a
+    `WatchedPool` (a worker that dies ends a wait with `WorkerDied` instead of leaving it waiting for good).
 
     A Ctrl-C while the processes start ends the pool and raises `Interrupted` once they are all up (never a pool
     half started, never an error of a broken pool). SIGINT is blocked meanwhile, so that the processes begin
