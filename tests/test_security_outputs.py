@@ -413,3 +413,29 @@ def test_a_socket_the_user_names_is_not_written(tmp_path, monkeypatch):
         assert (tmp_path / "s.sock").is_socket()
     finally:
         sock.close()
+
+
+@pytest.mark.parametrize("argv, first, second", [
+    (["fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--database", "none", "--report", "OUT",
+      "--junit", "LINK"], "--report", "--junit"),
+    (["fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--database", "none", "--junit", "OUT",
+      "--html", "LINK"], "--junit", "--html"),
+    (["show", str(EXAMPLES / "bilinear_interpolation.json"), "--svg", "OUT", "--png", "LINK"], "--svg", "--png"),
+])
+def test_two_outputs_naming_one_file_are_refused_before_anything_is_written(tmp_path, argv, first, second):
+    # the second report replaced the first without a word (fuzz --report x --junit x left only the JUnit file); the
+    # same file through a link is the same file
+    out, link = tmp_path / "out.txt", tmp_path / "link.txt"
+    out.write_text("kept\n")
+    link.symlink_to(out)
+    argv = [str(out) if a == "OUT" else str(link) if a == "LINK" else a for a in argv]
+    r = invoke(*argv, *(["--findings", str(tmp_path / "findings")] if argv[0] == "fuzz" else []))
+    assert r.exit_code == 2, r.output
+    assert one_line_error(r) == f"ascverify: {link}: {second}: is also the file of {first}: give each output its own file"
+    assert out.read_text() == "kept\n"
+
+
+def test_every_report_may_go_to_dev_null(tmp_path):
+    r = invoke("fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--database", "none",
+               "--findings", tmp_path / "findings", "--report", os.devnull, "--junit", os.devnull, "--html", os.devnull)
+    assert r.exit_code == 0, r.output

@@ -262,7 +262,9 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         shard=parse_shard(shard), shrink=shrink, junit=junit, report=report, exact=exact,
         keep_unspecified=keep_unspecified)
     from ..engines.fuzz.campaign import plan
+    from ..engines.outputs import check_distinct_outputs
 
+    check_distinct_outputs((("--report", report), ("--junit", junit), ("--html", html)))
     items = plan(config)
     if not items:
         raise InputError("nothing to fuzz: no API supports the products given"

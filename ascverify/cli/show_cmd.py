@@ -9,7 +9,7 @@ from typing import Any, Iterator
 import click
 
 from ..cases.caseio import read_cases
-from ..engines.outputs import case_inputs
+from ..engines.outputs import case_inputs, check_distinct_outputs
 from ..engines.report import Counts, bare_error, error_line, location, result_lines
 from ..spec.errors import InputError, one_line
 from .common import DataCache, checked_stream, emit, emit_error, emit_note, joined_lines, main, max_bytes_option, write_text
@@ -70,6 +70,7 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
     for path, opt in ((svg, "--svg"), (png, "--png")):
         if path:
             check_path(path, opt, inputs)
+    check_distinct_outputs((("--svg", svg), ("--png", png)))
     for entry in entries:
         maps.extend(maps_of(entry, case_file, seed=seed, execute=not no_run))
     if fmt == "json":

@@ -70,6 +70,27 @@ ENVIRONMENT_ERRNOS = frozenset(e for e in (errno.ENOSPC, errno.EROFS, errno.EACC
                                            getattr(errno, "ENOTEMPTY", None)) if e is not None)
 
 
+def check_distinct_outputs(named: Iterable[tuple[str, str | None]]) -> None:
+    """Refuse two options that name the same file (the later write would replace what the earlier one wrote, and a
+    report the user asked for would be lost without a word): OutputError naming both options. A character device or
+    a FIFO (``/dev/null`` for every report) may take several."""
+    seen: dict[str, str] = {}
+    for field, path in named:
+        if not path or path == "-":
+            continue
+        real = os.path.realpath(path)
+        try:
+            mode = os.stat(real).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+                continue
+        except OSError:
+            pass  # not there yet: a new file
+        if real in seen:
+            raise OutputError(f"is also the file of {seen[real]}: give each output its own file", where=shown(path),
+                              field=field)
+        seen[real] = field
+
+
 def check_file_path(path: str, field: str, inputs: "Inputs | None" = None) -> Path:
     """``path`` can be written as one file: a name not too long, not a folder, its nearest existing parent a
     folder, not an input of the command; OutputError (one line, exit status 2) otherwise. Checked before the
