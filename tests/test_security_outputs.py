@@ -439,3 +439,16 @@ def test_every_report_may_go_to_dev_null(tmp_path):
     r = invoke("fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--database", "none",
                "--findings", tmp_path / "findings", "--report", os.devnull, "--junit", os.devnull, "--html", os.devnull)
     assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("given", ["option", "file"])
+def test_a_report_over_the_campaign_file_is_refused(tmp_path, monkeypatch, given):
+    # `fuzz --config c.toml --report c.toml` (or `report = "c.toml"` inside it) wrote the JSON report over the campaign
+    monkeypatch.chdir(tmp_path)
+    text = 'apis = ["SetVectorMask"]\nexamples = 1\nfindings = "found"\n' + ('report = "c.toml"\n' if given == "file" else "")
+    (tmp_path / "c.toml").write_text(text)
+    r = invoke("fuzz", "--config", "c.toml", "-p", "atlas-a2", "--database", "none", "-q",
+               *(["--report", "c.toml"] if given == "option" else []))
+    assert r.exit_code == 2, r.output
+    assert one_line_error(r) == "ascverify: c.toml: --report: is also the file of --config: give each output its own file"
+    assert (tmp_path / "c.toml").read_text() == text

@@ -398,7 +398,8 @@ try:
             watch = weakref.ref(node, signal_inside)
             del node
         gc.collect()
-        time.sleep(10)  # the signal comes again, out of the collector's code, and stops the sleep
+        for _ in range(1000):  # work after it: the signal comes again, out of the collector's code, and stops it
+            time.sleep(0.01)   # (short sleeps: one the signal comes just before would not be cut short)
 except KeyboardInterrupt:
     raised = True
 print(json.dumps({"raised": raised, "printed": printed, "calls": calls, "seconds": time.monotonic() - t0}))

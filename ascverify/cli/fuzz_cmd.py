@@ -264,7 +264,9 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     from ..engines.fuzz.campaign import plan
     from ..engines.outputs import check_distinct_outputs
 
-    check_distinct_outputs((("--report", report), ("--junit", junit), ("--html", html)))
+    # (the campaign file is an input: a report written over it would lose it)
+    check_distinct_outputs((("--config", click.get_current_context().meta.get(_CONFIG_META)), ("--report", report),
+                            ("--junit", junit), ("--html", html)))
     items = plan(config)
     if not items:
         raise InputError("nothing to fuzz: no API supports the products given"
