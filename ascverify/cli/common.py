@@ -149,6 +149,13 @@ def write_text(stream: Any, text: str) -> None:
     except UnicodeEncodeError:
         data = text.encode(enc, "backslashreplace")
     stream.flush()  # text written to the stream by others goes first
+    write_all(binary, data)
+    binary.flush()
+
+
+def write_all(binary: Any, data: bytes) -> None:
+    """Write every byte of ``data`` to the binary stream ``binary`` (a raw file may take only part of a write: a
+    disk that fills up, a file size limit; the next write then raises the `OSError`)."""
     view = memoryview(data)
     while view:
         n = binary.write(view)
@@ -156,7 +163,6 @@ def write_text(stream: Any, text: str) -> None:
             select.select([], [binary], [])
             continue
         view = view[n:]
-    binary.flush()
 
 
 def emit(text: str) -> None:

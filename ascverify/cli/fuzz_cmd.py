@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 import click
 
 from ..cases.sources import read_bytes
+from ..engines.outputs import check_distinct_outputs
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line
 from .common import emit, emit_error, emit_note, main, plural
@@ -262,7 +263,6 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         shard=parse_shard(shard), shrink=shrink, junit=junit, report=report, exact=exact,
         keep_unspecified=keep_unspecified)
     from ..engines.fuzz.campaign import plan
-    from ..engines.outputs import check_distinct_outputs
 
     # (the campaign file is an input: a report written over it would lose it)
     check_distinct_outputs((("--config", click.get_current_context().meta.get(_CONFIG_META)), ("--report", report),

@@ -11,7 +11,8 @@ import click
 from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
 from ..spec.errors import InputError
 from .budget import TIME_BUDGET_OPTION, solver_command
-from .common import emit, emit_error, emit_note, is_stdout, joined_lines, main, model_for, plural, product_for, supported_type
+from .common import (emit, emit_error, emit_note, is_stdout, joined_lines, main, model_for, plural, product_for,
+                     supported_type, write_all)
 from .options import api_argument, product_option, verbosity_options
 
 
@@ -109,9 +110,7 @@ class _Sink:
             try:
                 if self._f is None:
                     self._f = open(Path(self.out), "wb", buffering=0)
-                data = memoryview(line.encode("utf-8"))
-                while data:
-                    data = data[self._f.write(data):]
+                write_all(self._f, line.encode("utf-8"))
                 self._whole = self._f.tell()
             except OSError as exc:
                 if self._f is not None:

@@ -348,17 +348,23 @@ def start_pool(context: Any, processes: int) -> "WatchedPool":
 WORKER_CHECK_SECONDS = 0.25
 
 
+_SIGNAL_NUMBERS = frozenset(int(s) for s in signal.Signals)
+
+
+def how_it_ended(exitcode: int | None) -> str:
+    """A process's exit code in words: ``killed by SIGKILL`` (a negative code, as `multiprocessing` gives it) or
+    ``exit status N``."""
+    if exitcode is not None and exitcode < 0 and -exitcode in _SIGNAL_NUMBERS:
+        return f"killed by {signal.Signals(-exitcode).name}"
+    return f"exit status {exitcode}"
+
+
 class WorkerDied(InputError):
     """A worker process of a pool ended while the pool ran (the system's out-of-memory killer, a ``kill -9``)."""
 
     def __init__(self, exitcode: int) -> None:
-        how = (f"killed by {signal.Signals(-exitcode).name}" if exitcode < 0 and -exitcode in _SIGNAL_NUMBERS
-               else f"exit status {exitcode}")
-        super().__init__(f"a worker process ended unexpectedly ({how}; the system may be short of memory): run "
-                         "again with fewer --workers", field="--workers")
-
-
-_SIGNAL_NUMBERS = frozenset(int(s) for s in signal.Signals)
+        super().__init__(f"a worker process ended unexpectedly ({how_it_ended(exitcode)}; the system may be short of "
+                         "memory): run again with fewer --workers", field="--workers")
 
 
 class WatchedPool:
@@ -370,10 +376,11 @@ class WatchedPool:
     raises `WorkerDied` (one line, exit status 2) once one has ended."""
 
     def __init__(self, pool: Any, before: set[Any]) -> None:
-        import multiprocessing
+        import multiprocessing  # (stdlib, loaded when a pool starts: `check` starts without it)
 
         self.pool = pool
         self.workers = [p for p in multiprocessing.active_children() if p not in before]
+        self._timeout = multiprocessing.TimeoutError
 
     def check(self) -> None:
         """Raise `WorkerDied` if a worker has ended."""
@@ -384,12 +391,10 @@ class WatchedPool:
 
     def wait(self, result: Any) -> Any:
         """The value of the pool's ``result`` (an `AsyncResult`), looking at the workers while it comes."""
-        import multiprocessing
-
         while True:
             try:
                 return result.get(WORKER_CHECK_SECONDS)
-            except multiprocessing.TimeoutError:
+            except self._timeout:
                 self.check()
 
     def apply_async(self, fn: Callable[..., Any], args: tuple = ()) -> "_Pending":
@@ -403,13 +408,11 @@ class WatchedPool:
 
     def imap_unordered(self, fn: Callable[[Any], Any], items: Any) -> Iterator[Any]:
         """The values of ``fn`` over ``items`` as they come, looking at the workers while they come."""
-        import multiprocessing
-
         results = self.pool.imap_unordered(fn, items)
         while True:
             try:
                 yield results.next(WORKER_CHECK_SECONDS)
-            except multiprocessing.TimeoutError:
+            except self._timeout:
                 self.check()
             except StopIteration:
                 return

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ...spec.errors import InputError
+from ..interrupts import how_it_ended
 from ..outputs import OutputError, check_file_path, make_dir, os_error
 from . import procs, signals
 from .coverage import Coverage
@@ -251,10 +252,10 @@ def _receive(results: Any, handle: Callable[[tuple], None]) -> bool:
 
 def _worker_death(i: int, exitcode: int | None) -> str:
     """A harness error: worker ``i`` ended before its items did (its items were not run)."""
-    if exitcode is not None and exitcode < 0 and -exitcode in {int(s) for s in signal.Signals}:
-        return (f"worker {i} died: killed by {signal.Signals(-exitcode).name} (the system may be short of memory; its "
-                "items were not run)")
-    return f"worker {i} died (exit status {exitcode}; its items were not run)"
+    how = how_it_ended(exitcode)
+    if how.startswith("killed"):
+        return f"worker {i} died: {how} (the system may be short of memory; its items were not run)"
+    return f"worker {i} died ({how}; its items were not run)"
 
 
 def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, workers: int,
