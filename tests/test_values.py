@@ -81,6 +81,16 @@ def test_rounding_values_make_half_sums_round_and_cancel():
     assert per_step == 0 and once == 1
 
 
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "int32"])
+def test_rounding_values_of_integer_types_hold_their_ends(dtype):
+    """The rounding plan of an integer type gives its largest and smallest values and the ones next to them; the
+    64-bit ends are not float64 values (2**63 - 1 rounds to 2**63, which no int64 holds)."""
+    info = np.iinfo(dtype)
+    arr = realize(ValuePlan("rounding", 0.0, (), 1), dtype, 4000)
+    got = {int(x) for x in arr.tolist()}
+    assert {int(info.max), int(info.max) - 1, int(info.min), int(info.min) + 1, 0, 1} <= got
+
+
 def test_palette_elements_are_drawn_from_hypothesis_floats_and_specials():
     nan_payload = find(element_bits("half"), lambda b: b == 0x7E01, settings=settings(max_examples=2000,
                                                                                       database=None))

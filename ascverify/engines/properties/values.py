@@ -108,6 +108,8 @@ def _bits_to(dtype: DType, bits: Any) -> np.ndarray:
 
 
 def _rounding_values(dtype: DType) -> np.ndarray:
+    """The values of the ``rounding`` plan: float64 for a float type; for an integer type its own dtype (its ends,
+    the values next to them, 0, 1 and for a signed type -1 and the halves: the 64-bit ends do not survive float64)."""
     if dtype.kind == "float":
         p = int(ml_dtypes.finfo(dtype.numpy).nmant) + 1
         mags = [2.0 ** p, 2.0 ** (p - 1), 1.0, 3.0, 0.5, 0.25]
@@ -118,7 +120,7 @@ def _rounding_values(dtype: DType) -> np.ndarray:
     vals = {int(info.max), int(info.max) - 1, int(info.min), int(info.min) + 1, 0, 1}
     if info.min < 0:
         vals |= {-1, int(info.max) // 2 + 1, int(info.min) // 2 - 1}
-    return np.array(sorted(vals), dtype=np.float64)
+    return np.array(sorted(vals), dtype=dtype.numpy)
 
 
 def _index(rng: np.random.Generator, k: int, n: int) -> np.ndarray:
@@ -171,7 +173,7 @@ def realize(plan: ValuePlan, dtype: DType | str, n: int) -> np.ndarray:
     else:
         info = np.iinfo(t)
         if plan.kind == "rounding":
-            vals = _rounding_values(dtype).astype(np.int64).astype(t)
+            vals = _rounding_values(dtype).astype(t)
             out = vals[_index(rng, vals.size, n)]
         elif plan.kind in ("wide", "huge"):
             out = rng.integers(int(info.min), int(info.max), size=n, endpoint=True, dtype=t)
