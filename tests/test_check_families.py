@@ -18,7 +18,7 @@ from ascverify.cases.caseio import cases_from_bytes
 from ascverify.cases.columnar import RowCase
 from ascverify.checking import checker, families
 from ascverify.checking.families import ProductRead, blind, blind_verdicts
-from ascverify.spec.rules import Rule
+from ascverify.spec.rules import FrozenValues, Rule
 from ascverify.strategies import cases
 
 from test_parse_common_path import mutate
@@ -75,7 +75,7 @@ def test_each_shared_verdict_is_the_groups_own(api, dtype, data):
     for key, verdicts in known.items():
         group = [read[i] for i in groups[key]]
         model, ctx = group[0].model, group[0].ctx
-        v = checker._Frozen(checker.columns(group), ctx, model)  # the group's fields, its own product
+        v = FrozenValues(checker.columns(group), ctx, model)  # the group's fields, its own product
         rules = {id(r): r for r in model.rules_for(ctx.product.id)}
         for rid, ok in verdicts.items():
             own = np.broadcast_to(np.asarray(rules[rid].holds(v, ctx), dtype=bool), (len(group),))
@@ -157,7 +157,7 @@ def test_a_rule_that_reads_the_product_is_not_shared_even_if_it_catches_errors()
     kw = dict(message="", source="", params=())
     picky = Rule(id="t.picky", predicate=reads_product, **kw)
     plain = Rule(id="t.plain", predicate=blind_rule, **kw)
-    v = checker._Frozen({}, blind(ctx), model)
+    v = FrozenValues({}, blind(ctx), model)
     got = blind_verdicts([picky, plain], v, blind(ctx), 3)
     assert set(got) == {id(plain)} and got[id(plain)].tolist() == [True, False, True]
     assert families.shared_rules([[picky, plain], [plain, picky]]) == [plain]  # picky is not tried again

@@ -19,7 +19,7 @@ from ..cases.case import Case
 from ..cases.columnar import Block, RowCase
 from ..spec.citations import cite
 from ..spec.errors import InputError, shown_path
-from ..spec.rules import WARNING, Rule, Values, no_problems
+from ..spec.rules import WARNING, FrozenValues, Rule, Values, no_problems
 from .families import blind, blind_verdicts, family_key, shared_rules
 
 #: Columns whose values all lie within this bound are int64 (products of two such values and small
@@ -130,26 +130,6 @@ class Result:
         if self.error is not None:
             out["error"] = self.error.line()
         return out
-
-
-class _Frozen(Values):
-    """`Values` over fields that do not change while it is read (a case being checked, a batch's columns): each
-    parameter's view is built once."""
-
-    __slots__ = ("_views",)
-
-    def __init__(self, env: Any, ctx: Any, model: Any) -> None:
-        super().__init__(env, ctx, model)
-        self._views: dict[str, Any] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):  # our own slots before they are set, and the dunder probes of copy and pickle
-            raise AttributeError(name)
-        views = self._views
-        got = views.get(name, _MISSING)
-        if got is _MISSING:
-            got = views[name] = Values.__getattr__(self, name)
-        return got
 
 
 _MISSING = object()
@@ -435,7 +415,7 @@ class _Messages(_Memo):
     def recorded(self, r: Rule, case: Case) -> tuple[str, tuple[str, ...] | None]:
         """``r``'s message for the case and the fields it read (None: it looked at them all)."""
         reads = _Reads(_fields(case))
-        text = r.explain(_Frozen(reads, self.ctx, self.model), self.ctx)
+        text = r.explain(FrozenValues(reads, self.ctx, self.model), self.ctx)
         return text, (None if reads.whole else tuple(reads.read))
 
     def message(self, r: Rule, case: Case) -> str:
@@ -444,7 +424,7 @@ class _Messages(_Memo):
         if got is not _MISSING:
             return got
         reads = _Reads(env)
-        text = r.explain(_Frozen(reads, self.ctx, self.model), self.ctx)
+        text = r.explain(FrozenValues(reads, self.ctx, self.model), self.ctx)
         if not reads.whole:
             self.remember(r, env, tuple(reads.read), text)
         return text
@@ -544,7 +524,7 @@ def check_batch(cases: Sequence[Case], exact_columns: Mapping[str, np.ndarray] |
     by_columns = cols is not None  # the columns are the cases' fields exactly (types too): results keyed on them
     if cols is None:
         cols = columns(cases)
-    v = _Frozen(cols, ctx, model)
+    v = FrozenValues(cols, ctx, model)
     results = [Result("", 0, c) for c in cases]
     rules = model.rules_for(ctx.product.id)
     messages = _Messages(ctx, model)
@@ -716,7 +696,7 @@ def _family_verdicts(cases: Sequence[Case], groups: Mapping[tuple, list[int]],
         rows = [i for k in keys for i in groups[k]]
         gather, where = gathers[keys[0][0]]
         ctx = blind(first.ctx)
-        verdicts = blind_verdicts(rules, _Frozen(gather.take(where[np.array(rows, dtype=np.int64)]), ctx, model),
+        verdicts = blind_verdicts(rules, FrozenValues(gather.take(where[np.array(rows, dtype=np.int64)]), ctx, model),
                                   ctx, len(rows))
         start = 0
         for k in keys:

@@ -71,6 +71,11 @@ def _zint(x: Any) -> z3.ArithRef:
 
 def And(*xs: Any) -> Any:
     """Conjunction."""
+    for x in xs:  # plain values (a concrete case) go straight through: the checks of one case call this most
+        if type(x) not in _PLAIN:
+            break
+    else:
+        return all(xs)
     mode = _mode(xs)
     if mode == SYM:
         z3 = _z3()
@@ -82,6 +87,11 @@ def And(*xs: Any) -> Any:
 
 def Or(*xs: Any) -> Any:
     """Disjunction."""
+    for x in xs:
+        if type(x) not in _PLAIN:
+            break
+    else:
+        return any(xs)
     mode = _mode(xs)
     if mode == SYM:
         z3 = _z3()
@@ -117,6 +127,8 @@ def Implies(a: Any, b: Any) -> Any:
 
 def If(c: Any, a: Any, b: Any) -> Any:
     """a where c holds, else b (both branches are evaluated)."""
+    if type(c) in _PLAIN and type(a) in _PLAIN and type(b) in _PLAIN:
+        return a if c else b
     mode = _mode((c, a, b))
     if mode == SYM:
         z3 = _z3()
@@ -131,6 +143,8 @@ def If(c: Any, a: Any, b: Any) -> Any:
 
 def Between(lo: Any, x: Any, hi: Any) -> Any:
     """lo <= x <= hi, without a chained comparison."""
+    if type(x) in _PLAIN and type(lo) in _PLAIN and type(hi) in _PLAIN:
+        return lo <= x <= hi
     return And(lo <= x, x <= hi)
 
 
@@ -165,6 +179,8 @@ def Mod(a: Any, b: Any) -> Any:
 
 def Div(a: Any, b: Any) -> Any:
     """Floor division for b > 0; 0 when b == 0 (never raises)."""
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        return a // b if b else 0
     mode = _mode((a, b))
     if mode == SYM:
         z3 = _z3()

@@ -274,8 +274,11 @@ class ApiModel:
         return ()
 
     def construct_args(self, draw: Callable[..., Any], ctx: Context, env: dict[str, Any]) -> None:
-        """Strategies call this after drawing every argument from its domain (``draw`` is Hypothesis's): adjust
-        ``env`` so that relational rules among arguments hold by construction (default: nothing)."""
+        """Strategies call this after drawing every argument from its domain: adjust ``env`` so that relational
+        rules among arguments hold by construction (default: nothing). ``draw(strategy)`` answers as Hypothesis's
+        does for the strategies `engines.properties.seeded.SeededDraw` imitates (integers, booleans, sampled_from,
+        permutations, one_of, tuples, bounded lists, map, filter): ``strategies.cases`` and ``gen`` both draw
+        through it (from Hypothesis's bytes, or from a seed)."""
 
     def size_headroom(self, ctx: Context, env: Mapping[str, Any], tensor: str, need: int, default: int) -> int:
         """Strategies give ``tensor`` ``need`` elements (its minimum) plus up to this many more (default:

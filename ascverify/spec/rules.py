@@ -174,6 +174,31 @@ class Values:
         return self._env[field_name]
 
 
+class FrozenValues(Values):
+    """`Values` over fields that do not change while it is read (a case being checked, a batch's columns): each
+    parameter (and each member of a struct) is looked up once, then read as a plain attribute."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # our own slots before they are set, and the dunder probes of copy and pickle
+            raise AttributeError(name)
+        got = Values.__getattr__(self, name)
+        if type(got) is StructView:
+            got = _FrozenStruct(got._decl, got._env)
+        self.__dict__[name] = got  # found there from now on, without this method
+        return got
+
+
+class _FrozenStruct(StructView):
+    """A `StructView` of `FrozenValues`: each member looked up once."""
+
+    def __getattr__(self, member: str) -> Any:
+        if member.startswith("_"):
+            raise AttributeError(member)
+        got = self.__dict__[member] = StructView.__getattr__(self, member)
+        return got
+
+
+
 Predicate = Callable[[Values, Context], Any]
 
 

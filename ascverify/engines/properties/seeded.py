@@ -17,7 +17,11 @@ class Unsupported(Exception):
 
 
 def _pick(rng: random.Random, lo: int, hi: int) -> int:
-    """Uniform in [lo, hi], with the ends 5% of the time each and log-uniform draws over wide ranges."""
+    """Uniform in [lo, hi], with the ends 5% of the time each and log-uniform draws over wide ranges (30%, above
+    4096 values). A source with its own ``pick`` (`ChoiceBytes`, read from Hypothesis's bytes) draws it itself."""
+    own = getattr(rng, "pick", None)
+    if own is not None:
+        return own(lo, hi)
     if hi <= lo:
         return lo
     r = rng.random()
@@ -82,7 +86,7 @@ def _sampler(strategy: Any) -> Callable[[random.Random], Any]:
         lo, hi = s.start, s.end
         return lambda rng: _pick(rng, lo, hi)
     if kind == "BooleansStrategy":
-        return lambda rng: rng.random() < 0.5
+        return lambda rng: rng.random() >= 0.5  # False from zero bytes, as Hypothesis's booleans shrink
     if kind in ("SampledFromStrategy", "JustStrategy") and not getattr(s, "_transformations", ()):
         elements = list(s.elements)
         return lambda rng: rng.choice(elements)

@@ -38,10 +38,11 @@ from ...spec.model import ApiModel
 from ...spec.params import LevelsArg, MaskArg, StructArg
 from ...spec.products import POSITION_BUFFER, get_product
 from ...spec.registry import apis, get_api
-from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment, domain_value
+from ...spec.rules import ERROR, POSITION_NAMES, Context, FrozenValues, Rule, Values, buffer_alignment, domain_value
 from ..interrupts import decide, solver_region
 from ..solver import Space, Undecided, core_ids
 from .arguments import refused_as_invalid
+from .choice_bytes import ChoiceBytes, binary
 from .seeded import SeededDraw
 from .values import ValuePlan, realize, tensor_seed, value_plans
 
@@ -896,11 +897,38 @@ def _valid_case(draw: Callable, model: ApiModel, products: Sequence[str], dtype:
                 checked: frozenset[str] | None = None) -> Case:
     """One constructed case (``fixed``: the fields held fixed, `read_args`); with ``checked`` (the arguments and
     fields held fixed), only one that passes `_holds` (an
-    assumption in the draw rather than a ``.filter``, whose retries and spans every example paid for)."""
-    case = drive(construction(draw, model, products, dtype, fixed, bias, specified))
+    assumption in the draw rather than a ``.filter``, whose retries and spans every example paid for). The
+    construction reads its numbers from bytes Hypothesis draws (`ChoiceBytes`: a choice per chunk of bytes, most
+    cases one, rather than one per field, which Hypothesis charges for; each field keeps bytes of its own, which
+    shrink towards its minimum)."""
+    first = _first_chunk(model.name, tuple(products), dtype, bias, specified)
+    source = ChoiceBytes(lambda n: draw(binary(n)), first)
+    case = drive(construction(SeededDraw(source), model, products, dtype, fixed, bias, specified))
     if checked is not None:
         _assume(_holds(case, checked))
     return case
+
+
+#: Seeded constructions `_first_chunk` runs to size the first chunk of bytes.
+CHUNK_PROBES = 16
+
+
+@lru_cache(maxsize=1024)
+def _first_chunk(api: str, products: tuple[str, ...], dtype: str | None, bias: bool, specified: bool) -> int:
+    """The size of the first chunk of bytes the construction reads: the most that `CHUNK_PROBES` seeded
+    constructions read (seeds 0, 1, ...: the same size every run, so that Hypothesis replays a case it stored),
+    rounded up to 8. A larger chunk holds more cases whole (one choice, which costs more than its bytes), a
+    smaller one leaves a test drawing many cases more of Hypothesis's 8 KiB an example."""
+    model = get_api(api)
+    most = 0
+    for seed in range(CHUNK_PROBES):
+        source = ChoiceBytes(random.Random(seed).randbytes, 0)
+        try:
+            drive(construction(SeededDraw(source), model, products, dtype, None, bias, specified))
+        except (UnsatisfiedAssumption, InputError, IndexError):
+            pass  # a draw that leads nowhere read bytes too
+        most = max(most, source.consumed)
+    return max(8, -(-most // 8) * 8)
 
 
 def construction(draw: Callable, model: ApiModel, products: Sequence[str], dtype: str | None,
@@ -1168,7 +1196,7 @@ def _holds(case: Case, given: frozenset[str]) -> bool:
     rules = _layout(case.model.name, ctx).checked_rules(given)
     if not rules:
         return True
-    v = case.values()
+    v = FrozenValues(case.env, ctx, case.model)  # the case is built: each parameter's view made once
     try:
         return all(r.holds(v, ctx) for r in rules)
     except InputError:

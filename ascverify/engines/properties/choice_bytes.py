@@ -1,0 +1,107 @@
+"""Random numbers read from bytes Hypothesis draws: the construction of `cases` in a few choices.
+
+Hypothesis's engine costs about 20-40 us per choice, and the construction of a valid case makes 10-40 of them; the
+seeded construction (`ascverify.engines.properties.seeded.SeededDraw`, as ``gen --mode random`` runs it) costs none.
+`ChoiceBytes` is a random source for `SeededDraw` whose numbers come from chunks of bytes drawn with
+``st.binary`` (one choice per chunk: one or two per case), so that Hypothesis still records, replays, shrinks and
+stores every case:
+
+- each number takes a fixed number of bytes given only its bounds (`ChoiceBytes.pick`: a mode byte and the bytes
+  of the range, whatever it returns), so a change of one field's bytes leaves the bytes of the fields after it
+  where they were, as separate choices would;
+- zero bytes give the least value, the first choice, the identity permutation and False, and a smaller byte never
+  a larger value: Hypothesis shrinks the bytes one by one towards zero (its bytes shrinker), so a failing case
+  shrinks field by field to the least value that still fails, as it did with one choice per field;
+- past the drawn bytes another chunk is drawn.
+
+What is lost against one choice per field: Hypothesis's mutations of single choices and its pool of constants
+(the construction's own boundary bias, ``bias=True``, and the ends `pick` takes 1 time in 20 each stay).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable, MutableSequence, Sequence
+
+from hypothesis import strategies as st
+
+__all__ = ["MORE", "ChoiceBytes", "binary"]
+
+#: Bytes of each chunk after the first (the first is sized per strategy: `ChoiceBytes`'s ``first``).
+MORE = 16
+
+
+@lru_cache(maxsize=256)
+def binary(n: int) -> st.SearchStrategy[bytes]:
+    """``st.binary`` of exactly ``n`` bytes (built once per size)."""
+    return st.binary(min_size=n, max_size=n)
+
+
+class ChoiceBytes:
+    """The methods of `random.Random` that `SeededDraw` calls (random, randint, uniform, choice, shuffle), answered
+    from chunks of bytes ``chunk(n)`` gives: ``first`` bytes, then `MORE` at a time (``consumed``: how many were
+    read)."""
+
+    __slots__ = ("_chunk", "_first", "_buf", "_pos", "consumed")
+
+    def __init__(self, chunk: Callable[[int], bytes], first: int = MORE) -> None:
+        self._chunk = chunk
+        self._first = first
+        self._buf = b""
+        self._pos = 0
+        self.consumed = 0
+
+    def _take(self, k: int) -> int:
+        """The next ``k`` bytes as a big-endian unsigned integer (a new chunk drawn when these run out)."""
+        p = self._pos
+        if p + k > len(self._buf):
+            size = self._first if self.consumed == 0 and p == 0 else MORE
+            self._buf = self._buf[p:] + self._chunk(max(size, k))
+            p = 0
+        self._pos = p + k
+        self.consumed += k
+        return int.from_bytes(self._buf[p:p + k], "big")
+    def pick(self, lo: int, hi: int) -> int:
+        """`SeededDraw`'s integer in [lo, hi] (as `seeded.pick` draws it from a `random.Random`: the ends 5% of the
+        time each, log-uniform 30% of the time over ranges wider than 4096, else uniform), in a fixed number of
+        bytes for given bounds, ordered for shrinking: a mode byte whose smallest values give ``lo``, then the
+        log-uniform draw, the uniform one and at its top ``hi``; then the value's bytes, read whatever the mode
+        (so that the fields after it keep their bytes), smaller bytes a smaller value."""
+        if hi <= lo:
+            return lo
+        span = hi - lo
+        mode = self._take(1)
+        k = (span.bit_length() + 15) // 8
+        v = self._take(k)
+        if mode < 13:
+            return lo
+        if mode >= 243:
+            return hi
+        if span > 4096 and mode < 90:
+            return lo + min(span, int(2 ** (span.bit_length() * v / (1 << (8 * k)))))
+        return lo + ((v * (span + 1)) >> (8 * k))
+
+    def random(self) -> float:
+        """In [0, 1), in steps of 1/256 (one byte)."""
+        return self._take(1) / 256.0
+
+    def randint(self, a: int, b: int) -> int:
+        """In [a, b], even to within 1/256: the bytes that hold b - a and one byte more, scaled to the range."""
+        n = b - a + 1
+        if n <= 1:
+            return a
+        k = ((n - 1).bit_length() + 15) // 8
+        return a + ((self._take(k) * n) >> (8 * k))
+
+    def uniform(self, a: float, b: float) -> float:
+        """In [a, b), in steps of (b - a)/65536 (two bytes)."""
+        return a + (b - a) * self._take(2) / 65536.0
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        return seq[self.randint(0, len(seq) - 1)]
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:
+        """Fisher-Yates, each swap a number of its own; zero bytes swap nothing."""
+        for i in range(len(x) - 1, 0, -1):
+            j = i - self.randint(0, i)
+            x[i], x[j] = x[j], x[i]
