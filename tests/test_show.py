@@ -241,3 +241,61 @@ def test_every_api_draws(model, tmp_path):
     res = _run("show", str(path))
     assert res.exit_code == 1, res.output
     assert f"[{rule}]" in res.output
+
+
+@pytest.mark.parametrize("example", ["bad/bilinear_overlap.json", "bad/bad.json"])
+def test_bars_drawn_together_give_the_pixels_of_one_collection_per_row(example, monkeypatch):
+    """The access rows' bars (background, reads, writes, faults) are drawn as one collection per style for the
+    whole map. Drawn the plain way instead (one `broken_barh` per row and style, in the order the rows come), the
+    PNG has the same pixels: bars of one row keep their order, and bars of different rows never overlap."""
+    import io
+
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    from ascverify.engines.pictures import figure as fig_mod
+
+    canvases = []
+    real_draw = fig_mod._Canvas.draw
+
+    def keep(self, gid="memory-map"):  # the ops as the map made them (drawing pops the texts' options)
+        canvases.append((self.y, [(kind, args, dict(kw)) for kind, args, kw in self.ops]))
+        return real_draw(self, gid)
+
+    monkeypatch.setattr(fig_mod._Canvas, "draw", keep)
+    path = ROOT / "examples" / example
+    items = list(ascverify.read_cases(str(path)))
+    maps = [build_map(e.case, origin=example) for e in items]
+    together = render_bytes(maps if len(maps) > 1 else maps[0], "png")
+    assert any(kind == "bars" for kind, _, _ in canvases[-1][1])
+
+    def per_row(canvas):  # the drawing as it was: every bars op its own broken_barh
+        y_end, ops = canvas
+        height = max(y_end + 0.6, 2.0)
+        fig = Figure(figsize=(fig_mod.FIG_W, height * fig_mod.ROW_H))
+        ax = fig.add_axes((0, 0, 1, 1))
+        ax.set_xlim(0, 100)
+        ax.set_ylim(height, 0)
+        ax.axis("off")
+        for kind, args, kw in ops:
+            if kind == "text":
+                x, y, s = args
+                ax.text(x, y, s, va="center", ha=kw.pop("ha", "left"), fontsize=kw.pop("size", 8),
+                        family=kw.pop("family", "monospace"), **kw)
+            elif kind == "rect":
+                x, y, w, h = args
+                ax.add_patch(Rectangle((x, y), w, h, **kw))
+            else:
+                spans, (y, h) = args
+                ax.broken_barh(spans, (y, h), **kw)
+        ax.set_gid("memory-map")
+        return fig
+
+    with matplotlib.rc_context(fig_mod._rc()):
+        buf = io.BytesIO()
+        per_row(canvases[-1]).savefig(buf, format="png", dpi=110, metadata={"Software": None})
+    from matplotlib.image import imread
+
+    a, b = imread(io.BytesIO(together)), imread(io.BytesIO(buf.getvalue()))
+    assert a.shape == b.shape and (a == b).all()
