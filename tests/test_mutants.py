@@ -17,7 +17,7 @@ import pytest
 from ascverify import apis
 from ascverify.engines.fuzz.plan import Unit, has_outputs
 from ascverify.engines.fuzz.runner import ItemRunner, RunOptions
-from ascverify.engines.fuzz.targets import Target, _check_outputs, limit_answer, load_callable
+from ascverify.engines.fuzz.targets import Target, TargetError, _check_outputs, limit_answer, load_callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -46,7 +46,11 @@ class InProcess(Target):
         self.fn = load_callable(spec)
 
     def run(self, case_doc, inputs, outputs, timeout):
-        return _check_outputs(limit_answer(self.fn(json.loads(json.dumps(case_doc)), dict(inputs)), outputs), outputs)
+        try:
+            answer = self.fn(json.loads(json.dumps(case_doc)), dict(inputs))
+        except Exception as exc:  # as the command line's child process reports a kernel that raises: a crash
+            raise TargetError("crash", f"raised {type(exc).__name__}: {exc}") from None
+        return _check_outputs(limit_answer(answer, outputs), outputs)
 
 
 class Quiet:

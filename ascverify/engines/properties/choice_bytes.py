@@ -25,7 +25,12 @@ from typing import Any, Callable, MutableSequence, Sequence
 
 from hypothesis import strategies as st
 
-__all__ = ["MORE", "ChoiceBytes", "binary"]
+__all__ = ["MORE", "SMALL", "ChoiceBytes", "binary"]
+
+#: Ranges of up to this many values take one byte a number (every value 16 or more of the 256 byte values; exactly
+#: even for 2, 4, 8 and 16 values); wider ones a mode byte (`ChoiceBytes.pick`) and a byte more than their span
+#: needs. Fewer bytes are fewer for Hypothesis to shrink one by one.
+SMALL = 16
 
 #: Bytes of each chunk after the first (the first is sized per strategy: `ChoiceBytes`'s ``first``).
 MORE = 16
@@ -66,10 +71,13 @@ class ChoiceBytes:
         time each, log-uniform 30% of the time over ranges wider than 4096, else uniform), in a fixed number of
         bytes for given bounds, ordered for shrinking: a mode byte whose smallest values give ``lo``, then the
         log-uniform draw, the uniform one and at its top ``hi``; then the value's bytes, read whatever the mode
-        (so that the fields after it keep their bytes), smaller bytes a smaller value."""
+        (so that the fields after it keep their bytes), smaller bytes a smaller value. A range of up to `SMALL`
+        values takes one byte, read evenly."""
         if hi <= lo:
             return lo
         span = hi - lo
+        if span < SMALL:  # one byte, even: each value 1 time in 16 at least, the ends more often than 1 in 20
+            return lo + ((self._take(1) * (span + 1)) >> 8)
         mode = self._take(1)
         k = (span.bit_length() + 15) // 8
         v = self._take(k)
@@ -86,10 +94,13 @@ class ChoiceBytes:
         return self._take(1) / 256.0
 
     def randint(self, a: int, b: int) -> int:
-        """In [a, b], even to within 1/256: the bytes that hold b - a and one byte more, scaled to the range."""
+        """In [a, b]: one byte for up to `SMALL` values, else the bytes that hold b - a and one byte more (even to
+        within 1/256), scaled to the range."""
         n = b - a + 1
         if n <= 1:
             return a
+        if n <= SMALL:
+            return a + ((self._take(1) * n) >> 8)
         k = ((n - 1).bit_length() + 15) // 8
         return a + ((self._take(k) * n) >> (8 * k))
 
