@@ -6,12 +6,13 @@ seeded construction (`ascverify.engines.properties.seeded.SeededDraw`, as ``gen 
 ``st.binary`` (one choice per chunk: one or two per case), so that Hypothesis still records, replays, shrinks and
 stores every case:
 
-- each number takes a fixed number of bytes given only its bounds (`ChoiceBytes.pick`: a mode byte and the bytes
-  of the range, whatever it returns), so a change of one field's bytes leaves the bytes of the fields after it
-  where they were, as separate choices would;
-- zero bytes give the least value, the first choice, the identity permutation and False, and a smaller byte never
-  a larger value: Hypothesis shrinks the bytes one by one towards zero (its bytes shrinker), so a failing case
-  shrinks field by field to the least value that still fails, as it did with one choice per field;
+- each number takes a fixed number of bytes given only its bounds (`ChoiceBytes.pick`: one byte for up to 16
+  values, else a byte more than the span needs and one for the ends, whatever it returns), so a change of one
+  field's bytes leaves the bytes of the fields after it where they were, as separate choices would;
+- zero bytes give the least value, the first choice, the identity permutation and False, and smaller bytes never
+  a larger value (the bytes go through the inverse of the number's distribution): Hypothesis shrinks the bytes one
+  by one towards zero (its bytes shrinker), so a failing case shrinks field by field to the least value that
+  still fails, as it did with one choice per field;
 - past the drawn bytes another chunk is drawn.
 
 What is lost against one choice per field: Hypothesis's mutations of single choices and its pool of constants
@@ -20,17 +21,22 @@ What is lost against one choice per field: Hypothesis's mutations of single choi
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Any, Callable, MutableSequence, Sequence
 
 from hypothesis import strategies as st
 
-__all__ = ["MORE", "SMALL", "ChoiceBytes", "binary"]
+__all__ = ["MORE", "SMALL", "WIDE", "ChoiceBytes", "binary"]
 
-#: Ranges of up to this many values take one byte a number (every value 16 or more of the 256 byte values; exactly
-#: even for 2, 4, 8 and 16 values); wider ones a mode byte (`ChoiceBytes.pick`) and a byte more than their span
-#: needs. Fewer bytes are fewer for Hypothesis to shrink one by one.
+#: Ranges of up to this many values take one byte a number (every value 16 or more of the 256 byte values;
+#: exactly even for 2, 4, 8 and 16 values); wider ones a byte for the ends (`ChoiceBytes.pick`) and a byte more
+#: than their span needs. Fewer bytes are fewer for Hypothesis to shrink one by one.
 SMALL = 16
+
+#: Above this many values, `ChoiceBytes.pick` draws small values more often (a third log-uniform), as
+#: `seeded.pick` does.
+WIDE = 4096
 
 #: Bytes of each chunk after the first (the first is sized per strategy: `ChoiceBytes`'s ``first``).
 MORE = 16
@@ -67,27 +73,28 @@ class ChoiceBytes:
         self.consumed += k
         return int.from_bytes(self._buf[p:p + k], "big")
     def pick(self, lo: int, hi: int) -> int:
-        """`SeededDraw`'s integer in [lo, hi] (as `seeded.pick` draws it from a `random.Random`: the ends 5% of the
-        time each, log-uniform 30% of the time over ranges wider than 4096, else uniform), in a fixed number of
-        bytes for given bounds, ordered for shrinking: a mode byte whose smallest values give ``lo``, then the
-        log-uniform draw, the uniform one and at its top ``hi``; then the value's bytes, read whatever the mode
-        (so that the fields after it keep their bytes), smaller bytes a smaller value. A range of up to `SMALL`
-        values takes one byte, read evenly."""
+        """`SeededDraw`'s integer in [lo, hi], distributed as `seeded.pick` draws it from a `random.Random` (each end
+        1 time in 20; between them uniform, or over more than `WIDE` values 1/3 log-uniform and 2/3 uniform), in a
+        number of bytes fixed by the bounds (so that the fields after it keep their bytes), and nondecreasing in
+        them: the bytes, read as one number, go through the distribution's inverse. A failing case therefore
+        shrinks byte by byte down to the least value that fails, with no jump (an end taken from a byte of its
+        own, as first written, was a value the shrinker could not leave). Up to `SMALL` values: one byte."""
         if hi <= lo:
             return lo
         span = hi - lo
         if span < SMALL:  # one byte, even: each value 1 time in 16 at least, the ends more often than 1 in 20
             return lo + ((self._take(1) * (span + 1)) >> 8)
-        mode = self._take(1)
-        k = (span.bit_length() + 15) // 8
-        v = self._take(k)
-        if mode < 13:
+        k = (span.bit_length() + 15) // 8  # the bytes of the span and one more, and a byte for the ends
+        u = self._take(1 + k)
+        unit = 1 << (8 * k)
+        low, high = 13 * unit, 243 * unit  # 13/256 of the numbers give lo, 13/256 give hi
+        if u < low:
             return lo
-        if mode >= 243:
+        if u >= high:
             return hi
-        if span > 4096 and mode < 90:
-            return lo + min(span, int(2 ** (span.bit_length() * v / (1 << (8 * k)))))
-        return lo + ((v * (span + 1)) >> (8 * k))
+        if span <= WIDE:
+            return lo + ((u - low) * (span + 1)) // (high - low)
+        return lo + _log_uniform_mix((u - low) / (high - low), span)
 
     def random(self) -> float:
         """In [0, 1), in steps of 1/256 (one byte)."""
@@ -116,3 +123,18 @@ class ChoiceBytes:
         for i in range(len(x) - 1, 0, -1):
             j = i - self.randint(0, i)
             x[i], x[j] = x[j], x[i]
+
+
+def _log_uniform_mix(w: float, span: int) -> int:
+    """The x in [0, span] at which the distribution 1/3 log-uniform (x = int(2**t) - 1, t uniform in [0, bits))
+    and 2/3 uniform reaches ``w`` in [0, 1): its CDF in y = log2(x + 1) is y/(3 bits) + 2**(y + 1)/(3 (span + 1)),
+    increasing; a fixed number of bisection steps makes the result nondecreasing in ``w``."""
+    bits, n = span.bit_length(), span + 1
+    a, b = 0.0, math.log2(n)
+    for _ in range(40):
+        y = (a + b) / 2
+        if y / (3 * bits) + 2.0 ** (y + 1) / (3 * n) < w:
+            a = y
+        else:
+            b = y
+    return min(span, max(0, int(2.0 ** b) - 1))
