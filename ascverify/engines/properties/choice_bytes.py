@@ -72,6 +72,7 @@ class ChoiceBytes:
         self._pos = p + k
         self.consumed += k
         return int.from_bytes(self._buf[p:p + k], "big")
+
     def pick(self, lo: int, hi: int) -> int:
         """`SeededDraw`'s integer in [lo, hi], distributed as `seeded.pick` draws it from a `random.Random` (each end
         1 time in 20; between them uniform, or over more than `WIDE` values 1/3 log-uniform and 2/3 uniform), in a
