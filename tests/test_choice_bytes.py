@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 from hypothesis import find, given, settings, strategies as st
 
+from ascverify.engines.properties import strategies as strat
 from ascverify.engines.properties.choice_bytes import ChoiceBytes
 from ascverify.engines.properties.seeded import SeededDraw
 from ascverify.strategies import cases
@@ -104,8 +105,6 @@ def test_a_failing_case_shrinks_to_the_least_value_that_fails(api, product, dtyp
 def test_the_first_chunk_is_the_same_every_run():
     """Hypothesis replays a stored case only when the construction asks for the same chunks again: the first
     chunk's size comes from seeded constructions (seeds 0, 1, ...), not from what earlier draws saw."""
-    from ascverify.engines.properties import strategies as strat
-
     strat._first_chunk.cache_clear()
     one = strat._first_chunk("Load3DBitMode", ("atlas-350",), None, True, True)
     random.seed(12345)  # the global generator plays no part

@@ -9,17 +9,21 @@ blocks at 0, 64, ..., 448 and iteration 1 blocks at 256, 320, ..., 704, so the f
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import matplotlib
 import pytest
 from click.testing import CliRunner
+from matplotlib.image import imread
 
 import ascverify
 from ascverify.cli import main
 from ascverify.engines.gen import generate
+from ascverify.engines.pictures import figure as fig_mod
 from ascverify.engines.pictures.figure import render_bytes
 from ascverify.engines.pictures.memory_map import build_map
 from ascverify.engines.pictures.text import BAR, LABEL, plain, render
@@ -248,54 +252,30 @@ def test_bars_drawn_together_give_the_pixels_of_one_collection_per_row(example, 
     """The access rows' bars (background, reads, writes, faults) are drawn as one collection per style for the
     whole map. Drawn the plain way instead (one `broken_barh` per row and style, in the order the rows come), the
     PNG has the same pixels: bars of one row keep their order, and bars of different rows never overlap."""
-    import io
-
-    import matplotlib
-    from matplotlib.figure import Figure
-    from matplotlib.patches import Rectangle
-
-    from ascverify.engines.pictures import figure as fig_mod
-
     canvases = []
     real_draw = fig_mod._Canvas.draw
 
-    def keep(self, gid="memory-map"):  # the ops as the map made them (drawing pops the texts' options)
-        canvases.append((self.y, [(kind, args, dict(kw)) for kind, args, kw in self.ops]))
+    def keep(self, gid="memory-map"):
+        canvases.append(self)
         return real_draw(self, gid)
 
     monkeypatch.setattr(fig_mod._Canvas, "draw", keep)
-    path = ROOT / "examples" / example
-    items = list(ascverify.read_cases(str(path)))
-    maps = [build_map(e.case, origin=example) for e in items]
+    maps = [build_map(e.case, origin=example) for e in ascverify.read_cases(str(ROOT / "examples" / example))]
     together = render_bytes(maps if len(maps) > 1 else maps[0], "png")
-    assert any(kind == "bars" for kind, _, _ in canvases[-1][1])
+    canvas = canvases[-1]
+    assert any(kind == "bars" for kind, _, _ in canvas.ops)
 
-    def per_row(canvas):  # the drawing as it was: every bars op its own broken_barh
-        y_end, ops = canvas
-        height = max(y_end + 0.6, 2.0)
-        fig = Figure(figsize=(fig_mod.FIG_W, height * fig_mod.ROW_H))
-        ax = fig.add_axes((0, 0, 1, 1))
-        ax.set_xlim(0, 100)
-        ax.set_ylim(height, 0)
-        ax.axis("off")
-        for kind, args, kw in ops:
-            if kind == "text":
-                x, y, s = args
-                ax.text(x, y, s, va="center", ha=kw.pop("ha", "left"), fontsize=kw.pop("size", 8),
-                        family=kw.pop("family", "monospace"), **kw)
-            elif kind == "rect":
-                x, y, w, h = args
-                ax.add_patch(Rectangle((x, y), w, h, **kw))
-            else:
+    with matplotlib.rc_context(fig_mod._rc()):  # the drawing as it was: every bars op its own broken_barh
+        fig, ax = canvas.axes()
+        for kind, args, kw in canvas.ops:
+            if kind == "bars":
                 spans, (y, h) = args
                 ax.broken_barh(spans, (y, h), **kw)
+            else:
+                canvas.mark(ax, kind, args, kw)
         ax.set_gid("memory-map")
-        return fig
-
-    with matplotlib.rc_context(fig_mod._rc()):
         buf = io.BytesIO()
-        per_row(canvases[-1]).savefig(buf, format="png", dpi=110, metadata={"Software": None})
-    from matplotlib.image import imread
+        fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
 
     a, b = imread(io.BytesIO(together)), imread(io.BytesIO(buf.getvalue()))
     assert a.shape == b.shape and (a == b).all()

@@ -54,14 +54,9 @@ class _Canvas:
     def line(self, dy: float = 1.0) -> None:
         self.y += dy
 
-    def draw(self, gid: str = "memory-map") -> Any:
-        """The matplotlib Figure. The bars of one style (background, reads, writes, faults) become one collection
-        for the whole figure, in the order each style first comes: bars of one row are drawn in that order, and
-        bars of different rows never overlap, so the picture is the one a collection per row drew (a map with a
-        hundred access rows took a second to draw that way)."""
-        from matplotlib.collections import PolyCollection
+    def axes(self) -> tuple[Any, Any]:
+        """A matplotlib Figure of the canvas's height and its axes, in row units, without frame."""
         from matplotlib.figure import Figure
-        from matplotlib.patches import Rectangle
 
         height = max(self.y + 0.6, 2.0)
         fig = Figure(figsize=(FIG_W, height * ROW_H))
@@ -69,19 +64,38 @@ class _Canvas:
         ax.set_xlim(0, 100)
         ax.set_ylim(height, 0)
         ax.axis("off")
+        return fig, ax
+
+    @staticmethod
+    def mark(ax: Any, kind: str, args: tuple, kw: dict[str, Any]) -> None:
+        """Draw one ``text`` or ``rect`` instruction on ``ax`` (its options are left as recorded)."""
+        from matplotlib.patches import Rectangle
+
+        if kind == "text":
+            x, y, s = args
+            kw = dict(kw)
+            ax.text(x, y, s, va="center", ha=kw.pop("ha", "left"), fontsize=kw.pop("size", 8),
+                    family=kw.pop("family", "monospace"), **kw)
+        else:
+            x, y, w, h = args
+            ax.add_patch(Rectangle((x, y), w, h, **kw))
+
+    def draw(self, gid: str = "memory-map") -> Any:
+        """The matplotlib Figure. The bars of one style (background, reads, writes, faults) become one collection
+        for the whole figure, in the order each style first comes: bars of one row are drawn in that order, and
+        bars of different rows never overlap, so the picture is the one a collection per row drew (a map with a
+        hundred access rows took a second to draw that way)."""
+        from matplotlib.collections import PolyCollection
+
+        fig, ax = self.axes()
         bars: dict[tuple, tuple[dict[str, Any], list[list[tuple[float, float]]]]] = {}
         for kind, args, kw in self.ops:
-            if kind == "text":
-                x, y, s = args
-                ax.text(x, y, s, va="center", ha=kw.pop("ha", "left"), fontsize=kw.pop("size", 8),
-                        family=kw.pop("family", "monospace"), **kw)
-            elif kind == "rect":
-                x, y, w, h = args
-                ax.add_patch(Rectangle((x, y), w, h, **kw))
-            else:
-                spans, (y, h) = args
-                verts = bars.setdefault(tuple(sorted(kw.items())), (kw, []))[1]
-                verts.extend([(x, y), (x, y + h), (x + w, y + h), (x + w, y)] for x, w in spans)
+            if kind != "bars":
+                self.mark(ax, kind, args, kw)
+                continue
+            spans, (y, h) = args
+            verts = bars.setdefault(tuple(sorted(kw.items())), (kw, []))[1]
+            verts.extend([(x, y), (x, y + h), (x + w, y + h), (x + w, y)] for x, w in spans)
         for kw, verts in bars.values():
             ax.add_collection(PolyCollection(verts, **kw))
         ax.set_gid(gid)
