@@ -137,6 +137,25 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
+def _stop_behind(exc: BaseException) -> BaseException | None:
+    """The interrupt or `TimeUp` an exception was raised while handling, if any. Hypothesis can hide one: a signal
+    that lands while it sets up its engine leaves its own ``assert state._runner is not None`` failing, and the
+    AssertionError, not the interrupt, comes out of the test function."""
+    seen: set[int] = set()
+    todo = _leaves(exc)
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (KeyboardInterrupt, TimeUp)):
+            return e
+        for behind in (e.__cause__, e.__context__):
+            if behind is not None:
+                todo.extend(_leaves(behind))
+    return None
+
+
 @dataclass
 class _Pending:
     failure: Failure
@@ -364,10 +383,13 @@ class ItemRunner:
         except TimeUp:
             self.result.timed_out = True
         except Exception as exc:  # noqa: BLE001 - our failures (one or a group), or a bug of the harness
-            if any(isinstance(leaf, TimeUp) for leaf in _leaves(exc)):
+            stop = _stop_behind(exc)
+            if isinstance(stop, KeyboardInterrupt):
+                raise stop from None
+            if stop is not None:
                 self.result.timed_out = True
             for leaf in _leaves(exc):
-                if isinstance(leaf, TimeUp):
+                if isinstance(_stop_behind(leaf), TimeUp):
                     continue
                 if isinstance(leaf, Failure):
                     continue
