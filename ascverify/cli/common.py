@@ -9,6 +9,7 @@ import json
 import math
 import os
 import select
+import signal
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +24,7 @@ from ..cases.safe_names import confined
 from ..cases.sources import MAX_FILE_BYTES, load_tensor_data, read_bytes, read_limits
 from ..checking.checker import Result, check_cases
 from ..checking.program import check_program
+from ..engines import interrupts
 from ..engines.interrupts import EXIT_INTERRUPTED, command_signals
 from ..engines.outputs import atomic_write, is_environment_error, make_dir, os_error
 from ..engines.report import FORMATS, bare_error, location
@@ -70,8 +72,6 @@ class AscverifyGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException):
             raise
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (`ascverify.engines.interrupts.Interrupted`)
-            import signal
-
             emit_error(f"ascverify: interrupted ({signal.Signals(getattr(exc, 'signum', signal.SIGINT)).name})")
             ctx.exit(EXIT_INTERRUPTED)
         except InputError as exc:
@@ -89,6 +89,11 @@ class AscverifyGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - the one place that reports our own bugs
             if ctx.params.get("debug"):
                 raise
+            asked = interrupts.requested()  # this command's (set anew when a command starts)
+            if asked is not None:  # an error the signal caused, with no link to it (an interrupt that ctypes, under
+                # Z3, turned into an ArgumentError): the command was interrupted, it did not fail
+                emit_error(f"ascverify: interrupted ({signal.Signals(asked).name})")
+                ctx.exit(EXIT_INTERRUPTED)
             detail = one_line(str(exc)) or "(no message)"
             emit_error(f"ascverify: internal error: {type(exc).__name__}: {detail[:500]} (rerun with --debug for the traceback)")
             ctx.exit(3)

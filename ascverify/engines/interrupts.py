@@ -119,6 +119,14 @@ def requested() -> int | None:
     return _state.requested if _state.pid == os.getpid() else None
 
 
+def stop_received() -> int | None:
+    """The signal that asked the work to stop while one of this module's handlers is installed (in a command, a
+    solver region or a deferred section), if any; outside them None (an earlier interrupt is the caller's)."""
+    if _state.commands or _state.depth or _state.hold:
+        return requested()
+    return None
+
+
 def checkpoint() -> None:
     """Raise `Interrupted` if a stop was asked for (call between steps of long solver work)."""
     if requested() is not None:

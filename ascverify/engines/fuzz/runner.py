@@ -238,8 +238,13 @@ class ItemRunner:
         return draw_case()
 
     def _check_time(self) -> None:
+        """Before each case: stop when the item's time is up, or when a stop was asked for and its interrupt went
+        astray (ctypes made it an ArgumentError that some ``except Exception`` took for a case it cannot judge)."""
         if self.deadline is not None and time.time() >= self.deadline:
             raise TimeUp()
+        asked = signals.signal_received()
+        if asked is not None:
+            raise signals.Interrupted(asked)
 
     def body(self, drawn: tuple[Any, ...]) -> None:
         rule, case, seed, values = drawn[:4]
@@ -386,6 +391,9 @@ class ItemRunner:
             stop = _stop_behind(exc)
             if isinstance(stop, KeyboardInterrupt):
                 raise stop from None
+            asked = signals.signal_received()
+            if asked is not None:  # an error the stop caused where nothing chains to it (see `signal_received`)
+                raise signals.Interrupted(asked) from None
             if stop is not None:
                 self.result.timed_out = True
             for leaf in _leaves(exc):

@@ -13,6 +13,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from .. import interrupts
 from ..interrupts import swallowed_interrupts_redelivered
 
 
@@ -34,6 +35,7 @@ class _State:
     depth = 0
     pending: int | None = None
     requested: int | None = None  # the first signal received (the campaign stops at the next occasion)
+    installed = 0  # `interruptible()` entered (its handlers in place)
 
 
 _state = _State()
@@ -42,6 +44,16 @@ _state = _State()
 def requested() -> bool:
     """A stop was asked for (the campaign should not start more work)."""
     return _state.requested is not None
+
+
+def signal_received() -> int | None:
+    """The signal that asked this process to stop, if one came, whichever handler took it (this module's in a
+    campaign, `engines.interrupts`' around a command). An interrupt raised inside a ctypes call's argument conversion
+    (Z3 goes through ctypes) comes out as ``ctypes.ArgumentError("argument 2: Interrupted: SIGTERM")``, with no link
+    to the interrupt: an error raised once a stop was asked for is taken for the stop."""
+    if _state.installed and _state.requested is not None:
+        return _state.requested
+    return interrupts.stop_received()
 
 
 def _handler(signum: int, frame: Any) -> None:
@@ -72,10 +84,12 @@ def interruptible() -> Iterator[None]:
     _state.depth = 0
     for s in old:
         signal.signal(s, _handler)
+    _state.installed += 1
     try:
         with swallowed_interrupts_redelivered(_forget):
             yield
     finally:
+        _state.installed -= 1
         for s, h in old.items():
             signal.signal(s, h)
 
