@@ -222,7 +222,9 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     {"MaskReg": bytes} (or {"registers": {"mask": {"0": bytes}}}; a command writes
     DIR/outputs/registers.json), and the registers the call reads come in case["registers"].
 
-    Each finding is shrunk, then saved at once as a folder under --findings (case.json, inputs,
+    The items (one per API, product and kind) run in two passes: first 16 cases of every item,
+    so that a bug of one product shows within seconds, then the rest of each item's cases (or
+    time). Each finding is shrunk, then saved at once as a folder under --findings (case.json, inputs,
     expected, actual, diff.txt, coverage.json) that `ascverify replay` runs again; findings print
     one per line on standard output, and nothing else does: progress (with the live count of
     findings), the summary and, with -v or --coverage, the rule coverage table go to standard

@@ -1,7 +1,7 @@
 """A fuzz campaign: plan the items, run them (in this process or in worker processes), report.
 
 ``run_campaign(config)`` is what ``ascverify fuzz`` calls. It plans the units (`plan`), splits them for
-the shard and the workers, runs each item (`runner`), shows progress (`progress`), writes the JSON and
+the shard and the workers, runs the items (`runner.run_items`), shows progress (`progress`), writes the JSON and
 JUnit reports (`reports`) and returns a `CampaignResult` whose ``exit_status`` follows the command-line
 contract: 0 no finding, 1 findings, 3 a harness error, 130 interrupted (the findings saved and the
 reports written for what ran).
@@ -27,7 +27,7 @@ import queue
 import random
 import signal
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -42,7 +42,7 @@ from .progress import Display
 from .reports import coverage_lines, json_report, junit_xml, observed_totals, write_bytes, write_json
 from .checks import Differential
 from .reproducers import PRIVATE, clean_stale
-from .runner import ItemResult, RunOptions, Sink, examples_for, open_target, run_item
+from .runner import ItemResult, RunOptions, Sink, examples_for, open_target, run_items
 
 #: Seconds workers get to save their findings and report after being told to stop.
 WORKER_GRACE = 15.0
@@ -135,29 +135,11 @@ def _options(config: CampaignConfig, seed: int, items: Sequence[Unit], start: fl
 
 # -- in this process -----------------------------------------------------------------------------------------------
 
-def _run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, runner: Callable[..., ItemResult],
-               target: Any) -> None:
-    """Run the items in order until they are done, an interruption is requested or the deadline nears. With a time
-    budget each item gets an equal share of the time left (negative items their smaller share), so that time an
-    item leaves (it found its bug early) goes to the items after it."""
-    for i, item in enumerate(items):
-        if signals.requested():
-            break
-        if opts.deadline is not None and time.time() >= opts.deadline - 0.2:
-            break
-        if opts.deadline is not None:
-            weight = lambda u: opts.negative_share if u.kind == "negative" else 1.0  # noqa: E731
-            left = opts.deadline - time.time()
-            share = left / max(1e-9, sum(weight(u) for u in items[i:]))
-            opts = replace(opts, time_share=share)
-        runner(item, opts, sink, target)
-
-
-def _run_here(items: Sequence[Unit], opts: RunOptions, sink: Sink, runner: Callable[..., ItemResult]) -> None:
+def _run_here(items: Sequence[Unit], opts: RunOptions, sink: Sink) -> None:
     needs_target = any(u.kind == "differential" for u in items)
     target = open_target(opts) if needs_target else None
     try:
-        _run_items(items, opts, sink, runner, target)
+        run_items(items, opts, sink, target)
     finally:
         if target is not None:
             target.close()
@@ -198,7 +180,7 @@ class _QueueSink(Sink):
 
 
 def _worker_main(tasks: Any, results: Any, opts: RunOptions, wid: int,
-                 runner: Callable[..., ItemResult], parent_pid: int | None = None) -> None:  # pragma: no cover
+                 parent_pid: int | None = None) -> None:  # pragma: no cover
     sink = _QueueSink(results)
     target = None
 
@@ -219,7 +201,7 @@ def _worker_main(tasks: Any, results: Any, opts: RunOptions, wid: int,
                 items.append(item)
             needs = any(u.kind == "differential" for u in items)
             target = open_target(opts) if needs else None
-            _run_items(items, opts, sink, runner, target)
+            run_items(items, opts, sink, target)
         except KeyboardInterrupt:
             pass
         except InputError as exc:
@@ -258,8 +240,7 @@ def _worker_death(i: int, exitcode: int | None) -> str:
     return f"worker {i} died ({how}; its items were not run)"
 
 
-def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, workers: int,
-                 runner: Callable[..., ItemResult]) -> list[str]:
+def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, workers: int) -> list[str]:
     """Run the items on ``workers`` processes (round-robin by expected cost); returns harness errors."""
     import multiprocessing
 
@@ -270,7 +251,7 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
         queues[i % workers].put(item)
     for q in queues:
         q.put(None)
-    workers_ = [ctx.Process(target=_worker_main, args=(queues[i], results, opts, i, runner, os.getpid()),
+    workers_ = [ctx.Process(target=_worker_main, args=(queues[i], results, opts, i, os.getpid()),
                             daemon=False, name=f"ascverify-fuzz-{i}") for i in range(workers)]
     for p in workers_:
         p.start()
@@ -340,9 +321,8 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
 # -- the campaign --------------------------------------------------------------------------------------------------
 
 def run_campaign(config: CampaignConfig, *, display: Display | None = None,
-                 runner: Callable[..., ItemResult] = run_item, print_coverage: bool = True) -> CampaignResult:
-    """Run a campaign and write its reports (``runner``, a picklable function, runs one item); InputError for
-    bad options."""
+                 print_coverage: bool = True) -> CampaignResult:
+    """Run a campaign and write its reports; InputError for bad options."""
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     t0 = time.time()
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
@@ -362,7 +342,7 @@ def run_campaign(config: CampaignConfig, *, display: Display | None = None,
 
     open_database(opts.database)  # a bad --database is an input error before anything runs
     try:
-        return _run_campaign(config, opts, seed, items, known, t0, started, display, runner, print_coverage)
+        return _run_campaign(config, opts, seed, items, known, t0, started, display, print_coverage)
     finally:
         procs.sweep(token)  # whatever a target started and a killed worker left behind
 
@@ -373,8 +353,7 @@ def check_report_path(path: str, field: str) -> None:
 
 
 def _run_campaign(config: CampaignConfig, opts: RunOptions, seed: int, items: list[Unit], known: set[str], t0: float,
-                  started: str, display: Display | None, runner: Callable[..., ItemResult],
-                  print_coverage: bool) -> CampaignResult:
+                  started: str, display: Display | None, print_coverage: bool) -> CampaignResult:
     total_cases = None
     if opts.examples is not None:
         total_cases = sum(max(1, round(examples_for(u, opts.examples) * (opts.negative_share if u.kind == "negative" else 1.0)))
@@ -393,9 +372,9 @@ def _run_campaign(config: CampaignConfig, opts: RunOptions, seed: int, items: li
                     if probe is not None:
                         probe.close()
                 if config.workers <= 1 or len(items) <= 1:
-                    _run_here(items, opts, display, runner)
+                    _run_here(items, opts, display)
                 else:
-                    harness_errors = _run_workers(items, opts, display, min(config.workers, len(items)), runner)
+                    harness_errors = _run_workers(items, opts, display, min(config.workers, len(items)))
             except KeyboardInterrupt:
                 interrupted = True
             if signals.requested():

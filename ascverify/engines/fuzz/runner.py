@@ -1,4 +1,5 @@
-"""Running one campaign item: a Hypothesis run (or a series of them, for a time budget) and its findings.
+"""Running campaign items: per item a Hypothesis run (two when the campaign first looks at every item, `run_items`)
+and its findings.
 
 The test body classifies the case against every rule (coverage events and targets), runs the item's
 checks and, when one fails, remembers the failing example under its key. Hypothesis then shrinks each
@@ -12,9 +13,9 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, reject, settings, strategies as st
 from hypothesis import seed as hypothesis_seed
@@ -40,6 +41,12 @@ TIMED_EXAMPLES = 1_000_000
 #: With a time budget, shrinking a failure takes at most this share of the item's budget (at least SHRINK_MIN s).
 SHRINK_SHARE = 0.25
 SHRINK_MIN = 5.0
+#: Cases each item of a campaign runs in its first look, a pass over every item before any runs the rest of its
+#: cases: a bug that shows on one product (one item) shows within seconds, however many items come before it.
+FIRST_LOOK = 16
+#: With a time budget, the share of an item's time its first look may spend drawing cases (a failure it finds
+#: shrinks within the item's whole share, as it would have in one run).
+FIRST_LOOK_TIME = 0.2
 
 
 
@@ -67,6 +74,7 @@ class RunOptions:
     exact: bool = False                      # differential: every output bit for bit
     keep_unspecified: bool = False           # differential: also run cases whose outputs are all unspecified
     campaign_start: float | None = None      # time.time() when the campaign started (findings record their time)
+    first_look: int = FIRST_LOOK             # cases per item in the first pass over the items (0: no first look)
 
     def overrides(self) -> dict[str, Any]:
         return {"rtol": self.rtol, "atol": self.atol, "error_ratio": self.error_ratio, "timeout": self.timeout,
@@ -191,6 +199,8 @@ class ItemRunner:
                                              keep_unspecified=opts.keep_unspecified, deadline=opts.deadline)
         self.deadline: float | None = opts.deadline
         self.budget: float | None = None
+        self.draw_deadline: float | None = None  # the first look's: no new case is drawn after it
+        self.looked = 0                          # cases asked of the first look (its Hypothesis run is batch 0)
 
     # -- strategy and body ------------------------------------------------------------------------------------
 
@@ -240,7 +250,10 @@ class ItemRunner:
     def _check_time(self) -> None:
         """Before each case: stop when the item's time is up, or when a stop was asked for and its interrupt went
         astray (ctypes made it an ArgumentError that some ``except Exception`` took for a case it cannot judge)."""
-        if self.deadline is not None and time.time() >= self.deadline:
+        now = time.time()
+        if self.deadline is not None and now >= self.deadline:
+            raise TimeUp()
+        if self.draw_deadline is not None and not self.pending and now >= self.draw_deadline:
             raise TimeUp()
         asked = signals.signal_received()
         if asked is not None:
@@ -416,13 +429,55 @@ class ItemRunner:
             self._flush()
             self.result.batches += 1
 
+    def _total(self) -> int | None:
+        """The item's cases (None: as many as its time allows)."""
+        opts, u = self.opts, self.unit
+        if opts.examples is None:
+            return None
+        return max(1, round(examples_for(u, opts.examples) * (opts.negative_share if u.kind == "negative" else 1.0)))
+
+    def _budget(self, time_share: float | None) -> float | None:
+        if time_share is None:
+            return None
+        return time_share * (self.opts.negative_share if self.unit.kind == "negative" else 1.0)
+
+    def first_look(self, time_share: float | None = None) -> bool:
+        """The item's part of a campaign's first pass: its first ``opts.first_look`` cases, drawn for at most
+        `FIRST_LOOK_TIME` of ``time_share`` (the item's share of the time left, when there is a budget); a failure
+        found shrinks as in `run`. True when the item is done (a finding, an error, or all its cases run): then
+        `finish` it, otherwise `run` runs the rest."""
+        total = self._total()
+        n = self.opts.first_look if total is None else min(self.opts.first_look, total)
+        self.looked = n
+        self.budget = self._budget(time_share)
+        if self.budget is not None:
+            self.draw_deadline = time.time() + FIRST_LOOK_TIME * self.budget
+        if self.differential is not None:
+            self.differential.deadline = self.deadline
+        start = time.monotonic()
+        try:
+            self._batch(n, 0)
+        except KeyboardInterrupt:
+            self.result.elapsed += time.monotonic() - start
+            self.result.status = "interrupted"
+            self.finish()
+            raise
+        self.result.elapsed += time.monotonic() - start
+        self.draw_deadline = None
+        if self.result.timed_out and (self.opts.deadline is None or time.time() < self.opts.deadline):
+            self.result.timed_out = False  # the first look's time ran out, not the campaign's
+        self._flush()
+        return bool(self.result.findings) or self.result.status == "error" or (total is not None and n >= total)
+
     def run(self) -> ItemResult:
         """Run the item: ``examples`` cases, or (time budget) one Hypothesis run that the item's deadline ends, also
-        while it shrinks: the same seed draws the same cases in the same order, however far a run gets."""
+        while it shrinks: the same seed draws the same cases in the same order, however far a run gets. After a
+        `first_look`, the cases it did not run, as a second Hypothesis run."""
         opts, u = self.opts, self.unit
-        share = opts.negative_share if u.kind == "negative" else 1.0
-        total = None if opts.examples is None else max(1, round(examples_for(u, opts.examples) * share))
-        budget = None if opts.time_share is None else opts.time_share * (share if u.kind == "negative" else 1.0)
+        total = self._total()
+        if total is not None:
+            total -= self.looked
+        budget = self._budget(opts.time_share)
         self.sink.start(u, total, budget)
         start = time.monotonic()
         self.budget = budget
@@ -431,21 +486,77 @@ class ItemRunner:
             self.deadline = end if self.deadline is None else min(self.deadline, end)
         if self.differential is not None:
             self.differential.deadline = self.deadline
+        index = 1 if self.looked else 0
         try:
-            if total is not None:
-                self._batch(total, 0)
-            else:
-                self._batch(TIMED_EXAMPLES, 0)
+            if total is None:
+                self._batch(TIMED_EXAMPLES, index)
+            elif total > 0:
+                self._batch(total, index)
         except KeyboardInterrupt:
             self.result.status = "interrupted"
             raise
         finally:
-            self.result.elapsed = time.monotonic() - start
-            self.result.coverage = self.coverage.to_json()
-            if self.result.status == "passed" and self.result.findings:
-                self.result.status = "failed"
-            self.sink.done(self.result)
+            self.result.elapsed += time.monotonic() - start
+            self.finish()
         return self.result
+
+    def finish(self) -> ItemResult:
+        """Close the item's result (its coverage, its status) and report it done."""
+        self.result.coverage = self.coverage.to_json()
+        if self.result.status == "passed" and self.result.findings:
+            self.result.status = "failed"
+        self.sink.done(self.result)
+        return self.result
+
+
+def run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, target: Target | None) -> None:
+    """Run the items in this process: first a look at every item (`ItemRunner.first_look`), then the rest of each
+    in order, until they are done, an interruption is requested or the deadline nears. With a time budget each
+    item gets an equal share of the time left (negative items their smaller share), so that time an item leaves
+    (it found its bug early) goes to the items after it. An item that had its look and then no time (or was
+    interrupted) is reported with the cases it ran, timed out (interrupted)."""
+    weight = lambda u: opts.negative_share if u.kind == "negative" else 1.0  # noqa: E731
+
+    def share(i: int) -> float | None:
+        if opts.deadline is None:
+            return None
+        return (opts.deadline - time.time()) / max(1e-9, sum(weight(u) for u in items[i:]))
+
+    def stopping() -> bool:
+        return signals.requested() or (opts.deadline is not None and time.time() >= opts.deadline - 0.2)
+
+    looked: dict[int, ItemRunner] = {}
+    interrupted = False
+    try:
+        if opts.first_look > 0 and len(items) > 1:
+            for i, item in enumerate(items):
+                if stopping():
+                    break
+                r = ItemRunner(item, opts, sink, target)
+                if r.first_look(share(i)):
+                    r.finish()
+                else:
+                    looked[i] = r
+        for i, item in enumerate(items):
+            if stopping():
+                break
+            r = looked.pop(i, None)
+            if r is None and opts.first_look > 0 and len(items) > 1:
+                continue  # done in its first look, or its look never came (the campaign is stopping)
+            r = r or ItemRunner(item, opts, sink, target)
+            r.opts = replace(opts, time_share=share(i))
+            r.run()
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        for r in looked.values():  # looked at, never run further: the clock or a stop ended them
+            if interrupted or signals.requested():
+                r.result.status = "interrupted"
+            else:
+                r.result.timed_out = True
+            with signals.shielded():
+                r.finish()
 
 
 def run_item(unit: Unit, opts: RunOptions, sink: Sink, target: Target | None = None) -> ItemResult:
