@@ -161,3 +161,29 @@ def test_items_an_interrupt_ends_after_their_look_are_reported_interrupted(monke
 def test_the_fuzz_help_says_how_many_cases_the_first_look_runs():
     text = " ".join(CliRunner().invoke(main, ["fuzz", "--help"]).output.split())
     assert f"first {FIRST_LOOK} cases of every item" in text
+
+
+def test_with_a_time_budget_an_item_done_in_its_look_leaves_its_time_to_the_others(monkeypatch):
+    """Three items, 90 s left (the clock stands still): the third finds its bug in its look, so in the second pass
+    the first item gets half the time left (the second still to run) and the second all of it."""
+    monkeypatch.setattr(runner_module, "time", Clock(0.0))
+    looks: list[tuple[str, float]] = []
+    runs: list[tuple[str, float]] = []
+
+    def first_look(self, time_share=None):
+        looks.append((self.unit.product, time_share))
+        return self.unit.product == "atlas-350"  # done: a finding in its first 16 cases
+
+    def run(self):
+        runs.append((self.unit.product, self.opts.time_share))
+        return self.finish()
+
+    monkeypatch.setattr(ItemRunner, "first_look", first_look)
+    monkeypatch.setattr(ItemRunner, "run", run)
+    sink = Sunk()
+    run_items(items_of("BlockReduceMax"), RunOptions(seed=0, examples=None, deadline=90.0, findings=None,
+                                                     database=None), sink, None)
+    # the looks: each item's share of what is left is counted over the items still to run
+    assert looks == [("atlas-a2", 30.0), ("atlas-a3", 30.0), ("atlas-350", 30.0)]
+    assert runs == [("atlas-a2", 45.0), ("atlas-a3", 90.0)]
+    assert sorted(r.unit.product for r in sink.results) == ["atlas-350", "atlas-a2", "atlas-a3"]

@@ -512,28 +512,32 @@ class ItemRunner:
 def run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, target: Target | None) -> None:
     """Run the items in this process: first a look at every item (`ItemRunner.first_look`), then the rest of each
     in order, until they are done, an interruption is requested or the deadline nears. With a time budget each
-    item gets an equal share of the time left (negative items their smaller share), so that time an item leaves
-    (it found its bug early) goes to the items after it. An item that had its look and then no time (or was
+    item still to run gets an equal share of the time left (negative items their smaller share), so that time an
+    item leaves (it found its bug early) goes to the others. An item that had its look and then no time (or was
     interrupted) is reported with the cases it ran, timed out (interrupted)."""
     weight = lambda u: opts.negative_share if u.kind == "negative" else 1.0  # noqa: E731
+    to_run = set(range(len(items)))  # items with cases still to run
 
-    def share(i: int) -> float | None:
+    def share() -> float | None:
+        """The time left over the items still to run, per unit of weight (a negative item gets its smaller part)."""
         if opts.deadline is None:
             return None
-        return (opts.deadline - time.time()) / max(1e-9, sum(weight(u) for u in items[i:]))
+        return (opts.deadline - time.time()) / max(1e-9, sum(weight(items[j]) for j in to_run))
 
     def stopping() -> bool:
         return signals.requested() or (opts.deadline is not None and time.time() >= opts.deadline - 0.2)
 
     looked: dict[int, ItemRunner] = {}
     interrupted = False
+    first_look = opts.first_look > 0 and len(items) > 1
     try:
-        if opts.first_look > 0 and len(items) > 1:
+        if first_look:
             for i, item in enumerate(items):
                 if stopping():
                     break
                 r = ItemRunner(item, opts, sink, target)
-                if r.first_look(share(i)):
+                if r.first_look(share()):
+                    to_run.discard(i)
                     r.finish()
                 else:
                     looked[i] = r
@@ -541,10 +545,11 @@ def run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, target: Targe
             if stopping():
                 break
             r = looked.pop(i, None)
-            if r is None and opts.first_look > 0 and len(items) > 1:
+            if r is None and first_look:
                 continue  # done in its first look, or its look never came (the campaign is stopping)
             r = r or ItemRunner(item, opts, sink, target)
-            r.opts = replace(opts, time_share=share(i))
+            r.opts = replace(opts, time_share=share())
+            to_run.discard(i)
             r.run()
     except KeyboardInterrupt:
         interrupted = True
