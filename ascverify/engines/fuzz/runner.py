@@ -466,7 +466,6 @@ class ItemRunner:
         self.draw_deadline = None
         if self.result.timed_out and (self.opts.deadline is None or time.time() < self.opts.deadline):
             self.result.timed_out = False  # the first look's time ran out, not the campaign's
-        self._flush()
         return bool(self.result.findings) or self.result.status == "error" or (total is not None and n >= total)
 
     def run(self) -> ItemResult:
