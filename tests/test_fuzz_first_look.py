@@ -158,9 +158,11 @@ def test_items_an_interrupt_ends_after_their_look_are_reported_interrupted(monke
     assert got == {"atlas-a2": "passed", "atlas-a3": "interrupted", "atlas-350": "interrupted"}
 
 
-def test_the_fuzz_help_says_how_many_cases_the_first_look_runs():
+def test_the_help_and_the_docs_say_how_many_cases_the_first_look_runs():
     text = " ".join(CliRunner().invoke(main, ["fuzz", "--help"]).output.split())
     assert f"first {FIRST_LOOK} cases of every item" in text
+    assert f"first runs {FIRST_LOOK} cases before any runs the rest" in " ".join((ROOT / "README.md").read_text().split())
+    assert f"first runs {FIRST_LOOK} cases of every item" in " ".join((ROOT / "ci" / "README.md").read_text().split())
 
 
 def test_with_a_time_budget_an_item_done_in_its_look_leaves_its_time_to_the_others(monkeypatch):
