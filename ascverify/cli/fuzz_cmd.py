@@ -322,10 +322,9 @@ def _check_command(template: str) -> None:
 
 
 def _total(items: Any, config: Any) -> int:
-    from ..engines.fuzz.plan import examples_for
+    from ..engines.fuzz.plan import item_examples
 
-    return sum(max(1, round(examples_for(u, config.examples) * (config.negative_share if u.kind == "negative" else 1.0)))
-               for u in items)
+    return sum(item_examples(u, config.examples, config.negative_share) for u in items)
 
 
 @main.command()

@@ -37,12 +37,12 @@ from ..outputs import OutputError, check_file_path, make_dir, os_error
 from . import procs, signals
 from .coverage import Coverage
 from .database import describe as describe_database, open_database
-from .plan import KINDS, Unit, partition, plan_units, select_models, shard, split_for_workers
+from .plan import KINDS, Unit, item_examples, partition, plan_units, select_models, shard, split_for_workers
 from .progress import Display
 from .reports import coverage_lines, json_report, junit_xml, observed_totals, write_bytes, write_json
 from .checks import Differential
 from .reproducers import PRIVATE, clean_stale
-from .runner import ItemResult, RunOptions, Sink, examples_for, open_target, run_items
+from .runner import ItemResult, RunOptions, Sink, open_target, run_items
 
 #: Seconds workers get to save their findings and report after being told to stop.
 WORKER_GRACE = 15.0
@@ -356,8 +356,7 @@ def _run_campaign(config: CampaignConfig, opts: RunOptions, seed: int, items: li
                   started: str, display: Display | None, print_coverage: bool) -> CampaignResult:
     total_cases = None
     if opts.examples is not None:
-        total_cases = sum(max(1, round(examples_for(u, opts.examples) * (opts.negative_share if u.kind == "negative" else 1.0)))
-                          for u in items)
+        total_cases = sum(item_examples(u, opts.examples, opts.negative_share) for u in items)
     own_display = display is None
     display = display or Display(items=len(items), total_cases=total_cases, seconds=config.time_budget)
     interrupted = False

@@ -178,6 +178,16 @@ def examples_for(item: Unit, examples: int) -> int:
     return max(1, math.ceil(examples / (item.parts * item.subs)))
 
 
+def weight(item: Unit, negative_share: float) -> float:
+    """The item's share of what a campaign gives each item (cases, time): ``negative_share`` for a negative item."""
+    return negative_share if item.kind == "negative" else 1.0
+
+
+def item_examples(item: Unit, examples: int, negative_share: float) -> int:
+    """The cases the item runs when the campaign asks ``examples`` per unit (at least 1)."""
+    return max(1, round(examples_for(item, examples) * weight(item, negative_share)))
+
+
 def derive_seed(seed: int, *parts: object) -> int:
     """A 64-bit seed from the campaign seed and the parts named (stable across runs and machines)."""
     h = hashlib.sha256(repr((int(seed), *map(str, parts))).encode()).digest()

@@ -31,7 +31,7 @@ from .signals import TimeUp
 from .checks import Differential, Failure, Unspecified, core_outputs, run_invariants, run_negative
 from .coverage import Coverage, Point, classify, emit, field_events
 from .database import UnitDatabase, open_database
-from .plan import Unit, derive_seed, examples_for, negative_rules
+from .plan import Unit, derive_seed, item_examples, negative_rules, weight
 from .reproducers import finding_id, finding_meta, save_finding
 from .targets import Target, make_target
 
@@ -431,15 +431,13 @@ class ItemRunner:
 
     def _total(self) -> int | None:
         """The item's cases (None: as many as its time allows)."""
-        opts, u = self.opts, self.unit
-        if opts.examples is None:
-            return None
-        return max(1, round(examples_for(u, opts.examples) * (opts.negative_share if u.kind == "negative" else 1.0)))
+        opts = self.opts
+        return None if opts.examples is None else item_examples(self.unit, opts.examples, opts.negative_share)
 
     def _budget(self, time_share: float | None) -> float | None:
         if time_share is None:
             return None
-        return time_share * (self.opts.negative_share if self.unit.kind == "negative" else 1.0)
+        return time_share * weight(self.unit, self.opts.negative_share)
 
     def first_look(self, time_share: float | None = None) -> bool:
         """The item's part of a campaign's first pass: its first ``opts.first_look`` cases, drawn for at most
@@ -514,23 +512,22 @@ def run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, target: Targe
     item still to run gets an equal share of the time left (negative items their smaller share), so that time an
     item leaves (it found its bug early) goes to the others. An item that had its look and then no time (or was
     interrupted) is reported with the cases it ran, timed out (interrupted)."""
-    weight = lambda u: opts.negative_share if u.kind == "negative" else 1.0  # noqa: E731
     to_run = set(range(len(items)))  # items with cases still to run
 
     def share() -> float | None:
         """The time left over the items still to run, per unit of weight (a negative item gets its smaller part)."""
         if opts.deadline is None:
             return None
-        return (opts.deadline - time.time()) / max(1e-9, sum(weight(items[j]) for j in to_run))
+        return (opts.deadline - time.time()) / max(1e-9, sum(weight(items[j], opts.negative_share) for j in to_run))
 
     def stopping() -> bool:
         return signals.requested() or (opts.deadline is not None and time.time() >= opts.deadline - 0.2)
 
     looked: dict[int, ItemRunner] = {}
     interrupted = False
-    first_look = opts.first_look > 0 and len(items) > 1
+    looking = opts.first_look > 0 and len(items) > 1
     try:
-        if first_look:
+        if looking:
             for i, item in enumerate(items):
                 if stopping():
                     break
@@ -544,7 +541,7 @@ def run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, target: Targe
             if stopping():
                 break
             r = looked.pop(i, None)
-            if r is None and first_look:
+            if r is None and looking:
                 continue  # done in its first look, or its look never came (the campaign is stopping)
             r = r or ItemRunner(item, opts, sink, target)
             r.opts = replace(opts, time_share=share())
