@@ -85,6 +85,27 @@ def test_elements_the_call_does_not_write_must_keep_their_contents():
     assert not d.ok and d.kept_differ == 1 and d.first[0]["kept"] is True
 
 
+def test_a_bit_exact_difference_between_two_nans_shows_their_bits():
+    # two half NaNs of other payloads print alike ("nan"): bit-exact, the message must show what differs
+    exp = np.ones(8, dtype=np.float16)
+    got = exp.copy()
+    exp[3] = np.array(0x7E00, dtype=np.uint16).view(np.float16)
+    got[3] = np.array(0x7FFF, dtype=np.uint16).view(np.float16)
+    d = compare_tensor("dst", HALF, exp, got, None, None)
+    assert not d.ok and d.first[0]["expected_bits"] == "0x7e00" and d.first[0]["actual_bits"] == "0x7fff"
+    assert "expected nan (0x7e00) got nan (0x7fff)" in d.message
+    assert d.max_abs_error is None  # no difference is a finite number: not "inf"
+
+
+def test_values_that_print_differently_show_no_bits():
+    exp = np.ones(4, dtype=np.float16)
+    got = exp.copy()
+    got[1] = 2.0
+    d = compare_tensor("dst", HALF, exp, got, None, None)
+    assert "expected 1.0 got 2.0" in d.message and "expected_bits" not in d.first[0]
+    assert d.max_abs_error == 1.0
+
+
 def test_a_wrong_nan_or_infinity_fails_whatever_the_share():
     exp = np.ones(10000, dtype=np.float16)
     for bad in (np.nan, np.inf, -np.inf):

@@ -129,6 +129,8 @@ def test_gen_random_cli_writes_inputs_goldens_and_manifest(tmp_path):
         else:  # the mask comes from an earlier SetVectorMask: every result is unspecified
             unspec = np.fromfile(d / "golden" / "dst.unspecified.bin", dtype=np.uint8)
             assert unspec.size == golden.size and unspec.any()
+            # no computed-looking number where the hardware defines none: every bit set (a half NaN, 0xFFFF)
+            assert np.all(golden.view("<u2")[unspec == 1] == 0xFFFF)
     assert checked >= 3
 
 

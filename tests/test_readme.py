@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -120,17 +122,17 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(cmd: Command, cwd: Path) -> str | None:
-    """None when the command prints what the README shows; else what went wrong."""
+def _run(cmd: Command, cwd: Path, page: str = "README.md") -> str | None:
+    """None when the command prints what the page (the README) shows; else what went wrong."""
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd.text], cwd=cwd, env=_env(), stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=COMMAND_TIMEOUT)
     out = r.stdout.decode("utf-8", "replace")
     shown = out.splitlines()
     if "Traceback" in out or r.returncode in (3, 126, 127):
-        return f"README.md:{cmd.line}: `{cmd.text}` failed (exit {r.returncode}):\n{out}"
+        return f"{page}:{cmd.line}: `{cmd.text}` failed (exit {r.returncode}):\n{out}"
     if not matches(cmd.expected, shown):
-        return (f"README.md:{cmd.line}: `{cmd.text}` printed\n" + "\n".join(shown)
-                + "\n--- but the README shows ---\n" + "\n".join(cmd.expected))
+        return (f"{page}:{cmd.line}: `{cmd.text}` printed\n" + "\n".join(shown)
+                + f"\n--- but {page} shows ---\n" + "\n".join(cmd.expected))
     return None
 
 
@@ -152,3 +154,23 @@ def test_readme_python_snippets(tmp_path):
         r = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=_env(), stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=COMMAND_TIMEOUT)
         assert r.returncode == 0, f"README.md:{line}: the Python snippet failed:\n{r.stdout}\n{r.stderr}"
+
+
+# -- the other pages ----------------------------------------------------------------------------------------------
+
+#: The pages of docs/ that show commands (```console blocks), each walked through as the README is.
+DOC_PAGES = sorted(p.name for p in (ROOT / "docs").glob("*.md") if "```console" in p.read_text(encoding="utf-8"))
+
+
+def test_the_docs_pages_with_commands_are_found():
+    assert {"case-format.md", "pictures.md"} <= set(DOC_PAGES)
+
+
+@pytest.mark.parametrize("page", DOC_PAGES)
+def test_each_docs_page_walks_through(tmp_path, page):
+    """Every console command of a docs page, in order, in a folder holding examples/, prints what the page shows."""
+    commands = console_commands((ROOT / "docs" / page).read_text(encoding="utf-8"))
+    assert commands
+    cwd = _workdir(tmp_path)
+    problems = [p for p in (_run(c, cwd, f"docs/{page}") for c in commands) if p is not None]
+    assert not problems, "\n\n".join(problems)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 from click.testing import CliRunner
@@ -39,6 +40,9 @@ def test_fully_masked_block_on_the_inference_ai_core_is_unspecified(tmp_path):
     assert marks.tolist() == [False] + [True] * 7 + [False] * 8
     got = np.load(out / "dst.npy")
     assert got[0] == min(src[:16]) and np.all(got[8:] == 100.0)
+    # the unspecified results are not numbers in the files either: every bit set (a half NaN), .npy and .bin alike
+    assert got.view("<u2")[1:8].tolist() == [0xFFFF] * 7
+    assert np.fromfile(out / "dst.bin", dtype="<u2")[1:8].tolist() == [0xFFFF] * 7
     doc = json.loads((out / "run.json").read_text())
     assert doc["tensors"]["dst"]["unspecified"] == 7 and doc["tensors"]["src"]["unspecified"] == 0
     assert "dst: 7 of 16 elements unspecified" in r.stdout
@@ -86,3 +90,15 @@ def test_a_program_reports_its_unspecified_elements(tmp_path):
     assert r.exit_code == 0, r.output
     assert np.load(out / "z.unspecified.npy").tolist() == [False] + [True] * 15
     assert np.load(out / "z.npy")[0] == 0.0
+
+
+def test_an_integer_tensors_unspecified_bytes_are_all_ones(tmp_path):
+    # BilinearInterpolation's sharedTmpBuffer (uint8 scratch): the bytes the call does not use are unspecified
+    # (the page gives the buffer's size, not its contents); in the files they hold 0xFF, not the bytes the core
+    # happened to keep
+    example = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpolation.json"
+    r = CliRunner().invoke(main, ["run", str(example), "-o", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    marks = np.load(tmp_path / "out" / "sharedTmpBuffer.unspecified.npy")
+    data = np.load(tmp_path / "out" / "sharedTmpBuffer.npy")
+    assert data.dtype == np.uint8 and marks.any() and np.all(data[marks] == 0xFF)

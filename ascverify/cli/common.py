@@ -24,6 +24,7 @@ from ..cases.safe_names import confined
 from ..cases.sources import MAX_FILE_BYTES, load_tensor_data, read_bytes, read_limits
 from ..checking.checker import Result, check_cases
 from ..checking.program import check_program
+from ..core.unspecified import blanked
 from ..engines import interrupts
 from ..engines.interrupts import EXIT_INTERRUPTED, command_signals
 from ..engines.outputs import atomic_write, is_environment_error, make_dir, os_error
@@ -556,7 +557,8 @@ UNSPECIFIED_SUFFIX = ".unspecified.npy"
 
 
 def save_tensor(outdir: Path, name: str, arr: Any, dtype: str, unspecified: Any, folder: Any = None) -> dict[str, Any]:
-    """Write NAME.npy and NAME.bin (little-endian), and NAME.unspecified.npy when some element is unspecified;
+    """Write NAME.npy and NAME.bin (little-endian), and NAME.unspecified.npy when some element is unspecified (those
+    elements hold all bits set in NAME.npy and NAME.bin, a NaN in float types: `core.unspecified.blanked`);
     the tensor's entry of run.json.
 
     Every file goes through ``folder`` (an `ascverify.engines.outputs.OutputFolder`: confined, never over an input file)
@@ -569,7 +571,7 @@ def save_tensor(outdir: Path, name: str, arr: Any, dtype: str, unspecified: Any,
         else:
             atomic_write(confined(outdir, rel), writer)
 
-    le = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+    le = np.ascontiguousarray(blanked(arr, unspecified)).astype(arr.dtype.newbyteorder("<"), copy=False)
     write(f"{name}.npy", lambda f: np.save(f, le, allow_pickle=False))
     write(f"{name}.bin", lambda f: f.write(le.tobytes()))
     entry: dict[str, Any] = {"npy": f"{name}.npy", "bin": f"{name}.bin", "dtype": dtype, "size": int(le.size),

@@ -46,8 +46,9 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     line: `CASE:case N: fault: ...`.
 
     Elements the hardware leaves unspecified (a result the pages do not define on this product,
-    scratch space, bytes never written) are not numbers: DIR/NAME.unspecified.npy (bool, one flag
-    per element) marks them beside each tensor that has any, run.json counts them per tensor
+    scratch space, bytes never written) are not numbers: they hold all bits set in NAME.npy and
+    NAME.bin (a NaN in float types, -1 or the largest value in integer types), DIR/NAME.unspecified.npy
+    (bool, one flag per element) marks them beside each tensor that has any, run.json counts them per tensor
     (`tensors.NAME.unspecified`), and a line `CASE:case N: note: NAME: K of N elements
     unspecified` says so.
 

@@ -12,3 +12,20 @@ def unspecified_elements(memory: Memory, buffer: str, addr: int, count: int, ele
     whose result the hardware does not define, or never written at all)."""
     state = memory.state[buffer][addr: addr + count * elem_bytes]
     return (state != INITIALIZED).reshape(count, elem_bytes).any(axis=1)
+
+
+def blanked(values: np.ndarray, unspecified: np.ndarray | None) -> np.ndarray:
+    """``values`` with every unspecified element's bits all set: a NaN in the float types, -1 or the largest value
+    in the integer types. A file of results then holds no computed-looking number where the hardware defines none
+    (the marks beside it say which elements those are). ``values`` itself is left unchanged."""
+    if unspecified is None:
+        return values
+    marks = np.asarray(unspecified, dtype=bool).reshape(-1)
+    if not marks.any() or values.dtype.itemsize not in (1, 2, 4, 8) or values.dtype == np.bool_:
+        return values
+    if marks.size != values.size:
+        raise ValueError(f"{marks.size} marks for {values.size} elements")
+    out = np.array(values, copy=True).reshape(-1)
+    words = out.view(np.dtype(f"u{values.dtype.itemsize}"))
+    words[marks] = np.iinfo(words.dtype).max
+    return out.reshape(values.shape)

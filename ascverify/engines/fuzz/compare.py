@@ -109,6 +109,20 @@ def _scalar(x: Any) -> Any:
     return v
 
 
+def _bits_if_alike(e: Any, a: Any, e_bits: Any, a_bits: Any, digits: int) -> dict[str, str]:
+    """The two elements' bits (hex) when their values print alike (NaNs of other payloads, or a type whose printed
+    value is rounded): a bit-exact difference must be visible."""
+    if str(_scalar(e)) != str(_scalar(a)):
+        return {}
+    return {"expected_bits": f"0x{int(e_bits):0{digits}x}", "actual_bits": f"0x{int(a_bits):0{digits}x}"}
+
+
+def shown_value(mismatch: Mapping[str, Any], side: str) -> str:
+    """One side of a mismatch as printed: its value, and its bits when both sides print alike."""
+    bits = mismatch.get(f"{side}_bits")
+    return f"{mismatch[side]} ({bits})" if bits else str(mismatch[side])
+
+
 def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     """Per element, how many representable values of the float type lie between the two (0: equal, and +0 vs -0);
     -1 where either is NaN."""
@@ -176,7 +190,9 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
         diff.max_ulp = int(ulp[finite].max()) if finite.any() else 0
     if bad.any():
         idx = np.flatnonzero(bad)
+        eb, ab = _bits(expected), _bits(actual)
         diff.first = tuple({"index": int(i), "expected": _scalar(expected[i]), "actual": _scalar(actual[i]),
+                            **_bits_if_alike(expected[i], actual[i], eb[i], ab[i], 2 * expected.dtype.itemsize),
                             **({"kept": True} if kept[i] else {})} for i in idx[:show])
         if is_float:
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
@@ -184,13 +200,15 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
                 err = np.abs(a64 - e64)
                 rel = err / np.maximum(np.abs(e64), np.finfo(np.float64).tiny)
             finite = np.isfinite(err)
-            diff.max_abs_error = float(err[finite].max()) if finite.any() else float("inf")
-            diff.max_rel_error = float(rel[finite].max()) if finite.any() else float("inf")
+            # (None when no difference is a finite number: NaN against NaN of other bits, inf against NaN)
+            diff.max_abs_error = float(err[finite].max()) if finite.any() else None
+            diff.max_rel_error = float(rel[finite].max()) if finite.any() else None
         ratio = count / nw if nw else 0.0
         if tol is None or ratio > tol.error_ratio or diff.kept_differ or diff.special_differ:
             diff.ok = False
             diff.kind = "mismatch"
-            where = ", ".join(f"[{d['index']}] expected {d['expected']} got {d['actual']}" for d in diff.first[:3])
+            where = ", ".join(f"[{d['index']}] expected {shown_value(d, 'expected')} got {shown_value(d, 'actual')}"
+                              for d in diff.first[:3])
             parts = [f"{count} of {nw} written elements differ ({ratio:.2%}; {mode})"]
             if diff.special_differ and tol is not None:
                 parts.append(f"{diff.special_differ} with a wrong NaN or infinity")

@@ -6,7 +6,7 @@ A finding folder (``FINDINGS/API-PRODUCT-KEY-ID/``) holds:
   ``inputs/NAME.bin`` (``ascverify check``, ``ascverify run`` and the user's own tools read it as is);
 - ``inputs/NAME.bin`` and ``.npy``: every tensor's contents before the call;
 - ``expected/NAME.bin`` and ``.npy``: the core's outputs (``NAME.defined.npy`` marks the elements with a
-  specified value when some are not);
+  specified value when some are not; the others hold all bits set, a NaN in float types);
 - ``actual/NAME.bin`` and ``.npy``: the target's outputs (differential findings);
 - ``diff.txt``: what failed, in words, and how to replay it;
 - ``coverage.json``: where the case sits in each rule's constraint space;
@@ -47,11 +47,13 @@ from ...cases.safe_names import confined, plain_name_problem
 from ...cases.sources import MAX_FILE_BYTES, read_bytes
 from ...checking.checker import check_case
 from ...core.faults import CoreLimit, unrunnable_reason, unrunnable_rules
+from ...core.unspecified import blanked
 from ...spec.errors import InputError
 from ...spec.version import __version__
 from ..interrupts import MAX_TIMEOUT
 from ..outputs import clean_stale_temps, os_error, owned_temp_dir, release_temp_dir, shown
 from .checks import Differential, Failure, run_invariants, run_negative
+from .compare import shown_value
 from .coverage import Point
 from .targets import describe_target, make_target, write_case_dir
 
@@ -100,6 +102,13 @@ def _write_arrays(folder: Path, arrays: Mapping[str, Any]) -> dict[str, Any]:
     return listing
 
 
+def _blank_undefined(values: Any, defined: Any) -> Any:
+    """The core's output with its unspecified elements' bits all set (`core.unspecified.blanked`)."""
+    if defined is None or not isinstance(values, np.ndarray) or np.size(defined) != values.size:
+        return values
+    return blanked(values, ~np.asarray(defined, dtype=bool))
+
+
 def finding_name(api: str, product: str, key: str, fid: str) -> str:
     return f"{_slug(api)}-{_slug(product)}-{_slug(key)}-{fid}"
 
@@ -129,8 +138,9 @@ def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: i
         case_doc["name"] = f"{failure.check} {fid}"
         case_doc["comment"] = f"ascverify fuzz finding: {failure.message[:300]}"
         write_case_dir(tmp, case_doc, inputs, npy=True, dir_mode=PRIVATE)
-        expected = _write_arrays(tmp / "expected", failure.expected)
         defined = {k: v for k, v in failure.defined.items() if not np.all(v)}
+        expected = _write_arrays(tmp / "expected", {k: _blank_undefined(v, defined.get(k))
+                                                    for k, v in failure.expected.items()})
         for k, v in defined.items():
             np.save(confined(tmp / "expected", f"{k}.defined.npy"), np.asarray(v, dtype=bool), allow_pickle=False)
         actual = _write_arrays(tmp / "actual", failure.actual) if failure.actual else {}
@@ -191,7 +201,7 @@ def _diff_text(meta: Mapping[str, Any], final: Path) -> str:
                      + (f", max abs error {d['max_abs_error']:g}" if d.get("max_abs_error") is not None else "")
                      + (f", max rel error {d['max_rel_error']:g}" if d.get("max_rel_error") is not None else ""))
         for m in d.get("first_mismatches") or ():
-            lines.append(f"  [{m['index']}] expected {m['expected']} actual {m['actual']}")
+            lines.append(f"  [{m['index']}] expected {shown_value(m, 'expected')} actual {shown_value(m, 'actual')}")
     replay = f"ascverify replay {shlex.quote(str(final))}"
     if meta.get("target"):
         t = meta["target"]

@@ -5,7 +5,8 @@
     DIR/case_0000/inputs/NAME.bin    contents before the call (raw little-endian, numpy tofile)
     DIR/case_0000/golden/NAME.bin    outputs after the call, from the core (valid cases only)
     DIR/case_0000/golden/NAME.unspecified.bin   uint8 per element, 1 = the value is unspecified
-                                                (written only when some are): do not compare those
+                                                (written only when some are): do not compare those;
+                                                golden/NAME.bin holds all bits set there (a NaN in float types)
 
 Each case directory is written under a hidden temporary name and renamed into place; the
 manifest is written last (through a temporary file and a rename). An interrupted run leaves
@@ -34,6 +35,7 @@ import numpy as np
 
 from ...cases.case import Case
 from ...cases.safe_names import confined
+from ...core.unspecified import blanked
 from ...spec.params import MaskArg
 from ...spec.version import __version__
 from .. import interrupts
@@ -162,8 +164,8 @@ def _write_case_dir(tmp: Path, gc: GenCase, name: str) -> None:
         _raw(confined(tmp, f"inputs/{tname}.bin"), _le(arr))
     if gc.golden:
         (tmp / "golden").mkdir()
-        for tname, arr in gc.golden.items():
-            _raw(confined(tmp, f"golden/{tname}.bin"), _le(arr))
+        for tname, arr in gc.golden.items():  # an unspecified element's bits all set (`core.unspecified.blanked`)
+            _raw(confined(tmp, f"golden/{tname}.bin"), _le(blanked(arr, gc.unspecified.get(tname))))
         for tname, mask in gc.unspecified.items():
             _raw(confined(tmp, f"golden/{tname}.unspecified.bin"), mask.astype(np.uint8))
     (tmp / "case.json").write_text(json.dumps(_case_doc(gc, name), indent=2) + "\n")
@@ -261,7 +263,7 @@ def manifest(gen: Generation, entries: list[dict[str, Any]], complete: bool) -> 
         "op": gen.model.name, "product": gen.ctx.product.id, "dtype": gen.ctx.dtype.name,
         "mode": gen.mode, "seed": gen.seed, "requested": gen.requested, "complete": complete,
         "golden": "raw little-endian numpy tofile; compare with numpy.isclose(rtol, atol, equal_nan=True), "
-                  "skipping the elements that NAME.unspecified.bin marks with 1",
+                  "skipping the elements that NAME.unspecified.bin marks with 1 (their golden bits are all set)",
         "counts": summary_counts(gen), **report,
     }
     if targets is not None:
