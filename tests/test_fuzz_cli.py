@@ -85,6 +85,11 @@ def test_buggy_target_yields_one_shrunk_finding_that_replays(tmp_path):
     assert f"running the recorded target: the Python function {BUGGY!r}" in replayed.stderr
     fixed = CliRunner().invoke(main, ["replay", str(f), "--target", GOOD])
     assert fixed.exit_code == 0 and "fixed" in fixed.stdout, fixed.output
+    # a --target-cmd whose program does not exist is bad input (2), as for `fuzz`: the target never ran, so the
+    # finding is neither "still fails" nor "fixed"
+    missing = CliRunner().invoke(main, ["replay", str(f), "--target-cmd", "no_such_program_xyz {dir}"])
+    assert missing.exit_code == 2 and "'no_such_program_xyz': command not found" in missing.stderr
+    assert "still fails" not in missing.stdout
 
 
 def test_replay_of_a_findings_folder_replays_each_finding_in_it(tmp_path):
@@ -357,7 +362,10 @@ def test_a_campaign_file_is_read_within_a_bound(tmp_path, monkeypatch):
     (("--shard", "1/99999999999999999"), "N must be at most 4096"),  # cut the campaign into that many parts
     (("--database", "redis://127.0.0.1:1/0"), "cannot reach"),
     (("--kind", "differential"), "needs --target"),
-    (("-p", "atlas-training", "--target", GOOD, "BilinearInterpolation"), "nothing to fuzz"),
+    (("-p", "atlas-training", "--target", GOOD, "BilinearInterpolation"), "--product: nothing to fuzz"),
+    # no -p given: the target is what empties the campaign (SetVectorMask writes no output to compare)
+    (("--target-cmd", "true {dir}", "SetVectorMask"), "--target-cmd: nothing to fuzz: a differential campaign "
+                                                      "compares outputs (tensors, registers), and SetVectorMask has none"),
     (("-p", "atlas-a3x", "SetVectorMask"), "unknown product 'atlas-a3x' (did you mean 'atlas-a3'?)"),
     (("-p", "3", "SetVectorMask"), "unknown product '3'"),
     (("--config-target", "SetVectorMask"), "no campaign file names a target"),
@@ -372,3 +380,13 @@ def test_bad_options_exit_2(tmp_path, monkeypatch, args, words):
 def test_replay_refuses_a_folder_that_is_not_a_finding(tmp_path):
     r = CliRunner().invoke(main, ["replay", str(tmp_path)])
     assert r.exit_code == 2 and "not a finding folder" in r.stderr
+
+
+def test_quiet_campaign_prints_no_summary(tmp_path, monkeypatch):
+    # docs/cli.md: -q is "no summary or progress on standard error", for fuzz too
+    monkeypatch.chdir(tmp_path)
+    args = ["fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "2", "--seed", "1", "--kind", "invariants"]
+    loud = CliRunner().invoke(main, args)
+    quiet = CliRunner().invoke(main, [*args, "-q"])
+    assert loud.exit_code == quiet.exit_code == 0
+    assert "1/1 items, 2 cases" in loud.stderr and quiet.stderr == ""

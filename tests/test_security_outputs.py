@@ -305,7 +305,7 @@ def test_pictures_and_pages_print_a_file_name_with_a_newline_on_one_line(tmp_pat
     r2 = invoke("gen", "SetVectorMask", "-p", "atlas-a2", "-n", "1", "-o", tmp_path / "cases", "--html",
                 tmp_path / f"{name}.html")
     assert r2.exit_code == 0, r2.output
-    r3 = invoke("fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--database", "none",
+    r3 = invoke("fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "--database", "none",
                 "--findings", tmp_path / "findings", "--html", tmp_path / f"{name}-fuzz.html")
     assert r3.exit_code == 0, r3.output
     for got in (r, r2, r3):

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import click
 
 from ..cases.sources import read_bytes
-from ..engines.outputs import check_distinct_outputs
+from ..engines.outputs import check_distinct_outputs, is_stdout, shown_output
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line
 from .common import emit, emit_error, emit_note, main, plural
@@ -185,8 +185,8 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
               help="Also run cases whose outputs the core leaves wholly unspecified (by default they are skipped: "
                    "they compare nothing).")
 @timeout_option("Time a target may take for one case.", default=10.0)
-@click.option("--junit", metavar="FILE", help="Write a JUnit XML report.")
-@click.option("--report", metavar="FILE", help="Write the JSON summary.")
+@click.option("--junit", metavar="FILE", help="Write a JUnit XML report (`-`: standard output).")
+@click.option("--report", metavar="FILE", help="Write the JSON summary (`-`: standard output).")
 @html_option("the campaign's report (summary, findings with their memory maps, coverage over time)")
 @click.option("--findings", default="ascverify-findings", show_default=True, metavar="DIR",
               help="Folder for the reproducers of findings.")
@@ -271,11 +271,11 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
                             ("--junit", junit), ("--html", html)))
     items = plan(config)
     if not items:
-        raise InputError("nothing to fuzz: no API supports the products given"
-                         + (" (a differential campaign needs APIs with output tensors)" if config.target else ""),
-                         field="--product")
+        raise _nothing_to_fuzz(config, target_cmd)
+    # a report on standard output (`--report -`, `--junit -`, `--html -`) has it alone: finding lines go to stderr
     display = Display(items=len(items), quiet=quiet, seconds=seconds,
-                      total_cases=None if seconds is not None else _total(items, config))
+                      total_cases=None if seconds is not None else _total(items, config),
+                      out=sys.stderr if any(is_stdout(p) for p in (report, junit, html)) else None)
     timeline = fuzz_html_start(html, display)  # --html: the display, recording cases and coverage over time
     try:
         result = run_campaign(config, display=timeline or display, print_coverage=False)
@@ -288,6 +288,22 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         if lines:
             emit_error("\n".join(lines).rstrip("\n"))
     sys.exit(fuzz_html_finish(html, result, timeline, result.exit_status))
+
+
+def _nothing_to_fuzz(config: Any, target_cmd: str | None) -> InputError:
+    """Why a campaign planned no item, naming the option that emptied it: the products, or a target given for APIs
+    that have no output tensor to compare."""
+    from ..engines.fuzz.plan import has_outputs, select_models
+
+    models = select_models(config.apis)
+    if config.target and models and not any(has_outputs(m) for m in models):
+        names = ", ".join(m.name for m in models)
+        return InputError(f"nothing to fuzz: a differential campaign compares outputs (tensors, registers), and {names} "
+                          f"{'has' if len(models) == 1 else 'have'} none (drop the target to run its invariants)",
+                          field="--target-cmd" if target_cmd else "--target")
+    return InputError("nothing to fuzz: no API supports the products given"
+                      + (" (a differential campaign needs APIs with output tensors)" if config.target else ""),
+                      field="--product")
 
 
 #: Shell words that run no program of their own: a command starting with one is not checked for its program.
@@ -367,6 +383,8 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
 
     if recorded_target and (target or target_cmd):
         raise InputError("give --recorded-target or --target/--target-cmd, not both", field="--recorded-target")
+    if target_cmd:
+        _check_command(target_cmd)  # a program that is not there is bad input (2), as for `fuzz`, not a finding
     tgt = make_target(_target(target, target_cmd))
     failing = unreadable = done = 0
     try:
@@ -402,7 +420,8 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S", help="Seed of the campaigns.")
 @workers_option(1)
 @click.option("--list", "list_only", is_flag=True, help="List the mutants and exit.")
-@click.option("--report", metavar="FILE", help="Write the outcomes as JSON.")
+@click.option("--report", metavar="FILE", help="Write the outcomes as JSON (`-`: standard output, the table then goes to "
+                                               "standard error).")
 @verbosity_options(quiet_help="No line per mutant on standard error (the table and the kill rate still print).")
 def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, seed: int, workers: int, list_only: bool,
              report: str | None) -> None:
@@ -448,14 +467,16 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     except (KeyboardInterrupt, InputError):  # Ctrl-C or SIGTERM (exit 130), a worker that died (WorkerDied, exit 2):
         if report:  # the outcomes so far are the report asked for
             _selftest_report(report, seen, complete=False)
-            emit_error(one_line(f"selftest: interrupted: the report {report} holds the "
+            emit_error(one_line(f"selftest: interrupted: the report ({shown_output(report)}) holds the "
                                     f"{plural(len(seen), 'outcome')} so far"))
         raise
     rows = [(o.mutant, o.api, o.status, o.killed_by or "-", str(o.cases)) for o in outcomes if o.mutant != "(none)"]
-    emit(table_text(("mutant", "api", "outcome", "killed by", "cases"), rows))
+    say = emit_error if is_stdout(report) else emit  # `--report -`: standard output is the JSON report's alone
+    say(table_text(("mutant", "api", "outcome", "killed by", "cases"), rows).rstrip("\n") + ("\n" if say is emit else ""))
     killed, counted, rate, controls_ok = _selftest_tally(outcomes)
-    emit(f"kill rate: {killed}/{counted} ({rate:.0%})"
-         + ("" if controls_ok else "; a control run failed: the unmutated core does not pass its own invariants") + "\n")
+    say(f"kill rate: {killed}/{counted} ({rate:.0%})"
+        + ("" if controls_ok else "; a control run failed: the unmutated core does not pass its own invariants")
+        + ("\n" if say is emit else ""))
     if report:
         _selftest_report(report, outcomes, complete=True)
     sys.exit(0 if controls_ok and killed == counted else 1)

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from ..engines.outputs import OutputFolder
+from ..engines.outputs import OutputFolder, is_stdout
 from ..spec.errors import one_line
 from .budget import TIME_BUDGET_OPTION
 from .common import (FORCE_OPTION, emit, emit_error, emit_note, folder_option_value, joined_lines, main, model_for,
@@ -136,5 +136,6 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     lines.append(f"gen: {t_gen:.2f} s generating, {t_all - t_gen:.2f} s writing inputs and goldens")
     text = "".join(one_line(line) + "\n" for line in lines).rstrip("\n")
     (emit_error if problems or g.report.get("stopped") else emit_note)(text)
-    emit(joined_lines([one_line(str(outdir / "manifest.json"))]))
+    if not is_stdout(html):  # (`--html -`: standard output is the page's alone)
+        emit(joined_lines([one_line(str(outdir / "manifest.json"))]))
     sys.exit(130 if g.report.get("interrupted") else 1 if problems else 2 if g.report.get("stopped") else 0)

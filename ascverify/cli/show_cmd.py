@@ -9,7 +9,7 @@ from typing import Any, Iterator
 import click
 
 from ..cases.caseio import read_cases
-from ..engines.outputs import case_inputs, check_distinct_outputs
+from ..engines.outputs import case_inputs, check_distinct_outputs, is_stdout, shown_output
 from ..engines.report import Counts, bare_error, error_line, location, result_lines
 from ..spec.errors import InputError, one_line
 from .common import DataCache, checked_stream, emit, emit_error, emit_note, joined_lines, main, max_bytes_option, write_text
@@ -21,8 +21,10 @@ from .options import verbosity_options
 @click.option("--index", type=click.IntRange(min=0), default=None, metavar="N",
               help="Which case of the file to draw (default: the first; see --all).")
 @click.option("--all", "every", is_flag=True, help="Draw every case of the file.")
-@click.option("--svg", "svg", metavar="FILE", help="Also draw the map as an SVG picture into FILE.")
-@click.option("--png", "png", metavar="FILE", help="Also draw the map as a PNG picture into FILE.")
+@click.option("--svg", "svg", metavar="FILE", help="Also draw the map as an SVG picture into FILE (`-`: standard "
+                                                   "output, instead of the text).")
+@click.option("--png", "png", metavar="FILE", help="Also draw the map as a PNG picture into FILE (`-`: standard "
+                                                   "output, instead of the text).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True,
               help="Standard output: the map as text, or its content as JSON (marks, rows, intervals).")
 @click.option("--rows", "max_rows", type=click.IntRange(min=1, max=10_000), default=12, show_default=True,
@@ -73,7 +75,9 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
     check_distinct_outputs((("--svg", svg), ("--png", png)))
     for entry in entries:
         maps.extend(maps_of(entry, case_file, seed=seed, execute=not no_run))
-    if fmt == "json":
+    if is_stdout(svg) or is_stdout(png):
+        pass  # the picture is standard output's alone
+    elif fmt == "json":
         emit(json.dumps({"maps": [m.to_json() for m in maps]}, indent=2) + "\n")
     else:
         print_maps(maps, max_rows=max_rows)
@@ -83,7 +87,8 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
         for path, kind, opt in ((svg, "svg", "--svg"), (png, "png", "--png")):
             if path:
                 write_file(path, render_bytes(maps, kind), opt, inputs)
-                emit_note(one_line(f"show: wrote {path}"))
+                emit_note(f"show: wrote the {kind.upper()} picture to standard output" if is_stdout(path)
+                          else one_line(f"show: wrote {path}"))
     sys.exit(0 if all(m.valid and not m.faults for m in maps) else 1)
 
 
@@ -148,7 +153,7 @@ def html_option(what: str) -> Any:
     """``--html FILE``: the command's HTML page (one self-contained file)."""
     return click.option("--html", "html", metavar="FILE", default=None,
                         help=f"Write {what} as one self-contained HTML page (charts and memory maps inline; "
-                             "opens offline).")
+                             "opens offline; `-`: standard output).")
 
 
 def fuzz_html_start(path: str | None, display: Any) -> Any:
@@ -179,7 +184,7 @@ def fuzz_html_finish(path: str | None, result: Any, timeline: Any, status: int) 
     except OutputError as exc:
         emit_error(f"fuzz: error: cannot write the HTML report: {exc.line()}")
         return status if status in (2, 130) else 2
-    emit_error(one_line(f"fuzz: HTML report: {path}"))
+    emit_note(f"fuzz: HTML report: {shown_output(path)}")
     return status
 
 
@@ -191,7 +196,7 @@ def gen_html(path: str | None, manifest: Any, cases: list[Any]) -> None:
     from ..engines.pictures.output import write_file
 
     write_file(path, gen_page(manifest, cases).encode("utf-8", "backslashreplace"), "--html")
-    emit_error(one_line(f"gen: HTML report: {path}"))
+    emit_note(f"gen: HTML report: {shown_output(path)}")
 
 
 def gen_html_check(path: str | None, outdir: Any) -> None:
@@ -203,6 +208,8 @@ def gen_html_check(path: str | None, outdir: Any) -> None:
     from ..engines.pictures.output import check_path
 
     check_path(path, "--html")
+    if is_stdout(path):
+        return
     p, d = Path(path).resolve(), Path(outdir).resolve()
     if d == p.parent or d in p.parents:
         raise InputError("lies inside the output folder -o; write the page beside it", where=path, field="--html")

@@ -31,6 +31,7 @@ import json
 import os
 import re
 import stat
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -70,13 +71,33 @@ ENVIRONMENT_ERRNOS = frozenset(e for e in (errno.ENOSPC, errno.EROFS, errno.EACC
                                            getattr(errno, "ENOTEMPTY", None)) if e is not None)
 
 
+#: A file option's value that names standard output (``--report -``, ``--svg -``).
+STDOUT = "-"
+
+
+def is_stdout(path: Any) -> bool:
+    """The option names standard output (``-``), not a file."""
+    return path is not None and str(path) == STDOUT
+
+
+def shown_output(path: Any) -> str:
+    """A file option's value as a summary line names it: its path, or "standard output"."""
+    return "standard output" if is_stdout(path) else shown(path)
+
+
 def check_distinct_outputs(named: Iterable[tuple[str, str | None]]) -> None:
     """Refuse two options that name the same file (the later write would replace what the earlier one wrote, and a
-    report the user asked for would be lost without a word): OutputError naming both options. A character device or
-    a FIFO (``/dev/null`` for every report) may take several."""
+    report the user asked for would be lost without a word), standard output (``-``) included: OutputError naming
+    both options. A character device or a FIFO (``/dev/null`` for every report) may take several."""
     seen: dict[str, str] = {}
     for field, path in named:
-        if not path or path == "-":
+        if not path:
+            continue
+        if is_stdout(path):
+            if STDOUT in seen:
+                raise OutputError(f"standard output (-) is also the output of {seen[STDOUT]}: give one of them a file",
+                                  field=field)
+            seen[STDOUT] = field
             continue
         real = os.path.realpath(path)
         try:
@@ -91,11 +112,26 @@ def check_distinct_outputs(named: Iterable[tuple[str, str | None]]) -> None:
         seen[real] = field
 
 
+def _write_stdout(writer: Callable[[Any], None]) -> None:
+    """``writer`` given standard output's binary stream (a closed pipe stays BrokenPipeError: a quiet stop)."""
+    try:
+        sys.stdout.flush()
+        out = sys.stdout.buffer
+        writer(out)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise os_error(exc, "standard output") from None
+
+
 def check_file_path(path: str, field: str, inputs: "Inputs | None" = None) -> Path:
     """``path`` can be written as one file: a name not too long, not a folder, its nearest existing parent a
     folder, not an input of the command; OutputError (one line, exit status 2) otherwise. Checked before the
-    work that fills it."""
+    work that fills it. ``-`` is standard output: nothing to check."""
     p = Path(path)
+    if is_stdout(path):
+        return p
     if not p.name or len(os.fsencode(p.name)) > 255:
         raise OutputError("cannot write: not a file name" if not p.name else
                           f"cannot write: File name too long ({len(os.fsencode(p.name))} bytes)",
@@ -161,8 +197,11 @@ def write_named_file(path: Path, writer: Callable[[Any], None]) -> None:
     """Write a file the user named on the command line (``--report``, ``--svg``, ``fix -o``): a new or regular file
     atomically (`atomic_write`); a symbolic link, a character device or a FIFO written through, as a shell
     redirection does (``--report /dev/null``, ``--svg /dev/stdout``), since a rename would replace the device or
-    the link (as root, /dev/null became a regular file); a block device or a socket is refused. OSError ->
-    OutputError."""
+    the link (as root, /dev/null became a regular file); a block device or a socket is refused; ``-`` is standard
+    output (the text written so far flushed first). OSError -> OutputError."""
+    if is_stdout(path):
+        _write_stdout(writer)
+        return
     path = Path(path)
     try:
         st = os.lstat(path)

@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ...spec.errors import InputError
 from ..interrupts import how_it_ended
-from ..outputs import OutputError, check_file_path, make_dir, os_error
+from ..outputs import OutputError, check_file_path, make_dir, os_error, shown_output
 from . import procs, signals
 from .coverage import Coverage
 from .database import describe as describe_database, open_database
@@ -454,10 +454,12 @@ def _finish(config: CampaignConfig, seed: int, items: Sequence[Unit], display: D
     state = "interrupted; " if interrupted else ""
     new = sum(bool(f.get("new", True)) for f in findings)
     display.close()
-    display.note(f"fuzz: {state}{len([r for r in real if r.status != 'skipped'])}/{len(items)} items, {cases} cases, "
-                 f"{len(findings)} finding{'' if len(findings) == 1 else 's'} ({new} new), {elapsed:.1f} s, seed {seed}"
-                 + (f", shard {config.shard[0]}/{config.shard[1]}" if config.shard != (1, 1) else "")
-                 + (f"; reports: {', '.join(p for p in (config.report, config.junit) if p)}" if (config.report or config.junit) else ""))
+    if not display.quiet:  # (-q: no summary; errors below still print)
+        reports = [shown_output(p) for p in (config.report, config.junit) if p]
+        display.note(f"fuzz: {state}{len([r for r in real if r.status != 'skipped'])}/{len(items)} items, {cases} cases, "
+                     f"{len(findings)} finding{'' if len(findings) == 1 else 's'} ({new} new), {elapsed:.1f} s, seed {seed}"
+                     + (f", shard {config.shard[0]}/{config.shard[1]}" if config.shard != (1, 1) else "")
+                     + (f"; reports: {', '.join(reports)}" if reports else ""))
     for err in harness_errors:
         display.note(f"fuzz: error: {err.splitlines()[0]}")
     for err in write_errors:

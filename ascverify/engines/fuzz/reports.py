@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ...spec.registry import get_api, lookup_api
 from ...spec.version import __version__
-from ..outputs import make_dir, write_named_file
+from ..outputs import is_stdout, make_dir, write_named_file
 from ..report import table_text
 from .checks import DIFFERENTIAL_CHECK, NEGATIVE_CHECKS, invariant_names
 from .coverage import STATUSES
@@ -191,7 +191,8 @@ def write_bytes(path: str, data: bytes) -> None:
     from pathlib import Path
 
     p = Path(path)
-    make_dir(p.parent)
+    if not is_stdout(path):
+        make_dir(p.parent)
     write_named_file(p, lambda f: f.write(data))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..outputs import Inputs, check_file_path, make_dir, write_named_file
+from ..outputs import Inputs, check_file_path, is_stdout, make_dir, write_named_file
 
 
 def check_path(path: str, field: str, inputs: Inputs | None = None) -> Path:
@@ -13,8 +13,9 @@ def check_path(path: str, field: str, inputs: Inputs | None = None) -> Path:
 
 
 def write_file(path: str, data: bytes, field: str, inputs: Inputs | None = None) -> None:
-    """Write ``data`` to ``path`` (its folder created), through a temporary file and a rename (`write_named_file`:
+    """Write ``data`` to ``path`` (its folder created; ``-``: standard output), through a temporary file and a rename (`write_named_file`:
     a device or a link the user named is written through, never replaced)."""
     p = check_path(path, field, inputs)
-    make_dir(p.parent if str(p.parent) else Path("."), field=field)
+    if not is_stdout(path):
+        make_dir(p.parent if str(p.parent) else Path("."), field=field)
     write_named_file(p, lambda f: f.write(data))
