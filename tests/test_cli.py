@@ -318,6 +318,40 @@ def test_rules():
     assert r.exit_code == 2 and "did you mean 'atlas-a2'?" in r.stderr
 
 
+def test_rules_on_a_product_give_the_bounds_that_depend_on_it():
+    # BilinearInterpolation, Parameters: vROffset x sizeof(T) a multiple of 32 bytes -> 16 halves; the mask's
+    # count mode counts up to one repeat of 256 bytes -> 128 halves (docs: vector masks)
+    a2 = invoke("rules", "BilinearInterpolation", "-p", "atlas-a2")
+    assert a2.exit_code == 0
+    assert "    vROffset a multiple of 16\n" in a2.stdout and "    mask.count in [1, 128]\n" in a2.stdout
+    assert "\u2026" not in a2.stdout
+    doc = json.loads(invoke("rules", "BilinearInterpolation", "-p", "atlas-a2", "--format", "json").stdout)
+    assert next(x for x in doc["rules"] if x["id"] == "bilinear.vROffset.align")["help"] == "vROffset a multiple of 16"
+    # LoadDataWithStride, kPos: a multiple of 32 bytes of T, so 32 int8, 16 half, 8 float elements
+    l3 = invoke("rules", "LoadDataWithStride", "-p", "atlas-350").stdout
+    line = next(x.strip() for x in l3.splitlines() if x.strip().startswith("kPos a multiple of"))
+    assert "kPos a multiple of 32 (T=uint8, int8" in line and "kPos a multiple of 16 (T=half, bfloat16)" in line
+    assert "kPos a multiple of 8 (T=uint32, int32, float)" in line
+    # without a product the bound is said to depend on it, not printed as a bare ellipsis
+    bare = invoke("rules", "BilinearInterpolation").stdout
+    assert "vROffset a multiple of \u2026 (the bound depends on the product and the element type" in bare
+
+
+def test_rules_on_an_unsupported_product_is_bad_input_as_in_gen():
+    r = invoke("rules", "LoadAlign", "-p", "atlas-a2")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "LoadAlign is not supported on atlas-a2 (supported: atlas-350)" in r.stderr
+
+
+def test_rules_without_an_api_on_a_product_list_what_it_supports():
+    every = invoke("rules").stdout
+    a2 = invoke("rules", "-p", "atlas-a2")
+    assert a2.exit_code == 0 and a2.stdout.startswith("APIs on atlas-a2")
+    assert "LoadAlign" in every and "LoadAlign" not in a2.stdout and "BilinearInterpolation" in a2.stdout
+    doc = json.loads(invoke("rules", "-p", "atlas-a2", "--format", "json").stdout)
+    assert doc["product"] == "atlas-a2" and all("atlas-a2" in x["products"] for x in doc["apis"])
+
+
 def test_schema_command():
     r = invoke("schema")
     assert r.exit_code == 0

@@ -193,19 +193,25 @@ def rules(api: str | None, product_name: str | None, fmt: str) -> None:
       ascverify rules block_reduce_min -p atlas-350 --format json
     """
     if api is None:
-        _api_list(fmt)
+        _api_list(fmt, product_for(product_name) if product_name is not None else None)
         return
     if lookup_api(api) is None:
         raise InputError(f"unknown API {api!r}{did_you_mean(api, api_names())}; the APIs: "
                          f"{', '.join(m.name for m in apis())} (ascverify rules lists them)", field="API")
     model = model_for(api)
     product = product_for(product_name) if product_name is not None else None
+    if product is not None and product.id not in model.support:
+        raise InputError(f"{model.name} is not supported on {product.id} (supported: "
+                         f"{', '.join(model.supported_products())})", field="--product")
     selected = model.rules_for(product.id) if product is not None else model.rules
+    # a bound that depends on the product and type is given for each type the product supports
+    contexts = [model.context(product.id, t) for t in model.support[product.id]] if product is not None else []
     if fmt == "json":
         print_json({"api": model.name, "product": product.id if product else None,
                "rules": [{"id": r.id, "severity": r.severity, "params": list(r.params),
                           "products": sorted(r.products) if r.products is not None else None,
-                          "help": r.help or r.message, "message": r.message, "source": r.citation, "seed": r.source,
+                          "help": r.requirement(contexts), "message": r.message, "source": r.citation,
+                          "seed": r.source,
                           "kind": r.domain.get("kind", "custom"), "requires_data": list(r.requires_data),
                           "notes": _rule_notes(model, r)} for r in selected]})
         return
@@ -214,7 +220,7 @@ def rules(api: str | None, product_name: str | None, fmt: str) -> None:
     for r in selected:
         where = "all products" if r.products is None else ", ".join(sorted(r.products))
         lines.append(f"{r.id}  {r.severity}  [{where}]")
-        lines.append(f"    {r.help or r.message}")
+        lines.append(f"    {r.requirement(contexts)}")
         lines.append(f"    source: {r.citation}")
         if r.requires_data:
             lines.append(f"    needs data: {', '.join(r.requires_data)}")
@@ -224,15 +230,22 @@ def rules(api: str | None, product_name: str | None, fmt: str) -> None:
     emit(joined_lines(lines))
 
 
-def _api_list(fmt: str) -> None:
-    """The APIs, their other names and their rule counts (`rules` without an API)."""
-    models = apis()
+def _api_list(fmt: str, product: Any = None) -> None:
+    """The APIs, their other names and their rule counts (`rules` without an API); with a product, the APIs it
+    supports and the rules in force there."""
+    models = [m for m in apis() if product is None or product.id in m.support]
+
+    def count(m: Any) -> int:
+        return len(m.rules_for(product.id) if product is not None else m.rules)
+
     if fmt == "json":
-        print_json({"apis": [{"api": m.name, "aliases": list(m.aliases), "rules": len(m.rules),
+        print_json({"product": product.id if product is not None else None,
+                    "apis": [{"api": m.name, "aliases": list(m.aliases), "rules": count(m),
                               "products": list(m.supported_products())} for m in models]})
         return
-    rows = [[m.name, ", ".join(m.aliases) or "-", str(len(m.rules))] for m in models]
-    emit("APIs (ascverify rules API lists an API's rules)\n" + table_text(["API", "other names", "rules"], rows))
+    rows = [[m.name, ", ".join(m.aliases) or "-", str(count(m))] for m in models]
+    title = f"APIs on {product.id}" if product is not None else "APIs"
+    emit(f"{title} (ascverify rules API lists an API's rules)\n" + table_text(["API", "other names", "rules"], rows))
 
 
 @main.command()

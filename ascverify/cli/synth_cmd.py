@@ -38,7 +38,8 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     cases spread over the legal space. Each case is written (one line, flushed) as soon as it is
     found, to standard output or to FILE (created with the first case); Ctrl-C or SIGTERM stops
     the search and keeps the cases written. When the --fix values make every case illegal, the
-    command exits 1 and names a minimal set of conflicting rules with their sources. A product
+    command exits 1 and names a minimal set of conflicting rules with their sources (on standard
+    error: standard output holds only cases). A product
     or element type the API does not support is bad input (exit 2), as in `gen`.
 
     A query the solver gives up on (each has a timeout; --time-budget caps the whole command)
@@ -49,7 +50,7 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     Examples:
       ascverify synth BilinearInterpolation --product atlas-a2 -n 20 --seed 1
       ascverify synth BilinearInterpolation --product atlas-a2 --fix vROffset=128 --fix dstBlkStride=8
-      ascverify synth Load3DBitMode --product atlas-350 -n 1000 --time-budget 60 -o cases.jsonl
+      ascverify synth Load3DBitMode --product atlas-350 -n 20 --time-budget 60 -o cases.jsonl
 
     Exit status: 0 N cases written (or fewer where the legal space has fewer), 1 the --fix values
     conflict, 2 bad input, or fewer than N cases because queries were undecided or the time
@@ -78,7 +79,7 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
                 if exc.undecided:
                     lines[0] = (f"synth: no valid {model.name} case on {product.id} with T={t} meets the --fix "
                                 f"values; {UNDECIDED}: which values and rules conflict")
-                emit(joined_lines(lines))
+                emit_error(joined_lines(lines))  # standard output holds cases (JSON Lines) only
                 raise click.exceptions.Exit(1)
     finally:
         sink.close()

@@ -242,6 +242,28 @@ class Rule:
             return self.predicate(v, ctx)
         return Implies(self.when(v, ctx), self.predicate(v, ctx))
 
+    def requirement(self, contexts: Sequence[Context] = ()) -> str:
+        """What the rule requires, in a few words (``help``, else ``message``). A bound that depends on the context
+        (the product, the element type) is given for each of ``contexts`` (``... (T=half); ... (T=float)``) or,
+        with none, said to depend on them."""
+        text = self.help or self.message
+        kind = self.domain.get("kind")
+        bounds = {"range": ("lo", "hi"), "multiple": ("step",)}.get(str(kind), ())
+        if not any(callable(self.domain.get(b)) for b in bounds):
+            return text
+        if not contexts:
+            return text.replace("…", "…") + " (the bound depends on the product and the element type: give a product)"
+        field_name = self.domain["field"]
+        shown: dict[str, list[str]] = {}
+        for ctx in contexts:
+            vals = [domain_value(self.domain[b], ctx) for b in bounds]
+            words = (f"{field_name} in [{vals[0]}, {vals[1]}]" if kind == "range" else
+                     f"{field_name} a multiple of {vals[0]}")
+            shown.setdefault(words, []).append(ctx.dtype.name)
+        if len(shown) == 1:
+            return next(iter(shown))
+        return "; ".join(f"{words} (T={', '.join(types)})" for words, types in shown.items())
+
     @property
     def symbolic(self) -> bool:
         """The rule can be evaluated on Z3 terms (it does not read tensor contents)."""
