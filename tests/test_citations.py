@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from ascverify import apis, get_api
 from ascverify.cli import main
-from ascverify.spec.citations import cite, has_untranslated
+from ascverify.spec.citations import cite, has_untranslated, prose
 
 MODELS = apis()
 
@@ -19,6 +19,8 @@ def test_every_rule_cites_a_page_users_can_find(model):
     for r in model.rules:
         assert not has_untranslated(r.citation), (r.id, r.citation)
         assert r.citation.strip(), r.id
+        # the message and the requirement are read beside the citation (`check`, `rules`)
+        assert not has_untranslated(r.message) and not has_untranslated(r.requirement()), r.id
 
 
 @pytest.mark.parametrize("model", MODELS, ids=[m.name for m in MODELS])
@@ -60,3 +62,37 @@ def test_rules_json_keeps_the_seed_for_traceability():
     assert rng["seed"].startswith("000_f2fe3f8fa92b9dd9.txt Table 2, vROffset")
     assert rng["source"].startswith("BilinearInterpolation, Parameters: vROffset")
     assert rng["source"] == get_api("BilinearInterpolation").rule_by_id["bilinear.vROffset.range"].citation
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.name for m in MODELS])
+def test_every_note_reads_in_english_with_pages_by_title(model):
+    # a note's reading and why named pages by number ("page 002"), the notes by their file, and quoted Chinese
+    for n in model.notes:
+        for text in (n.title, n.reading, n.why):
+            assert not has_untranslated(prose(text)), (n.id, prose(text))
+
+
+def test_prose_names_pages_by_title():
+    got = prose("Page 000's example says [0, 8]; page 004 says [8, 0]. HARDWARE_NOTES (vendor code) confirm page 004.")
+    assert got == ("The BilinearInterpolation page's example says [0, 8]; the asc.language.basic.block_reduce_min "
+                   "(pyasc) page says [8, 0]. The hardware notes (vendor code) confirm the "
+                   "asc.language.basic.block_reduce_min (pyasc) page.")
+    assert prose("fields (page 002 Tables 4-5); HARDWARE_NOTES: bytes") == \
+        "fields (the Load3DBitMode (LoadData) page (Tables 4-5)); the hardware notes: bytes"
+    assert prose("pages 000 and 004, mask") == \
+        "the BilinearInterpolation and asc.language.basic.block_reduce_min (pyasc) pages, mask"
+    assert prose("约束说明: x") == "Restrictions: x"
+    assert has_untranslated("see page 002") and has_untranslated("HARDWARE_NOTES say") and not has_untranslated(
+        "the Load3DBitMode (LoadData) page")
+
+
+@pytest.mark.parametrize("args", [["notes"], ["notes", "--format", "json"], ["decode", "--help"], ["encode", "--help"]])
+def test_what_users_read_names_no_seed_page(args):
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    text = r.stdout
+    if args[-1] == "json":
+        doc = json.loads(r.stdout)
+        text = "\n".join(f"{n['title']} {n['reading']} {n['why']} {' '.join(n['sources'])}"
+                         for a in doc["apis"] for n in a["notes"])
+    assert not has_untranslated(text), [line for line in text.splitlines() if has_untranslated(line)][:5]

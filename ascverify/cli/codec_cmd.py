@@ -56,7 +56,7 @@ def _words_text(c0: int, c1: int) -> list[str]:
 def decode(codec: str, config0: str, config1: str, fmt: str) -> None:
     """Print the fields packed in CONFIG0 and CONFIG1.
 
-    CODEC `load3d`: Load3DBitModeParam (LoadData's img2col parameter, page 002). The words
+    CODEC `load3d`: Load3DBitModeParam (LoadData's img2col parameter, Load3DBitMode (LoadData) page). The words
     are uint64 values in decimal or hexadecimal (0x...). Each field is printed with its value,
     its bits and its LoadData3DParamsV2 name; 1-bit fields as true / false.
 
@@ -105,7 +105,7 @@ def _value(text: str, name: str, flag: bool) -> Any:
 def encode(codec: str, assignments: tuple[str, ...], fmt: str) -> None:
     """Pack fields into CONFIG0 and CONFIG1 and print both words.
 
-    CODEC `load3d`: Load3DBitModeParam. Fields are named as on page 002 (kStep, mStep, kPos,
+    CODEC `load3d`: Load3DBitModeParam. Fields are named as on the Load3DBitMode (LoadData) page (kStep, mStep, kPos,
     mPos, strideW, strideH, Wk, Hk, dilationW, dilationH, filterW, filterH, transpose,
     fmatrixCtrl, sizeChannel; those left out are 0, as the unions are initialized), or all as
     LoadData3DParamsV2 members (kExtension, ..., filterW/filterH = kernel size, filterSizeW/H =

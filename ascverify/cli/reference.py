@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from ..cases.schema import case_schema
 from ..engines.report import table_text
-from ..spec.citations import cite
+from ..spec.citations import cite, prose
 from ..spec.products import BUFFERS, BUFFER_ALIGNMENT, POSITION_BUFFER, PRODUCTS, PRODUCT_IDS
 from ..spec.errors import InputError, did_you_mean
 from ..spec.registry import api_names, apis, lookup_api
@@ -120,7 +120,7 @@ def _support_lines(model: Any, width: int) -> str:
 
 
 def _note_json(n: Any) -> dict[str, Any]:
-    return {"id": n.id, "title": n.title, "reading": n.reading, "why": n.why,
+    return {"id": n.id, "title": prose(n.title), "reading": prose(n.reading), "why": prose(n.why),
             "sources": [cite(s) for s in n.sources], "seed_sources": list(n.sources), "rules": list(n.rules)}
 
 
@@ -162,9 +162,9 @@ def notes(api: str | None, fmt: str) -> None:
     for m in models:
         lines.append(f"{m.name} ({len(m.notes)} spec notes)")
         for n in m.notes:
-            lines.append(f"  {n.id}: {n.title}")
-            lines.append(f"    reading: {n.reading}")
-            lines.append(f"    why: {n.why}")
+            lines.append(f"  {n.id}: {prose(n.title)}")
+            lines.append(f"    reading: {prose(n.reading)}")
+            lines.append(f"    why: {prose(n.why)}")
             if n.sources:
                 lines.append(f"    sources: {'; '.join(cite(s) for s in n.sources)}")
             related = _related_rules(m, n.id, n.rules)

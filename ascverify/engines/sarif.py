@@ -26,6 +26,7 @@ from ..cases.pointers import json_pointer
 from ..cases.bounded_read import LineReader, NotRegular, open_regular
 from ..cases.sources import _LIMITS, open_source
 from ..checking.checker import Result
+from ..spec.citations import prose
 from ..spec.errors import InputError, shown_path
 from ..spec.model import ApiModel
 from ..spec.rules import Rule
@@ -339,8 +340,8 @@ def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
     help_text = f"{r.help or r.message}\nSource: {r.citation}"
     md = f"**{r.help or r.message}**\n\nSource: {r.citation}"
     for n in notes:
-        help_text += f"\nSpec note {n.id} ({n.title}): {n.reading}"
-        md += f"\n\nSpec note `{n.id}` ({n.title}): {n.reading}"
+        help_text += f"\nSpec note {n.id} ({prose(n.title)}): {prose(n.reading)}"
+        md += f"\n\nSpec note `{n.id}` ({prose(n.title)}): {prose(n.reading)}"
     return {
         "id": r.id,
         "name": r.id,

@@ -338,7 +338,7 @@ PYASC_DEFAULTS = {"pad_list": [0, 0, 0, 0], "l1_h": 1, "l1_w": 1, "channel_size"
                   "m_extension": 1, "k_start_pt": 0, "m_start_pt": 0, "stride_w": 1, "stride_h": 1, "filter_w": 1,
                   "filter_h": 1, "dilation_filter_w": 1, "dilation_filter_h": 1, "en_transpose": False,
                   "pad_value": 0, "filter_size_w": False, "filter_size_h": False, "f_matrix_ctrl": False}
-FORM_LABELS = {"page": "Load3DBitModeParam field (page 002 Tables 4-5)", "v2": "LoadData3DParamsV2 member",
+FORM_LABELS = {"page": "Load3DBitModeParam field (Load3DBitMode (LoadData) page, Tables 4-5)", "v2": "LoadData3DParamsV2 member",
                "raw": "packed register word", "pyasc": "pyasc LoadData3DParamsV2 keyword"}
 
 
@@ -656,7 +656,7 @@ class Load3DBitMode(ApiModel):
                  "Page 002 names half (16) and int8/uint8 (32; 16 along M) only. The vendor's LoadData3DParamsV2 "
                  "table (LoadData_3D.md, LoadDataWithStride.md) gives the rest by width: kExtension a multiple of 8 "
                  "(b32), 16 (b16), 32 (b8) unless it covers the rightmost fractal, kStartPt likewise, mExtension a "
-                 "multiple of 16 for b4/b8/b16 and 'b32类型无要求' (none for b32) unless it covers the bottom fractal, "
+                 "multiple of 16 for b4/b8/b16 and 'no requirement for b32' (translated) (none for b32) unless it covers the bottom fractal, "
                  "and mStartPt no multiple at all. So K follows C0 for every type, mStep the vendor's widths, and "
                  "mPos the page where it speaks; where no source requires the mPos multiple a start inside a 16-row "
                  "group is flagged, not refused.",
@@ -697,7 +697,7 @@ class Load3DBitMode(ApiModel):
                  "Page 002: 'valid only when the destination TPosition is set to A2 and the source operand is of the "
                  "half type'. The vendor's LoadDataWithStride.md and LoadData_3D.md (Ascend 950): enTranspose takes "
                  "effect with dst in L0A for b8/b16/b32 and has no effect with dst in L0B, whose path always "
-                 "transposes ('L1 Buffer->L0B Buffer通路下会自动进行转置'); the b8 case joins two 16 x 32 fractals into "
+                 "transposes ('on the L1 Buffer -> L0B Buffer path the data is transposed automatically' (translated)); the b8 case joins two 16 x 32 fractals into "
                  "a 32 x 32 block, transposes it and splits it again, which is the window transposed in 16 x 32 "
                  "fractals. The vendor's load_data_with_stride example sets the flag on int8, half and float A2 loads "
                  "(its goldens, matrix products, need the transposition) and on every B2 load. The page's sentence "
@@ -943,8 +943,8 @@ class Load3DBitMode(ApiModel):
                        (lambda named: lambda v, ctx: True if (ctx.dtype.name in M_NAMED) != named else
                         Or(Mod(v.mPos, FRACTAL_ROWS) == 0, covered_m(v, ctx)))(named),
                        "mPos={mPos} is not a multiple of 16 and the window does not cover the bottom fractal{why}"
-                       + ("" if named else " (page 002 requires it for half, int8 and uint8; for T={dtype} no source "
-                                           "does)"),
+                       + ("" if named else " (the Load3DBitMode (LoadData) page requires it for half, int8 and "
+                                           "uint8; for T={dtype} no source does)"),
                        f"{_t('mPos')}" + ("" if named else f"; {DOC_L3D} (mStartPt: no multiple)") + f"; {UNITS}",
                        severity=severity, facts=lambda v, ctx: {"why": _coverage_why(v, ctx, "m")},
                        notes=("load3d.multiples", "load3d.covered"),

@@ -132,7 +132,7 @@ class LoadDataWithStride(Load3DBitMode):
                  "repeatTime = 0 moves nothing (the core reads and writes nothing) and draws the warning repeat.noop, "
                  "in a program at the load (from the repeat SetLoadDataRepeatWithStride set) as well as at the setter. "
                  "The other rules still check the call as one repeat (its window, dst for one window).",
-                 "约束说明: 'repeatTime=0表示不执行搬运，LoadDataWithStride接口将被视为NOP'. The call's parameters are "
+                 "约束说明: 'repeatTime=0 means nothing is moved: the LoadDataWithStride call is treated as a NOP' (translated). The call's parameters are "
                  "still its own to get right: the next setter may enable the repeats again.",
                  (CONSTRAINTS,), ("load_data_with_stride.repeat.noop",)),
         SpecNote("load_data_with_stride.single-case", "The repeat parameters in a single case",
@@ -140,7 +140,7 @@ class LoadDataWithStride(Load3DBitMode):
                  "required, the others default 0, 1, 0, as in SetLoadDataRepeatWithStride); without it the call is "
                  "checked and run as one window stored as a contiguous matrix (dstStride = the output's fractal rows, "
                  "the value the vendor's code and examples set). The ordering rule is then reported as not checked.",
-                 "约束说明: without the repeat mode enabled 'repeatTime、repeatStride、repeatMode使用默认构造值'; "
+                 "约束说明: without the repeat mode enabled 'repeatTime, repeatStride and repeatMode take their default-constructed values' (translated); "
                  "dstStride has no default that means anything (the struct's 0 would stack every fractal column on "
                  "the first). A case describes one call; what an earlier call set is an assumption it states, like "
                  "fmatrix.",

@@ -57,8 +57,9 @@ class SetLoadDataRepeatWithStride(ApiModel):
         SpecNote("set_load_data_repeat.dstStride-required", "dstStride must be configured",
                  "dstStride is a required argument (a case without it cannot be read); the others take the struct's "
                  "defaults (repeatStride 0, repeatTime 1, repeatMode 0).",
-                 "约束说明: '调用LoadDataWithStride接口时，必须配置本接口中的dstStride参数，若不使能repeat模式，repeatTime、"
-                 "repeatStride、repeatMode使用默认构造值'.",
+                 "约束说明: 'when LoadDataWithStride is called, this call's dstStride must be configured; without the "
+                 "repeat mode enabled, repeatTime, repeatStride and repeatMode take their default-constructed values' "
+                 "(translated).",
                  (f"{SEED} 约束说明", NOTES)),
         SpecNote("set_load_data_repeat.dstStride-range", "dstStride's range",
                  "dstStride in [0, 65535] (uint16).",

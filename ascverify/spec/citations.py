@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Mapping
 
-__all__ = ["Page", "PAGES", "HARDWARE_NOTES_TITLE", "cite", "page_title"]
+__all__ = ["Page", "PAGES", "HARDWARE_NOTES_TITLE", "cite", "page_title", "prose"]
 
 
 @dataclass(frozen=True)
@@ -136,6 +136,53 @@ def cite(source: str) -> str:
     return "; ".join(out)
 
 
+#: ``page 002``, ``Page 000's``, ``page 002 Tables 4-5``, ``pages 000 and 004``: a seed page named by its number in
+#: a note's prose.
+_PAGE_NUMBER = re.compile(r"\b([Pp])age (\d{3})(?![_\d])('s)?((?: Tables? \d+(?:(?:-|, | and )\d+)*)?)")
+_PAGES_NUMBERS = re.compile(r"\b([Pp])ages (\d{3}) and (\d{3})\b")
+_NOTES_NAMED = re.compile(r"(\b[Tt]he )?HARDWARE_NOTES(?:\.md)?")
+
+
+def _page_by_number(number: str) -> Page | None:
+    for seed, page in PAGES.items():
+        if seed.startswith(number + "_"):
+            return page
+    return None
+
+
+def prose(text: str) -> str:
+    """A spec note's or a message's prose as users read it: pages named by their number (``page 002``) or file by
+    their title, the hardware notes by their name, Chinese headings in English. Citations use `cite`."""
+    text = _SEED.sub(lambda m: f"the {page_title(m.group(1))} page", text)
+
+    def pages(m: re.Match) -> str:
+        a, b = _page_by_number(m.group(2)), _page_by_number(m.group(3))
+        if a is None or b is None:
+            return m.group(0)
+        return f"{'T' if m.group(1) == 'P' else 't'}he {a.title} and {b.title} pages"
+
+    def page(m: re.Match) -> str:
+        found = _page_by_number(m.group(2))
+        if found is None:
+            return m.group(0)
+        tables = m.group(4).strip()
+        return (f"{'T' if m.group(1) == 'P' else 't'}he {found.title} page{m.group(3) or ''}"
+                + (f" ({tables})" if tables else ""))
+
+    def notes(m: re.Match) -> str:
+        if m.group(1):  # "the HARDWARE_NOTES"
+            return f"{m.group(1)}hardware notes"
+        before = m.string[:m.start()].rstrip()
+        return ("The " if not before or before.endswith(".") else "the ") + "hardware notes"
+
+    text = _PAGES_NUMBERS.sub(pages, text)
+    text = _PAGE_NUMBER.sub(page, text)
+    text = _NOTES_NAMED.sub(notes, text)
+    return _translate(text)
+
+
 def has_untranslated(text: str) -> bool:
-    """``text`` still holds a seed file name or Chinese characters (a citation users cannot follow)."""
-    return bool(_SEED.search(text) or _CJK.search(text) or "HARDWARE_NOTES.md" in text)
+    """``text`` still holds a seed file name, a page by its number (``page 002``), Chinese characters or the hardware
+    notes' file name (a citation users cannot follow)."""
+    return bool(_SEED.search(text) or _CJK.search(text) or "HARDWARE_NOTES" in text or _PAGE_NUMBER.search(text)
+                or _PAGES_NUMBERS.search(text))

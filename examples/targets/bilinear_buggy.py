@@ -1,5 +1,5 @@
 """A deliberately buggy BilinearInterpolation (for ascverify's own tests and demos): the two words of a
-bitwise mask are read in the wrong order (mask[0] taken as the high 64 lanes), the mistake page 000's
+bitwise mask are read in the wrong order (mask[0] taken as the high 64 lanes), the mistake the BilinearInterpolation page's
 example sentence invites. Every case with a contiguous mask, or with equal words, still passes.
 
     ascverify fuzz BilinearInterpolation -p atlas-a2 --target examples/targets/bilinear_buggy.py:bilinear

@@ -2,7 +2,7 @@
 
     ascverify fuzz BilinearInterpolation --target examples/targets/bilinear_numpy.py:bilinear
 
-It is written from the page (000_f2fe3f8fa92b9dd9.txt) and HARDWARE_NOTES, not from ascverify's core:
+It is written from the BilinearInterpolation page and the hardware notes (docs/hardware-notes.md), not from ascverify's core:
 for each vertical iteration v, dst's 8 blocks start at element v*vROffset + blk*dstBlkStride*16; each
 block is the sum over the hRepeat horizontal iterations of a src0 block (picked by the byte offset in
 src0Offset) times a src1 value (one per iteration, or one per block with repeatMode), rounded to half
