@@ -158,11 +158,14 @@ class LineReader:
         want = min(BLOCK, self.limit + 1 - self.total)
         if want <= 0:
             self._too_large()
-        if isinstance(self._stream, int):
-            block = os.read(self._stream, want)
-        else:
-            reader = getattr(self._stream, "read1", None) or self._stream.read
-            block = reader(want)
+        try:
+            if isinstance(self._stream, int):
+                block = os.read(self._stream, want)
+            else:
+                reader = getattr(self._stream, "read1", None) or self._stream.read
+                block = reader(want)
+        except OSError as exc:  # a file that opens but cannot be read (/proc/self/mem, /proc/self/pagemap): bad input
+            raise InputError(f"cannot read: {exc.strerror or type(exc).__name__}", where=self.where) from None
         if not block:
             self._eof = True
             return b""

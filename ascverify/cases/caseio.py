@@ -283,7 +283,12 @@ _read_documents = read_documents
 
 
 def _base_dir(path: str) -> Path:
-    return Path(path).resolve().parent if path != "-" else Path.cwd()
+    if path == "-":
+        return Path.cwd()
+    try:
+        return Path(path).resolve().parent
+    except (RuntimeError, OSError):  # a loop of symbolic links (RuntimeError before Python 3.13): not a file to read
+        raise InputError("cannot read: a loop of symbolic links", where=path) from None
 
 
 def cases_from_bytes(data: bytes, path: str) -> Iterator[Entry]:

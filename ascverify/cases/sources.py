@@ -170,6 +170,8 @@ def load_tensor_data(src: Any, dtype: DType, base_dir: Path | None, field: str, 
             arr = _read_npy(fd, st.st_size, shown, dtype, field, size, limit)
         else:
             arr = _read_bin(fd, st.st_size, shown, dtype, field, size, limit)
+    except OSError as exc:  # opened, but not readable as a file (/proc/self/mem): bad input, naming the file
+        raise InputError(f"cannot read data file {shown}: {exc.strerror or type(exc).__name__}", field=field) from None
     finally:
         os.close(fd)
     return arr
@@ -211,6 +213,9 @@ def _read_npy(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: 
             raise InputError(f"data file {shown} holds Python objects (a pickle), not numbers", field=field)
         if stored.kind not in "biuf" and stored != dtype.numpy:
             raise InputError(f"data file {shown} holds {stored}, not numbers", field=field)
+        if not isinstance(shape, tuple) or any(type(d) is not int or d < 0 for d in shape):
+            raise InputError(f"data file {shown} has the shape {str(shape)[:60]}: dimensions must be non-negative "
+                             f"integers", field=field)
         count = math.prod(shape)
         if count > size:
             raise InputError(f"data file {shown} holds {count} values; the tensor has {size} elements", field=field)

@@ -12,6 +12,7 @@ import click
 from ..models.codec import (BITFIELDS, BY_NAME, BY_V2, CodecError, decode as decode_words, encode as encode_words,
                             from_v2_names)
 from ..models.load3d import PAGE_ONLY, V2_ONLY
+from ..cases.fields import short
 from ..spec.errors import InputError, did_you_mean
 from .common import FORMAT_OPTION, emit, joined_lines, main, print_json
 from .options import verbosity_options
@@ -33,9 +34,9 @@ def _word(text: str, name: str) -> int:
     try:
         value = int(text.strip(), 0)
     except ValueError:
-        raise InputError(f"expected an integer (decimal, 0x..., 0b... or 0o...), got {text!r}", field=name) from None
-    if not 0 <= value <= 2**64 - 1:
-        raise InputError(f"{value} is outside uint64 [0, 2^64-1]", field=name)
+        raise InputError(f"expected an integer (decimal, 0x..., 0b... or 0o...), got {short(text)}", field=name) from None
+    if not 0 <= value <= 2**64 - 1:  # (shown as given: a number of thousands of digits has no decimal form here)
+        raise InputError(f"{short(text.strip())} is outside uint64 [0, 2^64-1]", field=name)
     return value
 
 
@@ -94,7 +95,7 @@ def _value(text: str, name: str, flag: bool) -> Any:
     try:
         return int(low, 0)
     except ValueError:
-        raise InputError(f"expected an integer, got {text!r}", field=name) from None
+        raise InputError(f"expected an integer, got {short(text)}", field=name) from None
 
 
 @main.command()

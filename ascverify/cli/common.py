@@ -8,6 +8,7 @@ import gc
 import json
 import math
 import os
+import re
 import select
 import signal
 import sys
@@ -41,6 +42,10 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
                              help="Output format.")
+
+
+#: How pathlib (Python < 3.13) reports a path whose symbolic links lead back to themselves.
+_SYMLINK_LOOP = re.compile(r"Symlink loop from '(.*)'", re.S)
 
 
 class AscverifyGroup(click.Group):
@@ -81,15 +86,17 @@ class AscverifyGroup(click.Group):
         except BrokenPipeError:  # `ascverify check ... | head`: stop quietly
             silence_stdout()
             ctx.exit(1)
-        except OSError as exc:
-            if not is_environment_error(exc) or ctx.params.get("debug"):
-                raise
-            # the machine's, not ours: a read-only folder, a full disk, a name too long (exit 2, one line)
-            emit_error(one_line(f"ascverify: {os_error(exc, action='cannot write or read').line()}"))
-            ctx.exit(2)
         except Exception as exc:  # noqa: BLE001 - the one place that reports our own bugs
             if ctx.params.get("debug"):
                 raise
+            if isinstance(exc, OSError) and is_environment_error(exc):
+                # the machine's, not ours: a read-only folder, a full disk, a name too long (exit 2, one line)
+                emit_error(one_line(f"ascverify: {os_error(exc, action='cannot write or read').line()}"))
+                ctx.exit(2)
+            loop = _SYMLINK_LOOP.fullmatch(str(exc)) if type(exc) is RuntimeError else None
+            if loop:  # pathlib's resolve() before Python 3.13 (an OSError, ELOOP, since): a path the user gave
+                emit_error(one_line(f"ascverify: {loop.group(1)}: cannot read or write: a loop of symbolic links"))
+                ctx.exit(2)
             asked = interrupts.requested()  # this command's (set anew when a command starts)
             if asked is not None:  # an error the signal caused, with no link to it (an interrupt that ctypes, under
                 # Z3, turned into an ArgumentError): the command was interrupted, it did not fail

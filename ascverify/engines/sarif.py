@@ -127,7 +127,7 @@ def _json_lines_head(head: bytes) -> bool:
         if text.strip():
             try:
                 first = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # (nested deeper than Python's parser goes: not a case either)
                 return False
             return isinstance(first, dict) and any(more.decode("utf-8", errors="replace").strip() for more in rest)
     return False
@@ -180,7 +180,7 @@ class _FileText:
                 self.raw = dict(enumerate(doc))
             else:
                 self.raw = {0: doc}
-        except ValueError:
+        except (ValueError, RecursionError):  # (a line nested deeper than Python's parser goes: no positions there)
             if stripped[:1] == "{":
                 self.kind = "lines"
                 self.lines = text.split("\n")
@@ -230,7 +230,7 @@ class _FileText:
                 self.raw.clear()
             try:
                 self.raw[index] = json.loads(line) if line is not None else None
-            except ValueError:
+            except (ValueError, RecursionError):
                 self.raw[index] = None
             return self.raw[index]
         return None
@@ -254,7 +254,7 @@ class _FileText:
                 line = self._line(index)
                 try:
                     self._positions[key] = json_positions(line) if line is not None else {"": 0}
-                except (ValueError, IndexError):
+                except (ValueError, IndexError, RecursionError):  # (a line nested too deep: the line's start)
                     self._positions[key] = {"": 0}
             pos = self._positions[key]
             off = _nearest(pos, ptr)
@@ -262,7 +262,7 @@ class _FileText:
         if 0 not in self._positions:
             try:
                 self._positions[0] = json_positions(self.text)
-            except (ValueError, IndexError):
+            except (ValueError, IndexError, RecursionError):
                 self._positions[0] = {"": 0}
         pos = self._positions[0]
         off = _nearest(pos, self.file_pointer(index, ptr))

@@ -122,9 +122,18 @@ def _check(f: BitField, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise CodecError(f"{f.name} is a {f.width}-bit field: expected an integer, got {value!r}")
     if not 0 <= value <= f.hi:
-        raise CodecError(f"{f.name}={value} does not fit its {f.width} bits [0, {f.hi}] "
+        raise CodecError(f"{f.name}={_shown_int(value)} does not fit its {f.width} bits [0, {f.hi}] "
                          f"(C++ would silently keep {value & f.hi})")
     return value
+
+
+def _shown_int(value: int) -> str:
+    """An integer as a message shows it: in decimal, or (thousands of digits, which Python will not print in
+    decimal) its first hex digits and its length."""
+    if value.bit_length() <= 256:
+        return str(value)
+    digits = f"{abs(value):x}"
+    return f"{'-' if value < 0 else ''}0x{digits[:16]}... ({len(digits)} hex digits)"
 
 
 def _check_word(name: str, word: Any) -> int:

@@ -15,7 +15,7 @@ class InputError(AscverifyError):
     """A case file or argument that cannot be read; one line naming where and what (exit status 2)."""
 
     def __init__(self, message: str, *, where: str = "", field: str = "") -> None:
-        self.message = message
+        self.message = clipped(message)
         self.where = where
         self.field = field
         super().__init__(self.line())
@@ -34,9 +34,22 @@ class ModelDefinitionError(AscverifyError):
     """An API model that is malformed; raised when the model is built, naming the model."""
 
 
+#: A message longer than this is cut (a name a hostile file made megabytes long is not printed whole) ...
+MAX_MESSAGE = 2000
+#: ... and a name longer than this gets no suggestion (matching it would cost time and memory in its length).
+MAX_SUGGESTED = 200
+
+
+def clipped(message: str) -> str:
+    """``message``, cut to `MAX_MESSAGE` characters and saying how long it was."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}... (cut: {len(message)} characters)"
+
+
 def did_you_mean(name: object, choices: Iterable[str]) -> str:
     """' (did you mean 'x'?)' for the closest choice, or ''."""
-    if not isinstance(name, str):
+    if not isinstance(name, str) or len(name) > MAX_SUGGESTED:
         return ""
     choices = list(choices)
     lowered = {c.lower(): c for c in choices}
