@@ -102,3 +102,25 @@ def test_gen_html_to_standard_output(in_tmp):
     assert r.stdout.lstrip().lower().startswith("<!doctype html>")
     assert "manifest.json" not in r.stdout and (in_tmp / "cases" / "manifest.json").is_file()
     assert sorted(os.listdir(in_tmp)) == ["cases"]
+
+
+# -- a file option's folder ------------------------------------------------------------------------------------------
+
+def test_every_file_option_creates_its_folder(in_tmp):
+    # fix -o and synth -o refused a missing folder ("No such file or directory") where --report, --svg, --html
+    # created it: one rule now, the folder is created when needed
+    r = invoke("fix", str(ROOT / "examples" / "bad" / "bad.json"), "-o", "a/b/fixed.json")
+    assert r.exit_code == 0, r.output
+    assert json.loads((in_tmp / "a" / "b" / "fixed.json").read_text())["args"]["vROffset"] != 100
+    r = invoke("synth", "SetVectorMask", "-p", "atlas-a2", "-n", "2", "-o", "c/d/cases.jsonl")
+    assert r.exit_code == 0, r.output
+    assert len((in_tmp / "c" / "d" / "cases.jsonl").read_text().splitlines()) == 2
+    r = invoke("show", BAD, "--svg", "e/map.svg")
+    assert r.exit_code == 1 and (in_tmp / "e" / "map.svg").is_file()
+
+
+def test_a_file_in_the_way_of_the_folder_is_refused_before_the_work(in_tmp):
+    (in_tmp / "afile").write_text("x")
+    r = invoke("synth", "SetVectorMask", "-p", "atlas-a2", "-n", "2", "-o", "afile/cases.jsonl")
+    assert r.exit_code == 2 and "afile is not a folder" in r.stderr and r.stdout == ""
+    assert (in_tmp / "afile").read_text() == "x"

@@ -11,7 +11,7 @@ import click
 from ..cases.case import Case
 from ..cases.pointers import json_pointer
 from ..engines.interrupts import EXIT_UNDECIDED
-from ..engines.outputs import write_named_file
+from ..engines.outputs import make_dir, write_named_file
 from ..engines.report import location
 from ..spec.errors import InputError, one_line
 from .budget import TIME_BUDGET_OPTION, solver_command
@@ -276,6 +276,7 @@ def _write_fixed(case_file: str, out: str, max_bytes: int, index: int, case: Cas
     if is_stdout(out):
         emit(new)
     else:
+        make_dir(Path(out).parent, field="-o")  # (created when needed, as for every file option: docs/cli.md)
         write_named_file(Path(out), lambda f: f.write(new.encode("utf-8")))
     return notes
 

@@ -9,6 +9,7 @@ from typing import BinaryIO
 import click
 
 from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
+from ..engines.outputs import check_file_path, make_dir
 from ..spec.errors import InputError
 from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import (emit, emit_error, emit_note, is_stdout, joined_lines, main, model_for, plural, product_for,
@@ -62,6 +63,8 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     product = product_for(product_name)
     t = supported_type(model, product, dtype)  # an unsupported product or type is bad input, as in gen
     fixed = parse_fixes(model, fixes)
+    if out is not None and not is_stdout(out):
+        check_file_path(out, "-o")  # before the solver's work, not after it
     sink = _Sink(None if is_stdout(out) else out)
     stats = SampleStats()
     try:
@@ -110,6 +113,7 @@ class _Sink:
         else:
             try:
                 if self._f is None:
+                    make_dir(Path(self.out).parent, field="-o")  # (created when needed, as for every file option)
                     self._f = open(Path(self.out), "wb", buffering=0)
                 write_all(self._f, line.encode("utf-8"))
                 self._whole = self._f.tell()
