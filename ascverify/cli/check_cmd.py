@@ -102,9 +102,9 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     \b
     Examples:
       ascverify check examples/bilinear_interpolation.json
-      ascverify check -v a.json b.jsonl
-      cat cases.jsonl | ascverify check --format json -
-      ascverify check --format sarif cases.jsonl > results.sarif
+      ascverify check -v examples/bilinear_interpolation.json examples/cases.jsonl
+      cat examples/cases.jsonl | ascverify check --format json -
+      ascverify check --format sarif examples/cases.jsonl > results.sarif
       ascverify check --product all examples/bilinear_interpolation.json
 
     Severity: an error is a call a page forbids or the hardware gets wrong; a warning is a call

@@ -119,8 +119,8 @@ def main(debug: bool) -> None:
     \b
     Examples:
       ascverify check examples/bilinear_interpolation.json
-      ascverify check --format json cases.jsonl > verdicts.json
-      generate-cases | ascverify check -
+      ascverify check --format json examples/cases.jsonl > verdicts.json
+      ascverify synth BlockReduceMin -p atlas-a2 -n 5 | ascverify check -
       ascverify run examples/bilinear_interpolation.json -o out/
       ascverify rules BilinearInterpolation --product atlas-a2
       ascverify products
@@ -588,6 +588,25 @@ def save_tensor(outdir: Path, name: str, arr: Any, dtype: str, unspecified: Any,
         write(f"{name}{UNSPECIFIED_SUFFIX}", lambda f: np.save(f, marks, allow_pickle=False))
         entry["unspecified_npy"] = f"{name}{UNSPECIFIED_SUFFIX}"
     return entry
+
+
+def tensor_files(name: str) -> tuple[str, ...]:
+    """The files `save_tensor` may write for tensor ``name``."""
+    return (f"{name}.npy", f"{name}.bin", f"{name}{UNSPECIFIED_SUFFIX}")
+
+
+def clashing_tensor(names: Iterable[str]) -> tuple[str, str, str] | None:
+    """Two tensors whose files (`tensor_files`) would share a name, as ``(tensor, other, file)`` (``z.unspecified``
+    and ``z``: the first's values and the second's unspecified-elements mask are both ``z.unspecified.npy``), the
+    longer name first; None when every file is a single tensor's."""
+    owner: dict[str, str] = {}
+    for name in names:
+        for f in tensor_files(name):
+            other = owner.setdefault(f, name)
+            if other != name:
+                first, second = sorted((name, other), key=lambda n: (-len(n), n))
+                return first, second, f
+    return None
 
 
 def unspecified_lines(loc: str, written: dict[str, dict[str, Any]]) -> list[str]:

@@ -64,8 +64,8 @@ def explain(case_file: str, index: int, fmt: str, time_budget: float | None, max
     \b
     Examples:
       ascverify explain examples/bad/bad.json
-      ascverify explain cases.jsonl --index 3 --format json
-      generate-case | ascverify explain -
+      ascverify explain examples/cases.jsonl --index 5 --format json
+      cat examples/bad/bad.json | ascverify explain -
 
     A broken rule whose conflict the solver cannot find in time (each query has a timeout;
     --time-budget caps the whole command) is listed as "undecided: the solver gave up
@@ -167,8 +167,8 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
     Examples:
       ascverify fix examples/bad/bad.json
       ascverify fix examples/bad/bad.json --keep vRepeat,dst.size -o fixed.json
-      ascverify fix cases.jsonl --index 2 --format json
-      cat bad.json | ascverify fix - -o - > fixed.json
+      ascverify fix examples/cases.jsonl --index 5 --format json
+      cat examples/bad/bad.json | ascverify fix - -o - > fixed.json
 
     When the solver gives up (each query has a timeout; --time-budget caps the whole command)
     the answer is "undecided: the solver gave up (timeout/resource limit)", never "valid".

@@ -80,11 +80,11 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     folder_option_value(out)
     from pathlib import Path
 
-    from ..engines.gen.output import GEN_FORMAT, TMP_CASE_DIR, legacy_gen_files
+    from ..engines.gen.output import GEN_FORMAT, legacy_gen_files, tmp_cases_of_ours
 
     outdir = Path(out)
     OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
-                 ignore=TMP_CASE_DIR.fullmatch)  # refuse an unusable DIR before generating
+                 ignore=tmp_cases_of_ours(outdir))  # refuse an unusable DIR before generating
     gen_html_check(html, outdir)
     ctx = model.context(product.id, tname)
     t0 = time.perf_counter()

@@ -12,9 +12,9 @@ from ..core.faults import CoreLimit, Fault, unrunnable_reason, unrunnable_rules
 from ..core.program import run_program
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
-from ..spec.errors import InputError, one_line
-from .common import (DataCache, emit, emit_note, entries_of, joined_lines, plural, save_tensor, unspecified_lines,
-                     unspecified_summary)
+from ..spec.errors import InputError, one_line, shown_path
+from .common import (DataCache, clashing_tensor, emit, emit_note, entries_of, joined_lines, plural, save_tensor,
+                     unspecified_lines, unspecified_summary)
 from .run_output import any_marked, begin_run_output, finish_run_output, open_run_folder
 
 
@@ -55,6 +55,11 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     ``outdir`` is opened as `run` opens it (`run_output.open_run_folder`): confined writes, the program file and its
     data never overwritten, a non-empty folder that is no earlier output refused unless ``force``."""
     loc = location(path, index)
+    clash = clashing_tensor(program.tensors)
+    if clash is not None:  # one tensor's file would overwrite another's: refused before anything is written
+        name, other, file = clash
+        raise InputError(f"its files would collide with those of tensor {other!r} ({file} would be written for both); "
+                         f"rename one of them", field=f"tensors.{name}").at(loc)
     verdict = check_program(program, file=path, index=index)
     folder = open_run_folder(outdir, path, [c.case for c in program.calls], force, [program.raw])
     outdir = folder.root
@@ -92,7 +97,7 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     for name, arr, dtype, marks in tensors:
         written[name] = save_tensor(outdir, name, arr, dtype, marks, folder=folder)
     faults = [f"call {i}: {f}" for i, r in enumerate(run.runs) for f in r.faults]
-    doc = {"file": path, "index": index, "seed": seed, "check": verdict.to_json(), "faults": faults,
+    doc = {"file": shown_path(path), "index": index, "seed": seed, "check": verdict.to_json(), "faults": faults,
            "special_registers": _jsonable(run.memory.special), "tensors": written}
     finish_run_output(folder, doc)
     lines = result_lines(verdict) + [f"{loc}: fault: {one_line(f)}" for f in faults] + unspecified_lines(loc, written)
@@ -108,7 +113,7 @@ def _not_executed(program: Any, verdict: Any, path: str, index: int, seed: int, 
     with): its verdict and ``why``, in run.json and on the output; exit 1."""
     loc = location(path, index)
     begin_run_output(folder, [])
-    doc = {"file": path, "index": index, "seed": seed, "check": verdict.to_json(), "executed": False,
+    doc = {"file": shown_path(path), "index": index, "seed": seed, "check": verdict.to_json(), "executed": False,
            "not_executed_reason": why, "faults": [], "tensors": {}}
     finish_run_output(folder, doc)
     emit(joined_lines([one_line(line) for line in result_lines(verdict) + [f"{loc}: not executed: {why}"]]))

@@ -14,7 +14,7 @@ from ..core.memory import Fault
 from ..core.run import run_case
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
-from ..spec.errors import one_line
+from ..spec.errors import one_line, shown_path
 from .common import (FORCE_OPTION, UNSPECIFIED_SUFFIX, emit, emit_note, folder_option_value, joined_lines, main,
                      max_bytes_option, one_case_entry, plural, save_tensor, unspecified_lines, unspecified_summary)
 from .options import verbosity_options
@@ -56,6 +56,11 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     wrote: those this run does not write again are removed; nothing else is). A file of the case
     (the case file, its data) is never overwritten: choose another DIR. --force writes into a
     folder that holds other files (overwriting those of the same names, deleting none).
+
+    A program (a case file with "calls") writes the same files for each of its tensors; two tensors
+    whose files would share a name (z and z.unspecified: z.unspecified.npy) are refused (exit 2)
+    before anything is written. A case file whose name is not UTF-8 is named in run.json with
+    those bytes escaped (\\xNN).
 
     Reg API calls (atlas-350): registers come from the case's `registers`; those the call reads
     and the case does not give are filled from --seed. DIR/registers.json holds the register
@@ -132,7 +137,7 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
         registers = {"file": "registers.json", "loaded": result.register_inputs,
                      "read": result.trace.registers_touched("read"), "written": result.trace.registers_touched("write")}
     doc = {
-        "file": case_file, "index": index, "seed": seed,
+        "file": shown_path(case_file), "index": index, "seed": seed,
         "case": case.to_json(),
         "check": verdict.to_json(),
         "executed": result is not None,

@@ -58,4 +58,5 @@ def finish_run_output(folder: Any, doc: dict) -> None:
     doc = {"format": RUN_FORMAT, "complete": True, **doc,
            "files": sorted(set(folder.written) | set(folder.kept_from_earlier()))}
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    folder.write_bytes("run.json", lambda f: f.write(text.encode("utf-8")))
+    # (a text that is not UTF-8, e.g. a file name's bytes kept as lone surrogates, is written escaped: run.json whole)
+    folder.write_bytes("run.json", lambda f: f.write(text.encode("utf-8", "backslashreplace")))

@@ -56,8 +56,8 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
     \b
     Examples:
       ascverify show examples/bilinear_interpolation.json
-      ascverify show bad.json --svg bad.svg --png bad.png
-      ascverify show cases.jsonl --all --format json
+      ascverify show examples/bad/bad.json --svg bad.svg --png bad.png
+      ascverify show examples/cases.jsonl --all --format json
 
     Exit status: 0 every case drawn is valid and ran without fault, 1 some case breaks a rule or
     the core faulted, 2 the case could not be read or a picture could not be written.

@@ -21,7 +21,10 @@ Environment errors (read-only folder, disk full, name too long, a folder where a
 
 Temporary folders (`owned_temp_dir`) carry an owner marker (tool, host, process id, time); a later run
 removes those whose name matches the writer's pattern, whose marker is ascverify's, that were made
-before it started and whose process is gone (or, made on another host, more than `STALE_SECONDS` ago).
+before it started and whose process is gone (or, made on another host, more than `STALE_SECONDS` ago), and
+only when everything in them is what that writer puts there (its layout: `GEN_CASE_LAYOUT`, `FINDING_LAYOUT`);
+a folder holding anything else (another name, a symbolic link, a FIFO, a sub-folder off the layout) is left as it
+is, with a note on standard error. Manifests and markers are parsed depth-bounded (`load_json`).
 """
 
 from __future__ import annotations
@@ -36,10 +39,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import orjson
+
 from ..cases.bounded_read import file_kind
 from ..cases.safe_names import EscapeError, confined
 from ..cases.sources import read_bytes
-from ..spec.errors import InputError, one_line
+from ..spec.errors import InputError, one_line, shown_path
 from . import interrupts
 
 #: The marker file inside a temporary folder of ascverify's.
@@ -343,10 +348,32 @@ MANIFEST_MAX_BYTES = 256 << 20
 OWNER_MAX_BYTES = 4096
 
 
+#: orjson's words for a document nested deeper than it reads (1024 levels).
+_TOO_DEEP = "depth limit exceeded"
+_NON_FINITE = (b"NaN", b"Infinity")
+
+
+def load_json(raw: bytes) -> Any:
+    """The JSON value of ``raw``, parsed depth-bounded: orjson, which refuses more than 1024 levels of nesting with
+    a ValueError (the standard library's parser recursed into a RecursionError, exit status 3). A document holding
+    NaN or Infinity (the standard library writes them; orjson refuses them) is read again by the standard library,
+    its nesting bounded by orjson's pass; ValueError when ``raw`` is not JSON."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if _TOO_DEEP in str(exc) or not any(word in raw for word in _NON_FINITE):
+            raise ValueError(str(exc)) from None
+    try:
+        return json.loads(raw)
+    except RecursionError:  # deeper after the literal orjson stopped at
+        raise ValueError("nested too deep") from None
+
+
 def read_manifest(path: Path, fmt: str, legacy: Callable[[dict], set[str] | None] | None = None) -> set[str] | None:
-    """The files an earlier output's manifest lists (None when ``path`` is not such a manifest)."""
+    """The files an earlier output's manifest lists (None when ``path`` is not such a manifest: unreadable, not
+    JSON, nested too deep, not an object, its fields of other types)."""
     try:  # a regular file, read within a bound (the folder may be anyone's: a FIFO there would block)
-        doc = json.loads(read_bytes(str(path), MANIFEST_MAX_BYTES))
+        doc = load_json(read_bytes(str(path), MANIFEST_MAX_BYTES))
     except (InputError, ValueError, UnicodeDecodeError):
         return None
     if not isinstance(doc, dict):
@@ -376,8 +403,9 @@ class OutputFolder:
         self.inputs = inputs or Inputs()
         self.field = field
         make_dir(root, field=field)
-        self.earlier: set[str] = read_manifest(root / manifest, fmt, legacy) or set()
-        self.recognised = (root / manifest).exists() and read_manifest(root / manifest, fmt, legacy) is not None
+        listed = read_manifest(root / manifest, fmt, legacy)
+        self.earlier: set[str] = listed or set()
+        self.recognised = listed is not None and (root / manifest).exists()
         try:
             entries = [p.name for p in root.iterdir()]
         except OSError as exc:
@@ -508,30 +536,144 @@ def _alive(pid: int) -> bool:
     return True
 
 
+#: A tensor's name in a file name (`ascverify.cases.safe_names`: word characters, ``.``, ``-``, ``+``).
+_TENSOR = r"\w[\w.+-]*"
+#: What `gen` puts in a temporary case folder (``gen.output._write_case_dir``), relative to it, a folder with a
+#: trailing ``/``: case.json, inputs/NAME.bin, golden/NAME.bin, golden/NAME.unspecified.bin.
+GEN_CASE_LAYOUT = re.compile(rf"case\.json|(?:inputs|golden)/(?:{_TENSOR}\.bin)?")
+#: What `fuzz` puts in a temporary finding folder (``fuzz.reproducers.save_finding``): case.json, finding.json,
+#: coverage.json, diff.txt, inputs/, expected/ and actual/ NAME.bin and NAME.npy (expected/NAME.defined.npy).
+FINDING_LAYOUT = re.compile(rf"(?:case|finding|coverage)\.json|diff\.txt|(?:inputs|expected|actual)/"
+                            rf"(?:{_TENSOR}\.(?:bin|npy))?")
+#: The layout of a temporary folder whose writer passes none, by the writer's name pattern; any other pattern:
+#: the owner marker alone (`NOTHING`).
+NOTHING = re.compile(r"(?!)")
+TEMP_LAYOUTS: dict[str, re.Pattern[str]] = {r"\.tmp-[0-9a-f]{16}-[A-Za-z0-9_]+": FINDING_LAYOUT}
+#: The most entries looked at in a temporary folder (a case or a finding has a few per tensor).
+TEMP_ENTRIES_MAX = 10_000
+
+
+def _owner(path: Path) -> dict[str, Any] | None:
+    """The owner marker in the folder ``path`` when it is ascverify's (a JSON object whose ``tool`` is ascverify),
+    else None: absent, not a regular file, larger than `OWNER_MAX_BYTES`, not JSON, nested too deep, another type."""
+    try:  # a regular file, read within a bound: a FIFO or a link to /dev/zero there is someone else's marker
+        doc = load_json(read_bytes(str(path / OWNER_FILE), OWNER_MAX_BYTES))
+    except (InputError, ValueError, UnicodeDecodeError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("tool") == "ascverify" else None
+
+
+def foreign_entry(folder: Path, layout: re.Pattern[str]) -> str | None:
+    """The first entry of ``folder`` (relative to it) that its writer does not put there: a name off ``layout``
+    (folders matched with a trailing ``/``), a symbolic link, a FIFO, a device, a socket; the owner marker is the
+    writer's when it is a regular file. None when everything fits (an empty folder does). An unlistable folder,
+    or one of more than `TEMP_ENTRIES_MAX` entries, is reported as ``.``, never walked further."""
+    stack: list[tuple[str, str]] = [("", str(folder))]
+    seen = 0
+    try:
+        while stack:
+            prefix, d = stack.pop()
+            with os.scandir(d) as entries:
+                for e in entries:
+                    seen += 1
+                    rel = prefix + e.name
+                    if seen > TEMP_ENTRIES_MAX:
+                        return "."
+                    if e.is_symlink():
+                        return rel
+                    if e.is_dir(follow_symlinks=False):
+                        if layout.fullmatch(rel + "/") is None:
+                            return rel + "/"
+                        stack.append((rel + "/", e.path))
+                    elif not e.is_file(follow_symlinks=False):
+                        return rel
+                    elif not (rel == OWNER_FILE or layout.fullmatch(rel)):
+                        return rel
+    except OSError:
+        return "."
+    return None
+
+
+def is_temp_of_ours(path: Path, pattern: re.Pattern[str], layout: re.Pattern[str]) -> bool:
+    """``path`` may be a temporary folder of ascverify's, finished or not: its name matches ``pattern``, it is a
+    folder (not a link), everything in it fits ``layout`` and its owner marker, when there, is ascverify's. Anything
+    else there is someone else's (an output folder holding it is not empty)."""
+    if pattern.fullmatch(path.name) is None or path.is_symlink() or not path.is_dir():
+        return False
+    if foreign_entry(path, layout) is not None:
+        return False
+    return not (os.path.lexists(path / OWNER_FILE) and _owner(path) is None)
+
+
+def temps_of_ours(parent: Path, pattern: re.Pattern[str], layout: re.Pattern[str]) -> Callable[[str], bool]:
+    """For `OutputFolder`'s ``ignore``: the entry of ``parent`` so named is a temporary folder of ascverify's
+    (`is_temp_of_ours`), which does not make the folder someone else's."""
+    return lambda name: is_temp_of_ours(parent / name, pattern, layout)
+
+
 def is_stale_temp(path: Path, pattern: re.Pattern[str], started: float) -> bool:
-    """``path`` is a temporary folder of ascverify's whose writer is gone (see the module's description)."""
+    """``path`` is a temporary folder of ascverify's whose writer is gone (see the module's description); what is
+    in it is not looked at here (`foreign_entry`)."""
     import socket
 
     if pattern.fullmatch(path.name) is None or path.is_symlink() or not path.is_dir():
         return False
-    try:  # a regular file, read within a bound: a FIFO or a link to /dev/zero there is someone else's marker
-        doc = json.loads(read_bytes(str(path / OWNER_FILE), OWNER_MAX_BYTES))
-    except (InputError, ValueError, UnicodeDecodeError):
-        return False
-    if not isinstance(doc, dict) or doc.get("tool") != "ascverify":
+    doc = _owner(path)
+    if doc is None:
         return False
     created, pid, host = doc.get("created"), doc.get("pid"), doc.get("host")
-    if not isinstance(created, (int, float)) or created >= started:
+    if isinstance(created, bool) or not isinstance(created, (int, float)) or created >= started:
         return False
-    if host == socket.gethostname() and isinstance(pid, int) and pid > 0:
+    if host == socket.gethostname() and isinstance(pid, int) and not isinstance(pid, bool) and pid > 0:
         return pid != os.getpid() and not _alive(pid)
     return time.time() - created > STALE_SECONDS
 
 
-def clean_stale_temps(parent: Path, pattern: re.Pattern[str], started: float) -> list[str]:
-    """Remove the stale temporary folders of ascverify's in ``parent`` (quietly skipping what cannot be removed)."""
-    import shutil
+def _remove_layout(path: Path, layout: re.Pattern[str]) -> None:
+    """Delete the files of ``layout`` in ``path``, then its folders and the marker, then ``path``: one by one, so
+    that anything that came meanwhile stays (with the folders holding it); errors are passed over."""
+    for dirpath, _dirs, files in sorted(os.walk(path), key=lambda w: -len(w[0])):
+        prefix = os.path.relpath(dirpath, path).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
+        for name in files:
+            full = os.path.join(dirpath, name)
+            if layout.fullmatch(prefix + name) and not os.path.islink(full):
+                try:
+                    os.unlink(full)
+                except OSError:
+                    pass
+        if prefix:
+            try:
+                os.rmdir(dirpath)
+            except OSError:
+                pass
+    try:
+        if foreign_entry(path, layout) is None:
+            os.unlink(path / OWNER_FILE)
+        os.rmdir(path)
+    except OSError:
+        pass
 
+
+def _note_kept(path: Path, entry: str) -> None:
+    """One line on standard error: a stale-looking temporary folder is kept, and why."""
+    try:
+        sys.stderr.write(one_line(f"ascverify: note: {shown_path(str(path))}: left as it is: holds files ascverify does not write "
+                                  f"({shown_path(entry)})") + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def clean_stale_temps(parent: Path, pattern: re.Pattern[str], started: float,
+                      layout: re.Pattern[str] | None = None) -> list[str]:
+    """Remove the stale temporary folders of ascverify's in ``parent`` (quietly skipping what cannot be removed).
+
+    Only a folder everything in which fits ``layout`` (default: the writer's, from `TEMP_LAYOUTS` by ``pattern``;
+    else the marker alone) is removed, file by file; one holding anything else is left as it is, with a note on
+    standard error naming it (its marker may be forged: the folder may be anyone's)."""
+    if layout is None:
+        layout = TEMP_LAYOUTS.get(pattern.pattern, NOTHING)
     removed = []
     try:
         entries = list(parent.iterdir())
@@ -539,7 +681,11 @@ def clean_stale_temps(parent: Path, pattern: re.Pattern[str], started: float) ->
         return removed
     for p in entries:
         if is_stale_temp(p, pattern, started):
-            shutil.rmtree(p, ignore_errors=True)
-            if not p.exists():
+            foreign = foreign_entry(p, layout)
+            if foreign is not None:
+                _note_kept(p, foreign)
+                continue
+            _remove_layout(p, layout)
+            if not os.path.lexists(p):
                 removed.append(p.name)
     return removed

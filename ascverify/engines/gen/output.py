@@ -39,8 +39,8 @@ from ...core.unspecified import blanked
 from ...spec.params import MaskArg
 from ...spec.version import __version__
 from .. import interrupts
-from ..outputs import (OutputError, OutputFolder, atomic_write_bytes, clean_stale_temps, make_dir, os_error,
-                       owned_temp_dir, release_temp_dir, shown, umask)
+from ..outputs import (GEN_CASE_LAYOUT, OutputError, OutputFolder, atomic_write_bytes, clean_stale_temps, make_dir,
+                       os_error, owned_temp_dir, release_temp_dir, shown, temps_of_ours, umask)
 from . import GenCase, Generation, data_seed, materialize_many, summary_counts
 
 #: msOpST spells element types after numpy; ascverify's names where they differ.
@@ -53,6 +53,13 @@ GEN_FORMAT = "ascverify-gen/1"
 CASE_FILE = re.compile(r"case\.json|(inputs|golden)/\w[\w.+-]*\.bin")
 #: Temporary case folders (with an owner marker inside; see `ascverify.engines.outputs.owned_temp_dir`).
 TMP_CASE_DIR = re.compile(r"\.case_\d{4,}\.tmp-[A-Za-z0-9_]+")
+
+
+def tmp_cases_of_ours(outdir: Path) -> Callable[[str], bool]:
+    """For `OutputFolder`'s ``ignore``: the entry of ``outdir`` so named is a temporary case folder of ascverify's
+    (its name, its files all of a case folder's layout, its owner marker ascverify's when there): not a file of
+    someone else's. A folder so named holding anything else makes ``outdir`` not empty."""
+    return temps_of_ours(outdir, TMP_CASE_DIR, GEN_CASE_LAYOUT)
 
 
 def case_name(i: int, total: int) -> str:
@@ -229,7 +236,8 @@ def _place(tmp: Path, final: Path, earlier: _Earlier | None = None) -> None:
 
 def legacy_gen_files(doc: dict) -> set[str] | None:
     """The files a manifest without ``"files"`` (an earlier version) describes."""
-    if not isinstance(doc.get("cases"), list):
+    stale = doc.get("stale_cases", [])
+    if not isinstance(doc.get("cases"), list) or not isinstance(stale, list):
         return None
     files = {"manifest.json"}
     for c in doc["cases"]:
@@ -237,10 +245,13 @@ def legacy_gen_files(doc: dict) -> set[str] | None:
             continue
         if isinstance(c.get("case_file"), str):
             files.add(c["case_file"])
-        for d in (c.get("input_desc") or []) + (c.get("output_desc") or []):
-            if isinstance(d, dict):
-                files |= {d[k] for k in ("data_file", "golden_file", "unspecified_file") if isinstance(d.get(k), str)}
-    files |= {f"{n}/" for n in doc.get("stale_cases") or [] if isinstance(n, str)}
+        for key in ("input_desc", "output_desc"):
+            descs = c.get(key)
+            for d in descs if isinstance(descs, list) else ():
+                if isinstance(d, dict):
+                    files |= {d[k] for k in ("data_file", "golden_file", "unspecified_file")
+                              if isinstance(d.get(k), str)}
+    files |= {f"{n}/" for n in stale if isinstance(n, str)}
     return files
 
 
@@ -316,9 +327,10 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
     written."""
     started = time.time()
     make_dir(outdir, field="-o")
-    clean_stale_temps(outdir, TMP_CASE_DIR, started)  # temporaries of a killed earlier run (marked as ascverify's)
+    # temporaries of a killed earlier run (marked as ascverify's, holding only what a case folder holds)
+    clean_stale_temps(outdir, TMP_CASE_DIR, started, GEN_CASE_LAYOUT)
     folder = OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
-                          ignore=TMP_CASE_DIR.fullmatch)
+                          ignore=tmp_cases_of_ours(outdir))
     earlier = _Earlier(folder.earlier)
     cases = gen.cases if limit is None else gen.cases[:limit]
     if limit is not None and len(gen.cases) > limit:
