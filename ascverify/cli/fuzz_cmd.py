@@ -104,6 +104,9 @@ def _check_config_value(key: str, value: Any, path: str) -> None:
     if not holds(value):
         shown = json.dumps(value, default=str)  # as the file spells it (TOML's dates: their text)
         raise InputError(f"{key}: expected {wanted}, got {one_line(shown)[:80]}", where=path, field="--config")
+    if any("\x00" in v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)):
+        raise InputError(f"{key}: holds a NUL character (no file name, command or name does)", where=path,
+                         field="--config")
     # here, as the command's other engine imports: `fuzz --help` and `replay` start without Hypothesis and Z3
     from ..engines.fuzz.database import is_redis, no_database
 
@@ -467,7 +470,8 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     except (KeyboardInterrupt, InputError):  # Ctrl-C or SIGTERM (exit 130), a worker that died (WorkerDied, exit 2):
         if report:  # the outcomes so far are the report asked for
             _selftest_report(report, seen, complete=False)
-            emit_error(one_line(f"selftest: interrupted: the report ({shown_output(report)}) holds the "
+            where = "on standard output" if is_stdout(report) else shown_output(report)
+            emit_error(one_line(f"selftest: interrupted: the report {where} holds the "
                                     f"{plural(len(seen), 'outcome')} so far"))
         raise
     rows = [(o.mutant, o.api, o.status, o.killed_by or "-", str(o.cases)) for o in outcomes if o.mutant != "(none)"]

@@ -91,13 +91,21 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     g = generate(model, ctx, mode, count, seed, jobs=workers, time_budget=time_budget,
                  on_interrupt="return")
     t_gen = time.perf_counter() - t0
+    if g.report.get("interrupted") and not g.cases:  # stopped before a case was found: DIR is left as it was
+        emit_error(one_line(f"gen: interrupted ({g.report['interrupted']}) before any case was found: nothing written, "
+                            f"{outdir} left as it was" + ("; the HTML page was not written" if html else "")))
+        sys.exit(130)
     try:
         doc = write_generation(g, outdir, limit=count if mode != "random" else None, force=force,
                                keep_data=html is not None)  # the page classifies the cases with their data
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM while writing: say what is on disk (exit 130)
-        emit_error(one_line(f"gen: interrupted while writing: {plural(len(g.cases), 'case')} written in {outdir} "
-                            "(manifest.json lists them, \"complete\": false)"
-                            + ("; the HTML page was not written" if html else "")))
+        if g.written is None:
+            emit_error(one_line(f"gen: interrupted before writing: nothing written, {outdir} left as it was"
+                                + ("; the HTML page was not written" if html else "")))
+        else:
+            emit_error(one_line(f"gen: interrupted while writing: {plural(g.written, 'case')} written in {outdir} "
+                                "(manifest.json lists them, \"complete\": false)"
+                                + ("; the HTML page was not written" if html else "")))
         raise
     gen_html(html, doc, [gc.case for gc in g.cases])
     t_all = time.perf_counter() - t0

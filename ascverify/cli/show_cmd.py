@@ -9,6 +9,7 @@ from typing import Any, Iterator
 import click
 
 from ..cases.caseio import read_cases
+from ..engines import interrupts
 from ..engines.outputs import case_inputs, check_distinct_outputs, is_stdout, shown_output
 from ..engines.report import Counts, bare_error, error_line, location, result_lines
 from ..spec.errors import InputError, one_line
@@ -180,11 +181,14 @@ def fuzz_html_finish(path: str | None, result: Any, timeline: Any, status: int) 
     from ..engines.pictures.output import write_file
 
     try:
-        write_file(path, fuzz_page(result.report, timeline).encode("utf-8", "backslashreplace"), "--html")
+        with interrupts.deferred():  # the campaign is over: a Ctrl-C now waits for its page (then exit 130)
+            write_file(path, fuzz_page(result.report, timeline).encode("utf-8", "backslashreplace"), "--html")
     except OutputError as exc:
         emit_error(f"fuzz: error: cannot write the HTML report: {exc.line()}")
         return status if status in (2, 130) else 2
     emit_note(f"fuzz: HTML report: {shown_output(path)}")
+    if status != 130:  # (a stop the campaign did not see: it came while the page was written)
+        interrupts.checkpoint()
     return status
 
 
@@ -195,8 +199,11 @@ def gen_html(path: str | None, manifest: Any, cases: list[Any]) -> None:
     from ..engines.pictures.html_report import gen_page
     from ..engines.pictures.output import write_file
 
-    write_file(path, gen_page(manifest, cases).encode("utf-8", "backslashreplace"), "--html")
+    with interrupts.deferred():  # the cases are written: a Ctrl-C now waits for their page (then exit 130)
+        write_file(path, gen_page(manifest, cases).encode("utf-8", "backslashreplace"), "--html")
     emit_note(f"gen: HTML report: {shown_output(path)}")
+    if not manifest.get("interrupted"):  # (a stop the generation did not see: it came while the page was written)
+        interrupts.checkpoint()
 
 
 def gen_html_check(path: str | None, outdir: Any) -> None:

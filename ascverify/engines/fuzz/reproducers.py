@@ -36,25 +36,30 @@ import shlex
 import shutil
 import time
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
 from ...cases.case import Case
+from ...cases.caseio import iter_documents
+from ...cases.fields import type_name
+from ...cases.jsonread import MAX_DEPTH, too_deep
 from ...cases.parse import parse_case
 from ...cases.safe_names import confined, plain_name_problem
 from ...cases.sources import MAX_FILE_BYTES, read_bytes
 from ...checking.checker import check_case
 from ...core.faults import CoreLimit, unrunnable_reason, unrunnable_rules
 from ...core.unspecified import blanked
-from ...spec.errors import InputError
+from ...spec.errors import InputError, did_you_mean
 from ...spec.version import __version__
 from ..interrupts import MAX_TIMEOUT
 from ..outputs import clean_stale_temps, os_error, owned_temp_dir, release_temp_dir, shown
 from .checks import Differential, Failure, run_invariants, run_negative
 from .compare import shown_value
 from .coverage import Point
+from .plan import KINDS
 from .targets import describe_target, make_target, write_case_dir
 
 FINDING_FILE = "finding.json"
@@ -222,6 +227,8 @@ class ReplayResult:
     meta: dict[str, Any]
 
 
+#: The largest seed a finding.json may record (a campaign draws them below 2**32).
+MAX_SEED = 2**64 - 1
 #: The largest finding.json read (a campaign writes a few KiB).
 FINDING_MAX_BYTES = 64 << 20
 #: The most entries of a findings folder looked at for its finding folders (a campaign writes one per finding).
@@ -260,15 +267,28 @@ def load_meta(folder: Path) -> dict[str, Any]:
         meta = json.loads(read_bytes(str(path), FINDING_MAX_BYTES))
     except InputError as exc:
         raise InputError(exc.message, where=shown(path)) from None
+    except RecursionError:  # (the standard library's parser: a campaign may have written NaN, which orjson refuses)
+        raise InputError(f"nested deeper than {MAX_DEPTH} levels", where=shown(path)) from None
     except ValueError as exc:
         raise InputError(f"unreadable: {shown(exc)}", where=shown(path)) from None
     if not isinstance(meta, dict):
-        raise InputError(f"expected a JSON object, got {type(meta).__name__}", where=shown(path))
+        raise InputError(f"expected a JSON object, got {type_name(meta)}", where=shown(path))
+    deep = too_deep(meta)  # before anything walks it recursively
+    if deep is not None:
+        raise InputError(deep.message, where=shown(path), field=deep.field)
     for k in ("kind", "seed", "api", "product", "key"):
         if k not in meta:
             raise InputError(f"has no {k!r}", where=shown(path))
-    if not isinstance(meta["seed"], int) or isinstance(meta["seed"], bool):
-        raise InputError("expected an integer", where=shown(path), field="seed")
+    for k in ("kind", "api", "product", "key"):
+        if not isinstance(meta[k], str):
+            raise InputError(f"expected a string, got {type_name(meta[k])}", where=shown(path), field=k)
+    if meta["kind"] not in KINDS:
+        raise InputError(f"unknown finding kind {shown(meta['kind'])[:80]!r} (expected one of {', '.join(KINDS)})",
+                         where=shown(path), field="kind")
+    seed = meta["seed"]
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise InputError(f"expected an integer from 0 to 2**64 - 1, got {shown(json.dumps(seed))[:40]}",
+                         where=shown(path), field="seed")
     target = meta.get("target")
     if target is not None and not (isinstance(target, dict) and target.get("kind") in ("python", "command")
                                    and isinstance(target.get("spec"), str)
@@ -293,27 +313,53 @@ def load_meta(folder: Path) -> dict[str, Any]:
     return meta
 
 
+def check_case_matches(meta: Mapping[str, Any], case: Case, folder: Path) -> None:
+    """The finding's ``api``, ``product`` and (negative findings) ``rule`` fit its case.json: InputError naming
+    finding.json and the field otherwise (a finding that cannot hold is bad input, not a finding)."""
+    where = shown(folder / FINDING_FILE)
+    if meta["api"] != case.model.name:
+        raise InputError(f"{shown(meta['api'])[:80]!r}, but case.json is a case of {case.model.name}", where=where,
+                         field="api")
+    if meta["product"] != case.product:
+        raise InputError(f"{shown(meta['product'])[:80]!r}, but case.json is a case on {case.product}", where=where,
+                         field="product")
+    if meta["kind"] == "negative" and meta["rule"] not in case.model.rule_by_id:
+        raise InputError(f"{shown(meta['rule'])[:80]!r} is not a rule of {case.model.name}"
+                         f"{did_you_mean(meta['rule'], case.model.rule_by_id)}", where=where, field="rule")
+
+
 def _number_in(value: Any, low: float, high: float) -> bool:
     """A finite JSON number (not a Boolean) within [low, high]."""
     return type(value) in (int, float) and math.isfinite(value) and low <= value <= high
 
 
 def _load_case(folder: Path, *, with_data: bool) -> Case:
+    """The case of ``folder/case.json``, read as a case file is (docs/security.md, "Reading inputs": a regular file,
+    bounded, no duplicate key, no NaN, no deep nesting; `caseio.iter_documents`), and one case: a JSON object.
+    Every InputError names case.json."""
     path = folder / "case.json"
-    try:  # bounded, a regular file only (docs/security.md, "Reading inputs"): a finding folder may be anyone's
-        doc = json.loads(read_bytes(str(path), MAX_FILE_BYTES))
+    where = shown(path)
+    try:
+        data = read_bytes(str(path), MAX_FILE_BYTES)
+        if re.match(rb"\s*\{", data) is None:
+            raise InputError("expected one case (a JSON object)")
+        docs = list(islice(iter_documents(data, where), 2))
+        if len(docs) != 1:
+            raise InputError("expected one case (a JSON object), not several")
+        _, doc, err = docs[0]
+        if err is not None:
+            raise err
+        tensors = doc.get("tensors") if isinstance(doc, dict) else None
+        if not with_data and isinstance(tensors, dict):
+            for t in tensors.values():
+                if isinstance(t, dict):
+                    t.pop("data", None)
+        case = parse_case(doc, base_dir=folder, origin=str(path))
+        if with_data:
+            for name in list(case.data_sources):
+                case.data(name)  # read now: a missing input file is an input error, not a failure
     except InputError as exc:
-        raise InputError(exc.message, where=shown(path)) from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"unreadable: {exc}", where=str(path)) from None
-    if not with_data:
-        for t in doc.get("tensors", {}).values():
-            if isinstance(t, dict):
-                t.pop("data", None)
-    case = parse_case(doc, base_dir=folder, origin=str(path))
-    if with_data:
-        for name in list(case.data_sources):
-            case.data(name)  # read now: a missing input file is an input error, not a failure
+        raise (exc if exc.where.startswith(where) else exc.at(where)) from None
     return case
 
 
@@ -341,9 +387,13 @@ def replay(folder: Path, *, target: Any = None, timeout: float | None = None, rt
     kind, seed = meta["kind"], int(meta["seed"])
     try:
         if kind == "invariants":
-            run_invariants(_runnable(_load_case(folder, with_data=False), folder), seed)
+            case = _load_case(folder, with_data=False)
+            check_case_matches(meta, case, folder)
+            run_invariants(_runnable(case, folder), seed)
         elif kind == "negative":
-            run_negative(str(meta["rule"]), _load_case(folder, with_data=False), seed)
+            case = _load_case(folder, with_data=False)
+            check_case_matches(meta, case, folder)
+            run_negative(str(meta["rule"]), case, seed)
         elif kind == "differential":
             recorded = meta.get("target")
             own = target is None
@@ -358,7 +408,9 @@ def replay(folder: Path, *, target: Any = None, timeout: float | None = None, rt
             if own and not recorded:
                 raise InputError("the finding records no target; give one with --target or --target-cmd",
                                  where=shown(folder))
-            case = _runnable(_load_case(folder, with_data=True), folder)
+            case = _load_case(folder, with_data=True)
+            check_case_matches(meta, case, folder)
+            case = _runnable(case, folder)
             if own:
                 if announce is not None:
                     announce(f"{shown(folder)}: running the recorded target: {describe_target(recorded, os.getcwd())}")

@@ -48,7 +48,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
+import orjson
 
+from ...cases.jsonread import too_deep
 from ...cases.safe_names import confined, plain_name_problem, shown
 from ...spec.errors import InputError, one_line
 from . import procs
@@ -590,12 +592,15 @@ def read_registers(folder: Path) -> Any:
         raw = os.read(fd, 16 * REGISTER_LIMIT + 1)
     finally:
         os.close(fd)
-    try:
-        doc = json.loads(raw)
-    except ValueError as exc:
-        return {"mask": {ANY_INDEX: Malformed(f"registers.json is not JSON ({exc})")}}
+    try:  # orjson: nesting beyond 1024 levels is refused, not a RecursionError
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return {"mask": {ANY_INDEX: Malformed(f"registers.json is not JSON ({one_line(str(exc))[:200]})")}}
     if not isinstance(doc, dict):
         return {"mask": {ANY_INDEX: Malformed("registers.json is not a JSON object")}}
+    deep = too_deep(doc)  # before anything walks it recursively
+    if deep is not None:
+        return {"mask": {ANY_INDEX: Malformed(f"registers.json is {deep.message} (at {deep.field or 'the top'})")}}
     return registers_answer({REGISTERS: doc})
 
 

@@ -86,6 +86,8 @@ class Generation:
     cases: list[GenCase] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    #: cases written to the output folder so far: None while the folder is untouched (`output.write_generation`)
+    written: int | None = None
 
 
 def case_key(case: Case) -> tuple:

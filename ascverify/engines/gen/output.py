@@ -368,9 +368,13 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
     write_manifest({"tool": "ascverify", "version": __version__, "format": GEN_FORMAT, "complete": False,
                     "cases": [], "stale_cases": sorted(set(kept_dirs) | (earlier.dirs & set(names))),
                     "files": listing([], names)})
+    gen.written = 0
     entries: list[dict[str, Any]] = []
     files: list[str] = []
     complete = False
+    # a generation stopped by Ctrl-C or SIGTERM is not complete however many of its cases are written: an earlier
+    # run's case folders it did not replace are kept (listed as stale), never removed for it
+    stopped_early = bool(gen.report.get("interrupted"))
     try:
         for i, gc in enumerate(cases):
             name = names[i]
@@ -398,9 +402,10 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
                 gc.case.forget_data()
             if progress is not None:
                 progress(i + 1, total)
-        complete = True
+        complete = not stopped_early
     finally:
         gen.cases = cases[: len(entries)]
+        gen.written = len(entries)
         doc = manifest(gen, entries, complete)
         written = {e["case_name"] for e in entries}
         if not complete:  # an earlier run's case directories not replaced yet: the next run removes them
