@@ -50,11 +50,13 @@ def test_stopped_before_any_case_leaves_an_earlier_output_as_it_was(tmp_path, mo
     assert after == before  # byte for byte: the manifest too
 
 
-def test_stopped_before_any_case_writes_nothing_into_a_new_folder(tmp_path, monkeypatch):
+def test_stopped_before_any_case_in_a_new_folder_records_what_was_tried(tmp_path, monkeypatch):
+    # no earlier output to keep: the manifest says what was tried (boundary mode: the targets left undecided)
     stopped_after(monkeypatch, 0)
     r = CliRunner().invoke(main, [*ARGS, "-n", "20", "-o", str(tmp_path / "new")])
     assert r.exit_code == 130, r.output
-    assert not (tmp_path / "new" / "manifest.json").exists()
+    doc = json.loads((tmp_path / "new" / "manifest.json").read_text())
+    assert doc["complete"] is False and doc["cases"] == [] and doc["stopped"] == "interrupted (SIGINT)"
 
 
 def test_stopped_after_some_cases_is_not_complete_and_keeps_the_earlier_cases(tmp_path, monkeypatch):

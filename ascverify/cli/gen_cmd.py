@@ -91,7 +91,9 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     g = generate(model, ctx, mode, count, seed, jobs=workers, time_budget=time_budget,
                  on_interrupt="return")
     t_gen = time.perf_counter() - t0
-    if g.report.get("interrupted") and not g.cases:  # stopped before a case was found: DIR is left as it was
+    if g.report.get("interrupted") and not g.cases and (outdir / "manifest.json").exists():
+        # stopped before a case was found, over an earlier output: left as it was (a new folder gets the manifest
+        # of what was tried, "complete": false)
         emit_error(one_line(f"gen: interrupted ({g.report['interrupted']}) before any case was found: nothing written, "
                             f"{outdir} left as it was" + ("; the HTML page was not written" if html else "")))
         sys.exit(130)
