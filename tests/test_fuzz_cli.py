@@ -85,6 +85,14 @@ def test_buggy_target_yields_one_shrunk_finding_that_replays(tmp_path):
     assert f"running the recorded target: the Python function {BUGGY!r}" in replayed.stderr
     fixed = CliRunner().invoke(main, ["replay", str(f), "--target", GOOD])
     assert fixed.exit_code == 0 and "fixed" in fixed.stdout, fixed.output
+    # --format json: one document, the same verdicts
+    as_json = CliRunner().invoke(main, ["replay", str(f), "--target", GOOD, "--format", "json"])
+    doc = json.loads(as_json.stdout)
+    assert as_json.exit_code == 0 and doc["summary"] == {"replayed": 1, "still_fail": 0, "fixed": 1, "unreadable": 0,
+                                                         "exit_status": 0}
+    assert doc["results"][0]["status"] == "fixed" and doc["results"][0]["check"] == "differential"
+    failing = json.loads(CliRunner().invoke(main, ["replay", str(f), "--recorded-target", "--format", "json"]).stdout)
+    assert failing["results"][0]["status"] == "still fails" and failing["results"][0]["key"] == "differential.mismatch:dst"
     # a --target-cmd whose program does not exist is bad input (2), as for `fuzz`: the target never ran, so the
     # finding is neither "still fails" nor "fixed"
     missing = CliRunner().invoke(main, ["replay", str(f), "--target-cmd", "no_such_program_xyz {dir}"])

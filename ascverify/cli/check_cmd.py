@@ -103,7 +103,7 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     Examples:
       ascverify check examples/bilinear_interpolation.json
       ascverify check -v examples/bilinear_interpolation.json examples/cases.jsonl
-      cat examples/cases.jsonl | ascverify check --format json -
+      cat examples/bad/bad.json | ascverify check --format json -
       ascverify check --format sarif examples/cases.jsonl > results.sarif
       ascverify check --product all examples/bilinear_interpolation.json
 

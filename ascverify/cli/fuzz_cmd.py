@@ -14,8 +14,8 @@ import click
 from ..cases.sources import read_bytes
 from ..engines.outputs import check_distinct_outputs, is_stdout, shown_output
 from ..engines.report import table_text
-from ..spec.errors import InputError, did_you_mean, one_line
-from .common import emit, emit_error, emit_note, main, plural
+from ..spec.errors import InputError, did_you_mean, one_line, shown_path
+from .common import FORMAT_OPTION, emit, emit_error, emit_note, main, plural, print_json
 from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
 from .options import FiniteFloatRange, api_argument, product_option, timeout_option, verbosity_options, workers_option
 
@@ -239,10 +239,10 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
 
     \b
     Examples:
-      ascverify fuzz --examples 200
-      ascverify fuzz BilinearInterpolation -p atlas-a2 --target examples/targets/bilinear_numpy.py:bilinear
-      ascverify fuzz --target-cmd './build/kernel_cpu {dir}' --time 600 --junit fuzz.xml
-      ascverify fuzz --config ci/campaign.toml --shard 2/4 --database redis://127.0.0.1:6379/0
+      ascverify fuzz BlockReduceMin -p atlas-a2 --examples 200
+      ascverify fuzz BilinearInterpolation -p atlas-a2 --target examples/targets/bilinear_buggy.py:bilinear
+      ascverify fuzz BilinearInterpolation -p atlas-a2 --target-cmd 'python3 examples/targets/case_dir.py examples/targets/bilinear_numpy.py:bilinear {dir}' --time 10 --junit fuzz.xml
+      ascverify fuzz --config ci/campaign.toml --shard 2/4 --examples 10
 
     Exit status: 0 no finding, 1 findings, 2 bad options or target, 3 internal error,
     130 interrupted.
@@ -357,9 +357,11 @@ def _total(items: Any, config: Any) -> int:
 @click.option("--rtol", type=FiniteFloatRange(min=0), metavar="RTOL", help="Relative tolerance (default: the campaign's).")
 @click.option("--atol", type=FiniteFloatRange(min=0), metavar="ATOL", help="Absolute tolerance (default: the campaign's).")
 @click.option("--error-ratio", type=FiniteFloatRange(0, 1), metavar="R", help="Allowed share of mismatches.")
+@FORMAT_OPTION
 @verbosity_options()
 def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None, timeout: float | None,
-           rtol: float | None, atol: float | None, error_ratio: float | None, recorded_target: bool = False) -> None:
+           rtol: float | None, atol: float | None, error_ratio: float | None, fmt: str = "text",
+           recorded_target: bool = False) -> None:
     """Run saved findings again.
 
     Each DIR is a finding folder written by `ascverify fuzz`, or a findings folder (`fuzz --findings
@@ -368,14 +370,15 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     target given with --target or --target-cmd and compare with the core. The target a finding
     records (a shell command, a Python file) runs only with --recorded-target, which prints it on
     standard error first: a finding folder may come from someone else. One line per folder:
-    `DIR: still fails: ...` or `DIR: fixed`.
+    `DIR: still fails: ...` or `DIR: fixed`; with --format json one document, {"results": [{"folder",
+    "status": "still fails"|"fixed"|"unreadable", "key", "check", "message"}], "summary": {...}}.
 
     \b
     Examples:
-      ascverify replay ascverify-findings/BilinearInterpolation-atlas-a2-*  --target my_kernels:bilinear
-      ascverify replay ascverify-findings --target my_kernels:bilinear
-      ascverify replay DIR --target-cmd './build/kernel_cpu {dir}'
-      ascverify replay DIR --recorded-target
+      ascverify replay ascverify-findings --target examples/targets/bilinear_numpy.py:bilinear
+      ascverify replay ascverify-findings/BilinearInterpolation-atlas-a2-* --recorded-target
+      ascverify replay ascverify-findings --target-cmd 'python3 examples/targets/case_dir.py examples/targets/bilinear_numpy.py:bilinear {dir}'
+      ascverify replay ascverify-findings --target examples/targets/bilinear_numpy.py:bilinear --format json
 
     Exit status: 0 every finding passes now, 1 some still fails, 2 a folder could not be read or a
     differential finding has no target to run (each such folder is one line on standard error; the
@@ -390,9 +393,11 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
         _check_command(target_cmd)  # a program that is not there is bad input (2), as for `fuzz`, not a finding
     tgt = make_target(_target(target, target_cmd))
     failing = unreadable = done = 0
+    results: list[dict[str, Any]] = []  # --format json: one document at the end
     try:
         for folder in (str(f) for given in folders for f in finding_folders(Path(given))):
             done += 1
+            shown = shown_path(folder)
             try:
                 res = replay_one(Path(folder), target=tgt, timeout=timeout, rtol=rtol, atol=atol,
                                  error_ratio=error_ratio, recorded_target=recorded_target,
@@ -400,19 +405,30 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
             except InputError as exc:  # this folder cannot be replayed: said, and the others are
                 unreadable += 1
                 emit_error(one_line(f"ascverify: {exc.line()}"))
+                results.append({"folder": shown, "status": "unreadable", "key": None, "check": None,
+                                "message": exc.line()})
+                continue
+            message = " ".join(res.message.split())[:500]
+            failing += res.failing
+            results.append({"folder": shown, "status": "still fails" if res.failing else "fixed", "key": res.key,
+                            "check": res.meta.get("check"), "message": message})
+            if fmt == "json":
                 continue
             if res.failing:
-                failing += 1
-                emit(one_line(f"{folder}: still fails: {res.key}: {' '.join(res.message.split())[:500]}") + "\n")
+                emit(one_line(f"{folder}: still fails: {res.key}: {message}") + "\n")
             else:
                 emit(one_line(f"{folder}: fixed ({res.meta.get('check')} passes now)") + "\n")
     finally:
         if tgt is not None:
             tgt.close()
     done -= unreadable
+    status = 2 if unreadable else 1 if failing else 0
+    if fmt == "json":
+        print_json({"results": results, "summary": {"replayed": done, "still_fail": failing, "fixed": done - failing,
+                                                    "unreadable": unreadable, "exit_status": status}})
     emit_note(f"{plural(done, 'finding')} replayed: {failing} still fail, {done - failing} fixed"
               + (f"; {plural(unreadable, 'folder')} could not be replayed" if unreadable else ""))
-    sys.exit(2 if unreadable else 1 if failing else 0)
+    sys.exit(status)
 
 
 @main.command()

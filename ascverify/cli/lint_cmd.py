@@ -51,7 +51,7 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, 
     Examples:
       ascverify lint
       ascverify lint BlockReduceMin --product atlas-training
-      ascverify lint --format json > lint.json
+      ascverify lint SetVectorMask --format json > lint.json
 
     Exit status: 0 every query decided and no unexplained finding, 1 an unexplained finding or an
     undecided query (unknown; a longer --timeout may decide it, --allow-unknown accepts it),

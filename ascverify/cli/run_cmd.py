@@ -70,7 +70,7 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     \b
     Examples:
       ascverify run examples/bilinear_interpolation.json -o out/
-      ascverify run cases.jsonl --index 3 --seed 7 -o out/
+      ascverify run examples/cases.jsonl --index 4 --seed 7 -o out/
 
     Exit status: 0 no fault, 1 the call faulted or the case breaks a rule (outputs are still
     written), 2 the case could not be read or DIR cannot be written.
