@@ -52,6 +52,10 @@ def test_shipped_example_is_valid_and_runs(tmp_path):
     # SetVectorMask([255, 0]) on half: lanes 0..7 on, 8..127 off (mask[0] holds the low 64 lanes)
     assert doc["special_registers"]["vector_mask"]["lanes"] == [1] * 8 + [0] * 120
     assert (tmp_path / "z.npy").exists() and (tmp_path / "x.bin").exists()
+    # run.json says it is a program's, with the program and its calls (a case's run.json has "kind": "case")
+    shipped = json.loads(EXAMPLE.read_text())
+    assert doc["kind"] == "program" and doc["executed"] is True
+    assert doc["program"] == shipped and doc["calls"] == ["SetVectorMask", "BlockReduceMin"]
 
 
 def test_masked_op_without_a_prior_set_vector_mask_is_refused_at_its_call():

@@ -44,6 +44,7 @@ def test_fully_masked_block_on_the_inference_ai_core_is_unspecified(tmp_path):
     assert got.view("<u2")[1:8].tolist() == [0xFFFF] * 7
     assert np.fromfile(out / "dst.bin", dtype="<u2")[1:8].tolist() == [0xFFFF] * 7
     doc = json.loads((out / "run.json").read_text())
+    assert doc["kind"] == "case"
     assert doc["tensors"]["dst"]["unspecified"] == 7 and doc["tensors"]["src"]["unspecified"] == 0
     assert "dst: 7 of 16 elements unspecified" in r.stdout
     assert not (out / "src.unspecified.npy").exists()

@@ -97,7 +97,8 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     for name, arr, dtype, marks in tensors:
         written[name] = save_tensor(outdir, name, arr, dtype, marks, folder=folder)
     faults = [f"call {i}: {f}" for i, r in enumerate(run.runs) for f in r.faults]
-    doc = {"file": shown_path(path), "index": index, "seed": seed, "check": verdict.to_json(), "faults": faults,
+    doc = {"kind": "program", "file": shown_path(path), "index": index, "seed": seed, **_program_fields(program),
+           "check": verdict.to_json(), "executed": True, "faults": faults,
            "special_registers": _jsonable(run.memory.special), "tensors": written}
     finish_run_output(folder, doc)
     lines = result_lines(verdict) + [f"{loc}: fault: {one_line(f)}" for f in faults] + unspecified_lines(loc, written)
@@ -108,13 +109,18 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     return 1 if (faults or not verdict.valid) else 0
 
 
+def _program_fields(program: Any) -> dict[str, Any]:
+    """What run.json says of the program itself: the program as given, and the API of each call in order."""
+    return {"program": _jsonable(program.raw), "calls": [call.case.model.name for call in program.calls]}
+
+
 def _not_executed(program: Any, verdict: Any, path: str, index: int, seed: int, folder: Any, why: str) -> int:
     """A program the core does not run (a call it cannot run, too much work, or an invalid program it cannot cope
     with): its verdict and ``why``, in run.json and on the output; exit 1."""
     loc = location(path, index)
     begin_run_output(folder, [])
-    doc = {"file": shown_path(path), "index": index, "seed": seed, "check": verdict.to_json(), "executed": False,
-           "not_executed_reason": why, "faults": [], "tensors": {}}
+    doc = {"kind": "program", "file": shown_path(path), "index": index, "seed": seed, **_program_fields(program),
+           "check": verdict.to_json(), "executed": False, "not_executed_reason": why, "faults": [], "tensors": {}}
     finish_run_output(folder, doc)
     emit(joined_lines([one_line(line) for line in result_lines(verdict) + [f"{loc}: not executed: {why}"]]))
     emit_note(one_line(f"{loc}: program of {plural(len(program.calls), 'call')} on {program.product.id} not executed; "

@@ -41,9 +41,9 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     Executes case N of CASE (`-`: standard input) and writes every tensor after the call.
 
     Inputs come from the case's `data`; tensors without data are filled from --seed. Writes
-    DIR/NAME.npy and DIR/NAME.bin (raw little-endian) per tensor, and DIR/run.json (the case,
-    the check verdict, the faults, the byte intervals written per buffer). Faults print one per
-    line: `CASE:case N: fault: ...`.
+    DIR/NAME.npy and DIR/NAME.bin (raw little-endian) per tensor, and DIR/run.json ("kind":
+    "case": the case, the check verdict, the faults, the byte intervals written per buffer, the
+    inputs given or generated, the outputs). Faults print one per line: `CASE:case N: fault: ...`.
 
     Elements the hardware leaves unspecified (a result the pages do not define on this product,
     scratch space, bytes never written) are not numbers: they hold all bits set in NAME.npy and
@@ -57,7 +57,9 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     (the case file, its data) is never overwritten: choose another DIR. --force writes into a
     folder that holds other files (overwriting those of the same names, deleting none).
 
-    A program (a case file with "calls") writes the same files for each of its tensors; two tensors
+    A program (a case file with "calls") writes the same files for each of its tensors, and a
+    run.json of "kind": "program" (the program, the API of each call, the verdict of the whole, the
+    faults of each call, the special registers after the last, the tensors); two tensors
     whose files would share a name (z and z.unspecified: z.unspecified.npy) are refused (exit 2)
     before anything is written. A case file whose name is not UTF-8 is named in run.json with
     those bytes escaped (\\xNN).
@@ -137,7 +139,7 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
         registers = {"file": "registers.json", "loaded": result.register_inputs,
                      "read": result.trace.registers_touched("read"), "written": result.trace.registers_touched("write")}
     doc = {
-        "file": shown_path(case_file), "index": index, "seed": seed,
+        "kind": "case", "file": shown_path(case_file), "index": index, "seed": seed,
         "case": case.to_json(),
         "check": verdict.to_json(),
         "executed": result is not None,
