@@ -388,6 +388,11 @@ def test_bad_options_exit_2(tmp_path, monkeypatch, args, words):
 def test_replay_refuses_a_folder_that_is_not_a_finding(tmp_path):
     r = CliRunner().invoke(main, ["replay", str(tmp_path)])
     assert r.exit_code == 2 and "not a finding folder" in r.stderr
+    (tmp_path / "notes.txt").write_text("x")
+    r = CliRunner().invoke(main, ["replay", str(tmp_path / "notes.txt"), str(tmp_path / "gone")])
+    assert r.exit_code == 2
+    assert "notes.txt: not a finding folder (a file, not a folder)" in r.stderr
+    assert "gone: not a finding folder (no such folder)" in r.stderr
 
 
 def test_quiet_campaign_prints_no_summary(tmp_path, monkeypatch):

@@ -55,7 +55,7 @@ from ...core.unspecified import blanked
 from ...spec.errors import InputError, did_you_mean
 from ...spec.version import __version__
 from ..interrupts import MAX_TIMEOUT
-from ..outputs import clean_stale_temps, os_error, owned_temp_dir, release_temp_dir, shown
+from ..outputs import FINDING_LAYOUT, clean_stale_temps, os_error, owned_temp_dir, release_temp_dir, shown
 from .checks import Differential, Failure, run_invariants, run_negative
 from .compare import shown_value
 from .coverage import Point
@@ -120,7 +120,7 @@ def finding_name(api: str, product: str, key: str, fid: str) -> str:
 
 def clean_stale(root: Path, started: float) -> list[str]:
     """Remove the temporary finding folders a killed campaign left in ``root`` (see `ascverify.engines.outputs`)."""
-    return clean_stale_temps(root, TMP_FINDING, started)
+    return clean_stale_temps(root, TMP_FINDING, started, FINDING_LAYOUT)
 
 
 def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: int, inputs: Mapping[str, np.ndarray],
@@ -260,7 +260,8 @@ def finding_folders(folder: Path) -> list[Path]:
 def load_meta(folder: Path) -> dict[str, Any]:
     path = folder / FINDING_FILE
     if not folder.is_dir():
-        raise InputError("not a finding folder (no such directory)", where=str(folder))
+        what = "a file, not a folder" if os.path.lexists(folder) else "no such folder"
+        raise InputError(f"not a finding folder ({what})", where=str(folder))
     if not path.is_file():
         raise InputError(f"not a finding folder (no {FINDING_FILE}, and no finding folder in it)", where=str(folder))
     try:  # a regular file, read within a bound: a finding folder may be anyone's
