@@ -210,6 +210,16 @@ def test_internal_error_is_one_line(monkeypatch):
     assert isinstance(r.exception, RuntimeError)
 
 
+def test_a_misspelt_option_is_matched_against_the_shown_options_only():
+    # --jobs and --timeout-ms are older spellings kept hidden: the suggestion names what the help shows
+    r = invoke("lint", "--timeout-m", "1")
+    assert r.exit_code == 2 and "Did you mean '--timeout'?" in r.stderr and "--timeout-ms" not in r.stderr
+    r = invoke("check", "--job", "2", str(EXAMPLE))
+    assert r.exit_code == 2 and "No such option '--job'" in r.stderr and "--jobs" not in r.stderr
+    r = invoke("check", "--formt", "json", str(EXAMPLE))
+    assert r.exit_code == 2 and "Did you mean '--format'?" in r.stderr
+
+
 def test_unknown_command_did_you_mean():
     r = invoke("chek", str(EXAMPLE))
     assert r.exit_code == 2

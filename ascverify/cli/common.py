@@ -48,8 +48,25 @@ FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(FORMATS), defa
 _SYMLINK_LOOP = re.compile(r"Symlink loop from '(.*)'", re.S)
 
 
+class AscverifyCommand(click.Command):
+    """A command whose "did you mean" for a misspelt option names only the options its help shows (not the older
+    spellings kept hidden, such as --jobs for --workers)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            hidden = {name for p in self.params if isinstance(p, click.Option) and p.hidden
+                      for name in (*p.opts, *p.secondary_opts)}
+            if exc.possibilities:
+                exc.possibilities = [name for name in exc.possibilities if name not in hidden]
+            raise
+
+
 class AscverifyGroup(click.Group):
     """A group that maps errors to exit statuses and suggests a command for a misspelt one."""
+
+    command_class = AscverifyCommand
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name = args[0] if args else ""
