@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import click
 import orjson
@@ -17,7 +19,7 @@ from ..cases.retarget import on_product
 from ..cases.schema import validate
 from ..cases.sources import _LIMITS, read_limits
 from ..checking.checker import Result
-from ..engines import portability
+from ..engines import interrupts, portability
 from ..engines.sarif import LOG_HEAD, SarifLog
 from ..engines.report import (CHECK_FORMATS, CHECK_JSON_FORMAT, Counts, bare_error, error_line, add_result_json,
                               add_result_lines, result_json_close)
@@ -360,17 +362,48 @@ def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, 
         return _check_files_sarif(files, verbose, max_bytes, strict_schema, product == "all", on, strict)
     if product == "all":
         return _check_files_all_products(files, fmt, verbose, max_bytes, strict_schema, strict, DataCache(), jobs)
-    counts = Counts()
+    counts = Counts()  # of the cases written
     cache = DataCache()
     out = _Output(fmt)
-    for rep in _reports(files, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict, on):
-        counts.merge(rep.counts)
-        if rep.errs:
-            write_text(sys.stderr, joined_lines(rep.errs))
-        out.write(rep)
-    out.close(counts)
+    try:
+        for rep in _reports(files, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict, on):
+            if rep.errs:
+                write_text(sys.stderr, joined_lines(rep.errs))
+            with _uncut():
+                out.write(rep)
+                counts.merge(rep.counts)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the document ends after the cases written, marked interrupted
+        _close_interrupted(lambda: out.close(counts, interrupted=True))
+        raise
+    with _uncut():
+        out.close(counts)
     emit_note(counts.summary())
     return counts.exit_code
+
+
+@contextmanager
+def _uncut() -> Iterator[None]:
+    """A write that Ctrl-C or SIGTERM must not cut in half (a JSON document would no longer parse, a line would be
+    cut): the signal waits until the write is done, then stops the command (`Interrupted`)."""
+    with interrupts.deferred():
+        yield
+    interrupts.checkpoint()
+
+
+def _close_interrupted(close: Callable[[], None]) -> None:
+    """Close the document of an interrupted `check` (``close``: write its end, marked interrupted) so that standard
+    output stays valid JSON; a further signal waits until it is written. A standard output that cannot take it (a
+    closed pipe, a full disk) leaves the interruption to report (exit status 130)."""
+    with interrupts.deferred():
+        try:
+            close()
+        except (OSError, InputError):
+            pass
+
+
+def _signal_name(exc: BaseException) -> str:
+    """The name of the signal that interrupted (``SIGINT``, ``SIGTERM``), from its `Interrupted`."""
+    return signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
 
 
 class _Output:
@@ -383,6 +416,7 @@ class _Output:
         self.started = False
 
     def write(self, rep: _FileReport) -> None:
+        """Write ``rep``'s results (in one piece: see `_uncut`)."""
         if self.fmt == "text":
             emit("".join(rep.out))
         elif self.fmt == "jsonl":
@@ -390,13 +424,14 @@ class _Output:
         elif self.fmt == "json" and rep.docs:
             # the entries are written at their depth in the document (`result_json`)
             head = ",\n" if self.started else f'{{\n  "format": "{CHECK_JSON_FORMAT}",\n  "results": [\n'
+            emit(head + "".join(rep.docs))
             self.started = True
-            emit(head)
-            emit("".join(rep.docs))
 
-    def close(self, counts: Counts) -> None:
+    def close(self, counts: Counts, interrupted: bool = False) -> None:
+        """End the document (json): its summary, ``counts`` (``interrupted``: marked so, `Counts.to_json`)."""
         if self.fmt == "json":
-            summary = orjson.dumps(counts.to_json(), option=orjson.OPT_INDENT_2).decode().replace("\n", "\n  ")
+            summary = orjson.dumps(counts.to_json(interrupted), option=orjson.OPT_INDENT_2).decode()
+            summary = summary.replace("\n", "\n  ")
             head = "\n  ],\n" if self.started else f'{{\n  "format": "{CHECK_JSON_FORMAT}",\n  "results": [],\n'
             emit(f'{head}  "summary": {summary}\n}}\n')
 
@@ -413,32 +448,43 @@ def _check_files_sarif(files: Sequence[str], verbose: bool, max_bytes: int, stri
     counts = Counts()
     tally = _Tally()
     size = PORTABILITY_BATCH if all_products else SARIF_BATCH
-    for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, size, on):
-        _write_input_errors(results)
-        if not all_products:
-            for r in results:
-                if strict:
-                    r.promote_warnings()
-                counts.add(r)
-            out.write(log.results(results))
-            continue
-        rows = _on_products(results, strict)
-        tally.add(results, rows)
-        flat: list[Result] = [r for r in results if r.error is not None]
-        products: list[str | None] = [None] * len(flat)
-        for row in rows:
-            for v in row.verdicts:
-                if v.supported or v.given:
-                    flat.append(v.result)
-                    products.append(v.product)
-        out.write(log.results(flat, products))
-    if all_products:
-        out.close(log.run_tail(tally.exit_code))
-        emit_note(tally.summary())
-        return tally.exit_code
-    out.close(log.run_tail(counts.exit_code))
-    emit_note(counts.summary())
-    return counts.exit_code
+    noted = 0  # the notifications (unreadable cases) of the batches written
+    try:
+        for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, size, on):
+            _write_input_errors(results)
+            if not all_products:
+                for r in results:
+                    if strict:
+                        r.promote_warnings()
+                    counts.add(r)
+                found = log.results(results)
+                with _uncut():
+                    out.write(found)
+                    noted = len(log.notifications)
+                continue
+            rows = _on_products(results, strict)
+            tally.add(results, rows)
+            flat: list[Result] = [r for r in results if r.error is not None]
+            products: list[str | None] = [None] * len(flat)
+            for row in rows:
+                for v in row.verdicts:
+                    if v.supported or v.given:
+                        flat.append(v.result)
+                        products.append(v.product)
+            found = log.results(flat, products)
+            with _uncut():
+                out.write(found)
+                noted = len(log.notifications)
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the run ends after the results written, unsuccessful
+        del log.notifications[noted:]  # (those of a batch not written)
+        name = _signal_name(exc)
+        _close_interrupted(lambda: out.close(log.run_tail(interrupts.EXIT_INTERRUPTED, interrupted=name)))
+        raise
+    code = tally.exit_code if all_products else counts.exit_code
+    with _uncut():
+        out.close(log.run_tail(code))
+    emit_note(tally.summary() if all_products else counts.summary())
+    return code
 
 
 #: Results ``check --format sarif`` reads before it writes theirs (the SARIF results of about 4,096 cases).
@@ -450,25 +496,35 @@ def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max
     """``check --product all`` in text, json or jsonl, written as the files are read: each batch of results is
     checked on every product and printed before the next is read (memory stays flat however many cases); a large
     JSON Lines file goes to the workers when ``jobs`` > 1 (the same output)."""
-    counts = Counts()
+    counts = Counts()  # of the cases written
     out = _PortabilityJson() if fmt == "json" else None
     tally = _Tally()
-    for rep in _reports(files, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict, "all"):
-        if rep.errs:
-            write_text(sys.stderr, joined_lines(rep.errs))
-        counts.merge(rep.counts)
-        if rep.tally is not None:
-            tally.merge(rep.tally)
+
+    def close(interrupted: bool = False) -> None:
+        """End the json document: the summary (``interrupted``: of the cases written, marked so)."""
         if out is not None:
-            out.write_texts(rep.docs)
-        else:
-            emit("".join(rep.out if fmt == "text" else rep.docs))
-    code = tally.exit_code
-    if out is not None:
-        out.close({**counts.to_json(), "portable": tally.portable, "not_portable": tally.not_portable,
-                   "exit_status": code})
+            out.close({**counts.to_json(interrupted), "portable": tally.portable, "not_portable": tally.not_portable,
+                       "exit_status": interrupts.EXIT_INTERRUPTED if interrupted else tally.exit_code})
+
+    try:
+        for rep in _reports(files, fmt, verbose, max_bytes, cache, jobs, strict_schema, strict, "all"):
+            if rep.errs:
+                write_text(sys.stderr, joined_lines(rep.errs))
+            with _uncut():
+                if out is not None:
+                    out.write_texts(rep.docs)
+                else:
+                    emit("".join(rep.out if fmt == "text" else rep.docs))
+                counts.merge(rep.counts)
+                if rep.tally is not None:
+                    tally.merge(rep.tally)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the document ends after the cases written, marked interrupted
+        _close_interrupted(lambda: close(interrupted=True))
+        raise
+    with _uncut():
+        close()
     emit_note(tally.summary())
-    return code
+    return tally.exit_code
 
 
 def _serial_portability_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, cache: DataCache,
@@ -593,14 +649,16 @@ class _ListInPieces:
         self.write_texts([pad + _indented(e, self.depth) for e in entries])
 
     def write_texts(self, texts: Sequence[str]) -> None:
-        """Entries already written as `write` writes them (the pad of their first line included)."""
+        """Entries already written as `write` writes them (the pad of their first line included), in one piece (a
+        signal waits until they are written: `interrupts.deferred`; the caller stops then, `_uncut`)."""
         if not texts:
             return
-        emit(",\n" if self.started else self.head + "[\n")
-        self.started = True
-        emit(",\n".join(texts))
+        with interrupts.deferred():
+            emit((",\n" if self.started else self.head + "[\n") + ",\n".join(texts))
+            self.started = True
 
     def end(self, tail: str) -> None:
+        """Write the end of the list and ``tail``, the rest of the document."""
         emit(("\n" + " " * (self.depth - 2) + "]" if self.started else self.head + "[]") + tail)
 
 

@@ -20,7 +20,8 @@ signal. So every solver the toolkit makes leaves SIGINT to Python (`set_timeout`
   while Z3's objects are being freed would be swallowed.
 - `command_signals` (entered by the command line around each command) makes SIGTERM raise
   `Interrupted` like SIGINT does outside solver regions, so that every command keeps what it has
-  produced and exits 130.
+  produced and exits 130. A command's second signal (an impatient second Ctrl-C) is ignored, so that it
+  cannot cut short what the command writes as it stops; a third one stops it at once (a stop that hangs).
 - `time_budget` sets a deadline for every query in its scope: each query's timeout is cut to the
   time left, and once it is spent queries return 'unknown' at once and `budget_exhausted` is true
   (commands then stop and report what is undecided).
@@ -78,6 +79,7 @@ class _State:
     in_check = False  # the main thread is inside a solver query (`decide`)
     z3_interrupted = False  # the watcher interrupted the Z3 context in this region (`_clear_z3_interrupt`)
     hold = 0  # `deferred()` sections entered
+    ignored = 0  # signals a stopping command let pass (`_handler`: the next one after `FORCE_AFTER` stops it)
 
 
 #: Held while `in_check` changes and while a query is interrupted: Z3 must only be interrupted during a query.
@@ -174,9 +176,19 @@ def swallowed_interrupts_redelivered(forget: Callable[[], None] = lambda: None) 
         sys.unraisablehook = previous
 
 
+#: Signals a stopping command lets pass before it obeys the next one (Ctrl-C three times stops it at once).
+FORCE_AFTER = 1
+
+
 def _handler(signum: int, frame: Any) -> None:
     if _state.pid != os.getpid():  # inherited by a forked child (a worker starting up): end it, quietly
         raise SystemExit(128 + signum)
+    if _state.requested is not None and _state.commands and _state.ignored < FORCE_AFTER:
+        # the command is stopping already (its first signal raised `Interrupted`, or `checkpoint()` will): a second
+        # Ctrl-C must not cut short what it writes as it stops (a partial document closed, a report of what ran);
+        # a third one is obeyed at once (a stop that hangs must still be stoppable from the keyboard)
+        _state.ignored += 1
+        return
     if _state.requested is None:
         _state.requested = signum
     if _state.depth > 0 or _state.hold > 0:
@@ -455,6 +467,13 @@ def _deliver() -> None:
     """A Python call: the interpreter runs the handlers of signals that arrived (it checks on calls)."""
 
 
+def _forget() -> None:
+    """A signal whose `Interrupted` Python swallowed (see `swallowed_interrupts_redelivered`): taken anew when it comes
+    again (a command's later signals are otherwise ignored: `_handler`)."""
+    _state.requested = None
+    _state.ignored = 0
+
+
 @contextmanager
 def command_signals() -> Iterator[None]:
     """For a whole command: SIGINT and SIGTERM raise `Interrupted` (solver regions inside hold them back)."""
@@ -464,11 +483,12 @@ def command_signals() -> Iterator[None]:
         return
     old = {s: signal.getsignal(s) for s in _SIGNALS}
     _state.requested = None
+    _state.ignored = 0
     _state.commands += 1
     for s in _SIGNALS:
         signal.signal(s, _handler)
     try:
-        with swallowed_interrupts_redelivered():
+        with swallowed_interrupts_redelivered(_forget):
             yield
     finally:
         _state.commands -= 1

@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Sequence
 import orjson
 
 from ..checking.checker import Result, Unchecked, Violation
+from .interrupts import EXIT_INTERRUPTED
 from ..spec.errors import InputError, one_line, shown_path
 
 #: Output formats of ``check`` (and the listing commands); tests iterate over this tuple.
@@ -344,10 +345,15 @@ class Counts:
         files = f"{self.files} file{'' if self.files == 1 else 's'} cannot be read; " if self.files else ""
         return f"{files}{self.total} {word}: {self.valid} valid, {self.invalid} invalid, {self.unreadable} unreadable"
 
-    def to_json(self) -> dict[str, int]:
-        """The summary of ``check --format json``."""
-        return {"cases": self.total, "valid": self.valid, "invalid": self.invalid, "unreadable": self.unreadable,
-                "unreadable_files": self.files, "exit_status": self.exit_code}
+    def to_json(self, interrupted: bool = False) -> dict[str, Any]:
+        """The summary of ``check --format json``; ``interrupted``: of a document closed early by Ctrl-C or SIGTERM
+        (these counts are the cases written, ``exit_status`` 130, and ``"interrupted": true``)."""
+        doc: dict[str, Any] = {"cases": self.total, "valid": self.valid, "invalid": self.invalid,
+                               "unreadable": self.unreadable, "unreadable_files": self.files,
+                               "exit_status": EXIT_INTERRUPTED if interrupted else self.exit_code}
+        if interrupted:
+            doc["interrupted"] = True
+        return doc
 
     @property
     def exit_code(self) -> int:

@@ -467,10 +467,17 @@ class SarifLog:
             out.append(res)
         return out
 
-    def run_tail(self, exit_code: int | None = None) -> dict[str, Any]:
-        """The run's members after its results: the rules of every API met, the files, the invocation."""
-        invocation: dict[str, Any] = {"executionSuccessful": not self.notifications,
-                                      "toolExecutionNotifications": self.notifications}
+    def run_tail(self, exit_code: int | None = None, interrupted: str | None = None) -> dict[str, Any]:
+        """The run's members after its results: the rules of every API met, the files, the invocation.
+        ``interrupted``: the signal's name (``SIGINT``) when Ctrl-C or SIGTERM stopped the run before every case was
+        checked: the invocation is then unsuccessful and says so in a notification (the results are the cases
+        checked before)."""
+        notes = self.notifications
+        if interrupted is not None:
+            notes = [*notes, {"level": "error", "descriptor": {"id": "interrupted"},
+                              "message": {"text": f"interrupted ({interrupted}): the results are those of the cases "
+                                                  "checked before; the other cases were not checked"}}]
+        invocation: dict[str, Any] = {"executionSuccessful": not notes, "toolExecutionNotifications": notes}
         if exit_code is not None:
             invocation["exitCode"] = exit_code
         return {
