@@ -7,8 +7,9 @@ contract: 0 no finding, 1 findings, 3 a harness error, 130 interrupted (the find
 reports written for what ran).
 
 Interruption: SIGINT or SIGTERM stops the running item (its findings are saved, unshrunk if Hypothesis
-had no time to shrink them), workers are told to stop the same way and their partial results collected
-(they get `WORKER_GRACE` seconds), then the reports are written.
+had no time to shrink them), workers are told to stop (SIGTERM; they ignore SIGINT from their start, so that a
+terminal's Ctrl-C, which reaches them too, prints nothing) and their partial results collected (they get
+`WORKER_GRACE` seconds), then the reports are written.
 
 Processes: workers stop (as on SIGTERM) when the campaign's process dies, even by SIGKILL, and end
 at the latest `WORKER_GRACE` seconds later; every process a target starts carries the campaign's
@@ -181,6 +182,13 @@ class _QueueSink(Sink):
 
 def _worker_main(tasks: Any, results: Any, opts: RunOptions, wid: int,
                  parent_pid: int | None = None) -> None:  # pragma: no cover
+    """A worker process: run its items, sending progress, findings and results to ``results``.
+
+    It was born ignoring SIGINT (`procs.start_ignoring_sigint`) and keeps ignoring it: the terminal's Ctrl-C reaches
+    the parent too, which stops the workers with SIGTERM. Once its work is done it ignores SIGTERM as well: killed
+    while its queue's thread writes, it would leave the queue's lock (shared by the workers) held, and every other
+    worker's messages (findings, results) stuck until the parent gave up on them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (as born; also when started some other way)
     sink = _QueueSink(results)
     target = None
 
@@ -188,7 +196,7 @@ def _worker_main(tasks: Any, results: Any, opts: RunOptions, wid: int,
         results.cancel_join_thread()  # nobody reads the results any more: exiting must not wait on them
         os.kill(os.getpid(), signal.SIGTERM)
 
-    with signals.interruptible():
+    with signals.interruptible((signal.SIGTERM,), ignore_after=True):
         try:
             if parent_pid is not None:
                 # the campaign's process died (even by SIGKILL): stop as on SIGTERM, at the latest after the grace
@@ -253,8 +261,6 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
         q.put(None)
     workers_ = [ctx.Process(target=_worker_main, args=(queues[i], results, opts, i, os.getpid()),
                             daemon=False, name=f"ascverify-fuzz-{i}") for i in range(workers)]
-    for p in workers_:
-        p.start()
     errors: list[str] = []
     alive = set(range(workers))
     stop_sent = 0.0
@@ -285,6 +291,7 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
                     pass
 
     try:
+        procs.start_ignoring_sigint(workers_)  # (a Ctrl-C while they start is taken below, like any other)
         while alive:
             if not _receive(results, handle):
                 for i, p in enumerate(workers_):
@@ -311,6 +318,8 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
         raise
     finally:
         for p in workers_:
+            if p.pid is None:  # never started (stopped while the others started)
+                continue
             p.join(timeout=2)
             if p.is_alive():
                 p.kill()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import multiprocessing.util as mp_util
 import os
 import secrets
 import signal
@@ -29,7 +30,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 TOKEN_VAR = "ASCVERIFY_TARGET_TOKEN"
 _PROC = Path("/proc")
@@ -82,6 +83,47 @@ def die_with_parent(parent_pid: int, sig: int = signal.SIGKILL, *, on_death: Cal
         os._exit(1)
 
     threading.Thread(target=watch, name="ascverify-parent-watchdog", daemon=True).start()
+
+
+# -- starting children that ignore Ctrl-C ----------------------------------------------------------------------------
+
+#: Runs a command with SIGINT ignored (an ignored signal stays ignored across ``exec``).
+_SH = "/bin/sh"
+_IGNORING_SIGINT = ("-c", 'trap "" INT; exec "$@"', "ascverify-sigint-ignored")
+
+
+def start_ignoring_sigint(processes: Iterable[Any]) -> None:
+    """Start ``processes`` (``multiprocessing`` spawn processes) ignoring SIGINT from their start: a spawned child is a
+    fresh interpreter that imports numpy and the engine before any code of ours runs, and a terminal's Ctrl-C (sent to
+    the whole process group) there printed its `KeyboardInterrupt` traceback. Each interpreter is started through
+    ``/bin/sh``, which ignores SIGINT and then runs it (``multiprocessing.util.spawnv_passfds`` goes through
+    `_spawn_ignoring_sigint` while they start); the campaign stops them itself. A Ctrl-C in the shell's first
+    microseconds ends it silently (a worker that died before its work: the campaign is stopping anyway).
+
+    This process's own handling of SIGINT is untouched (ignoring SIGINT here while they start, for them to inherit,
+    lost a Ctrl-C that came meanwhile: another thread of this process, numpy's, took it and dropped it). Without
+    ``/bin/sh`` (not POSIX) they start as they are."""
+    if not os.access(_SH, os.X_OK):
+        for p in processes:
+            p.start()
+        return
+    real = mp_util.spawnv_passfds
+
+    def spawn(path: str | bytes, args: Sequence[str | bytes], passfds: Sequence[int]) -> int:
+        return _spawn_ignoring_sigint(real, path, args, passfds)
+
+    mp_util.spawnv_passfds = spawn
+    try:
+        for p in processes:
+            p.start()
+    finally:
+        mp_util.spawnv_passfds = real
+
+
+def _spawn_ignoring_sigint(spawn: Callable[..., int], path: str | bytes, args: Sequence[str | bytes],
+                           passfds: Sequence[int]) -> int:
+    """``spawn(path, args, passfds)`` run by ``/bin/sh`` with SIGINT ignored (``exec``: the same process id)."""
+    return spawn(os.fsencode(_SH), [_SH, *_IGNORING_SIGINT, path, *list(args)[1:]], passfds)
 
 
 # -- finding and killing -------------------------------------------------------------------------------------------

@@ -303,6 +303,13 @@ class ItemRunner:
     # -- findings ---------------------------------------------------------------------------------------------
 
     def _save(self, p: _Pending, *, shrunk: bool) -> None:
+        """Save a failure as a finding and report it (`Sink.finding`) in one critical section: a stop that arrives
+        meanwhile is raised once the finding is reported, never between its folder being written and its report
+        (a worker's finding folder was once missing from the campaign's report and output)."""
+        with signals.critical():
+            self._save_and_report(p, shrunk=shrunk)
+
+    def _save_and_report(self, p: _Pending, *, shrunk: bool) -> None:
         p.saved = True
         f = p.failure
         summary: dict[str, Any] = {
@@ -359,10 +366,11 @@ class ItemRunner:
         self.sink.finding(summary)
 
     def _flush(self) -> None:
-        """Save every failure seen but not yet saved (interrupted or flaky: unshrunk)."""
-        for p in self.pending.values():
-            if not p.saved:
-                self._save(p, shrunk=False)
+        """Save every failure seen but not yet saved (interrupted or flaky: unshrunk); a stop waits until all are."""
+        with signals.critical():
+            for p in self.pending.values():
+                if not p.saved:
+                    self._save(p, shrunk=False)
 
     # -- running ----------------------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from .. import interrupts
 from ..interrupts import swallowed_interrupts_redelivered
@@ -73,12 +73,16 @@ def _forget() -> None:
 
 
 @contextmanager
-def interruptible() -> Iterator[None]:
-    """Install the handlers for the duration (only possible in the main thread; elsewhere a no-op)."""
+def interruptible(signums: Sequence[int] = (signal.SIGINT, signal.SIGTERM), *,
+                  ignore_after: bool = False) -> Iterator[None]:
+    """Install the handlers of ``signums`` for the duration (only possible in the main thread; elsewhere a no-op).
+
+    ``ignore_after``: then ignore them instead of putting the old handlers back (a worker process that is done: a
+    signal must not kill it while its queue's thread still writes to the campaign, holding the queue's lock)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    old = {s: signal.getsignal(s) for s in signums}
     _state.requested = None
     _state.pending = None
     _state.depth = 0
@@ -91,7 +95,7 @@ def interruptible() -> Iterator[None]:
     finally:
         _state.installed -= 1
         for s, h in old.items():
-            signal.signal(s, h)
+            signal.signal(s, signal.SIG_IGN if ignore_after else h)
 
 
 @contextmanager

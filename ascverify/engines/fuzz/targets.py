@@ -394,7 +394,7 @@ class PythonTarget(Target):
                                                      f"{self.token}.py{self._calls}"),
                            daemon=True, name="ascverify-target")
         try:
-            proc.start()
+            procs.start_ignoring_sigint([proc])  # the campaign decides when to stop it, even while it imports
             child.close()
             self._proc, self._conn = proc, parent
             if not parent.poll(self.start_timeout):
@@ -408,6 +408,8 @@ class PythonTarget(Target):
                 raise InputError(f"the target process died while loading (exit status {code})",
                                  field="--target") from None
         except BaseException:  # an interrupt while it loads: the child goes too
+            if self._proc is None and proc.pid is not None:  # (stopped as it started)
+                self._proc, self._conn = proc, parent
             self._kill()
             raise
         if kind != "ready":
