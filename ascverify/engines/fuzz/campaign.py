@@ -291,7 +291,8 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
                     pass
 
     try:
-        procs.start_ignoring_sigint(workers_)  # (a Ctrl-C while they start is taken below, like any other)
+        with signals.critical():  # started whole (a Ctrl-C half way left a child reading an empty pipe: EOFError),
+            procs.start_ignoring_sigint(workers_)  # then a Ctrl-C that came meanwhile is taken below, like any other
         while alive:
             if not _receive(results, handle):
                 for i, p in enumerate(workers_):
