@@ -133,3 +133,16 @@ def test_a_name_megabytes_long_is_not_printed_whole(tmp_path):
 def test_no_suggestion_for_a_name_that_long():
     assert did_you_mean("BilinearInterpolaton", ["BilinearInterpolation"]) == " (did you mean 'BilinearInterpolation'?)"
     assert did_you_mean("B" * 10_000, ["BilinearInterpolation"]) == ""
+
+
+# -- a byte order mark --------------------------------------------------------------------------------------------
+
+def test_a_byte_order_mark_is_named_not_called_binary(tmp_path):
+    # some editors save UTF-8 with a BOM, which JSON does not allow (RFC 8259, 8.1); "not UTF-8 text" misled
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + (ROOT / "examples" / "bad" / "bad.json").read_bytes())
+    r = invoke("check", tmp_path / "bom.json")
+    one_line_exit_2(r, "bom.json: invalid JSON: the text starts with a UTF-8 byte order mark (BOM)")
+    lines = (ROOT / "examples" / "bad" / "bad.json").read_text()
+    (tmp_path / "bom.jsonl").write_bytes(b"\xef\xbb\xbf" + json.dumps(json.loads(lines)).encode() + b"\n{}\n")
+    r = invoke("check", tmp_path / "bom.jsonl")
+    one_line_exit_2(r, "bom.jsonl:case 0: line 1: invalid JSON: the text starts with a UTF-8 byte order mark")

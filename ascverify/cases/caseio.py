@@ -196,7 +196,7 @@ def _one_line(line: bytes, lineno: int, value: Any = _UNPARSED) -> tuple[Any, In
             value = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             _, err = jsonread.syntax_error(line, exc, lineno)
-            return None, err or InputError(f"line {lineno}: invalid JSON: {jsonread.decode_message(exc)}")
+            return None, err or InputError(f"line {lineno}: invalid JSON: {jsonread.decode_message(exc, line)}")
     err = jsonread.checked(value, line)
     return (None, err) if err is not None else (value, None)
 
@@ -220,7 +220,7 @@ def _unreadable_document(raw: bytes, exc: orjson.JSONDecodeError, where: str) ->
     field), else one error for the file."""
     again, err = jsonread.syntax_error(raw, exc)
     if err is None:
-        raise InputError(f"invalid JSON: {jsonread.decode_message(exc)}", where=where)
+        raise InputError(f"invalid JSON: {jsonread.decode_message(exc, raw)}", where=where)
     if not isinstance(again, list):
         yield 0, None, err
         return

@@ -285,8 +285,14 @@ def clean_item(item: Any) -> tuple[Any, InputError | None]:
         return None, InputError(f"invalid JSON: {str(exc)[:200]}")
 
 
-def decode_message(exc: Exception) -> str:
-    """orjson's words for text it cannot read, shortened; invalid UTF-8 said plainly."""
+#: The UTF-8 byte order mark some editors put first (JSON forbids it: RFC 8259, section 8.1).
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def decode_message(exc: Exception, text: bytes = b"") -> str:
+    """orjson's words for ``text`` it cannot read, shortened; invalid UTF-8 and a byte order mark said plainly."""
+    if text.startswith(UTF8_BOM):
+        return "the text starts with a UTF-8 byte order mark (BOM), which JSON does not allow: save it without one"
     msg = str(exc)
     if "UTF-8" in msg:
         return "not UTF-8 text"
