@@ -146,3 +146,15 @@ def test_a_byte_order_mark_is_named_not_called_binary(tmp_path):
     (tmp_path / "bom.jsonl").write_bytes(b"\xef\xbb\xbf" + json.dumps(json.loads(lines)).encode() + b"\n{}\n")
     r = invoke("check", tmp_path / "bom.jsonl")
     one_line_exit_2(r, "bom.jsonl:case 0: line 1: invalid JSON: the text starts with a UTF-8 byte order mark")
+
+
+def test_a_value_beyond_its_type_is_not_called_zero(tmp_path):
+    # dstBlkStride = 2**64 - 1 was reported as "dstBlkStride=0 is undefined behaviour"
+    doc = json.loads(EXAMPLE.read_text())
+    doc["args"]["dstBlkStride"] = 2**64 - 1
+    doc["tensors"]["src0"]["data"] = str(ROOT / "examples" / "bilinear_src0.npy")
+    (tmp_path / "case.json").write_text(json.dumps(doc))
+    r = invoke("check", "--data-root", ROOT / "examples", tmp_path / "case.json")
+    assert r.exit_code == 1, r.output
+    line = next(x for x in r.stdout.splitlines() if "[bilinear.dstBlkStride.nonzero]" in x)
+    assert "dstBlkStride=18446744073709551615 is outside [1, 65535]" in line and "dstBlkStride=0" not in line

@@ -620,7 +620,8 @@ class BilinearInterpolation(ApiModel):
         yield field_range(f"{p}.dstBlkStride.nonzero", "dstBlkStride", 1, 65535,
                           f"{_t2('dstBlkStride')}; HARDWARE_NOTES.md BilinearInterpolation (dstBlkStride = 0)",
                           notes=("bilinear.dstBlkStride-zero",),
-                          message="dstBlkStride=0 is undefined behaviour (all 8 blocks of a repeat on one datablock)")
+                          message="dstBlkStride={value} is outside [1, 65535] (0 is undefined behaviour: all 8 blocks "
+                                  "of a repeat on one datablock)")
         yield rule(f"{p}.dst.vertical_overlap", ("dstBlkStride", "vROffset", "vRepeat"),
                    lambda v, ctx: Not(vertical_overlap(v, ctx)),
                    "vertical iterations {pair} write overlapping dst blocks ({blocks}; dstBlkStride={dstBlkStride}, "
