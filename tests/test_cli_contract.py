@@ -234,6 +234,13 @@ def test_fix_rewrites_relative_data_paths_for_another_folder(tmp_path):
     assert r.exit_code == 0, r.output
     fixed = json.loads((tmp_path / "out" / "f.json").read_text())
     assert fixed["tensors"]["src0"]["data"] == "../in/bilinear_src0.npy"
+    # data outside the fixed file's folder is read only with --data-root: the note says so, and naming the
+    # folder it gives makes the fixed case check (without it, check refuses the data)
+    note = next(line for line in r.stdout.splitlines() if "outside the folder of the fixed file" in line)
+    root = note.split("--data-root ")[1].split(" ")[0]
+    assert Path(root).resolve() == tmp_path.resolve()
+    assert invoke("check", tmp_path / "out" / "f.json").exit_code == 2
+    assert invoke("check", "--data-root", root, tmp_path / "out" / "f.json").exit_code == 0
 
 
 # -- exit statuses --------------------------------------------------------------------------------------------------

@@ -169,7 +169,9 @@ def test_fix_cli(tmp_path):
     out.parent.mkdir()
     r = invoke("fix", path, "-o", str(out))
     assert r.exit_code == 0, r.output  # a valid case was written
-    assert r.stdout.splitlines()[1:] == ["  hRepeat: 0 -> 1", "  vRepeat: 2 -> 1"]
+    assert r.stdout.splitlines()[1:3] == ["  hRepeat: 0 -> 1", "  vRepeat: 2 -> 1"]
+    assert r.stdout.splitlines()[3:] == [f"  note: the data of src0 is ../bilinear_src0.npy, outside the folder of the "
+                                         f"fixed file: check it with --data-root {tmp_path} (or copy the data beside it)"]
     assert "2 fields changed (total change 2)" in r.stdout
     fixed = json.loads(out.read_text())
     assert fixed["args"]["hRepeat"] == 1 and fixed["args"]["vRepeat"] == 1

@@ -131,7 +131,26 @@ def _edits(case: Case, fixed: Case, changed: list[str], dropped: list[str], raw:
             if isinstance(src, str) and canon not in dropped and not Path(src).is_absolute():
                 rel = os.path.relpath((data_base / src).resolve(), out_dir.resolve())
                 e.set[("tensors", tensor_key.get(canon, canon), "data")] = rel
+                if rel.split(os.sep, 1)[0] == os.pardir:  # outside the new file's folder: read only with --data-root
+                    e.notes.append(f"the data of {_name_of(canon, tensor_key)} is {rel}, outside the folder of the "
+                                   f"fixed file: check it with --data-root {_common_root(data_base, out_dir)} (or copy "
+                                   f"the data beside it)")
     return e
+
+
+def _name_of(canon: str, tensor_key: dict[str, str]) -> str:
+    """A tensor as the case file names it."""
+    return tensor_key.get(canon, canon)
+
+
+def _common_root(a: Path, b: Path) -> str:
+    """The nearest folder holding both ``a`` and ``b``, as a path a user can type (relative when below the
+    current folder)."""
+    common = Path(os.path.commonpath([a.resolve(), b.resolve()]))
+    try:
+        return str(common.relative_to(Path.cwd())) or "."
+    except ValueError:
+        return str(common)
 
 
 def _dumps(value: Any) -> str:
