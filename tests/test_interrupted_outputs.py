@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -52,16 +52,18 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def interrupted(args: list[str], cwd: Path, out: Path, signals: tuple[int, ...] = (signal.SIGINT,),
-                gap: float = 0.05) -> subprocess.CompletedProcess:
-    """Run ``ascverify ARGS`` with standard output to ``out``; once the first results are there, send ``signals`` to
-    its process group, ``gap`` seconds apart; its exit status and standard error."""
+                gap: float = 0.05, ready: Callable[[Path], bool] | None = None) -> subprocess.CompletedProcess:
+    """Run ``ascverify ARGS`` with standard output to ``out``; once the first results are there (or ``ready(err)``
+    holds of its standard error's file), send ``signals`` to its process group, ``gap`` seconds apart; its exit
+    status and standard error."""
     err = out.with_suffix(".err")
+    started = ready or (lambda _err: out.stat().st_size > 0)
     with out.open("wb") as stdout, err.open("wb") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "ascverify", *args], cwd=cwd, stdout=stdout, stderr=stderr,
                                 start_new_session=True)
         try:
             deadline = time.monotonic() + WAIT
-            while out.stat().st_size == 0:
+            while not started(err):
                 assert proc.poll() is None, f"ended before writing a result: {err.read_text()}"
                 assert time.monotonic() < deadline, "no result written in time"
                 time.sleep(0.02)
@@ -195,30 +197,10 @@ def test_two_ctrl_c_during_selftest_exit_130_and_keep_the_report(tmp_path):
     """The auditor's case: the second Ctrl-C 50 ms after the first came as Python exited, after it had reset the
     signals to their default action (killed by SIGINT, 5 runs of 5)."""
     report = tmp_path / "report.json"
-    err = tmp_path / "err"
-    with err.open("wb") as stderr:
-        proc = subprocess.Popen([sys.executable, "-m", "ascverify", "selftest", "--workers", "2", "--report",
-                                 str(report)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr,
-                                start_new_session=True)
-        try:
-            deadline = time.monotonic() + WAIT
-            while "selftest: " not in err.read_text():  # the first outcome: the campaign runs
-                assert proc.poll() is None, err.read_text()
-                assert time.monotonic() < deadline, "no outcome in time"
-                time.sleep(0.02)
-            os.killpg(proc.pid, signal.SIGINT)
-            time.sleep(0.05)
-            try:
-                os.killpg(proc.pid, signal.SIGINT)
-            except ProcessLookupError:
-                pass
-            code = proc.wait(WAIT)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-    assert code == 130, err.read_text()
-    assert "Traceback" not in err.read_text()
+    got = interrupted(["selftest", "--workers", "2", "--report", str(report)], ROOT, tmp_path / "out.txt",
+                      (signal.SIGINT, signal.SIGINT), ready=lambda err: "selftest: " in err.read_text())  # an outcome
+    assert got.returncode == 130, got.stderr
+    assert "Traceback" not in got.stderr
     assert json.loads(report.read_text())["complete"] is False
 
 
