@@ -136,6 +136,27 @@ def test_fuzz_with_fifos_devices_and_linked_folders_in_its_database_neither_hang
         assert d.is_symlink() or (d / "ffffffffffffffff").exists()  # nothing planted was removed or followed
 
 
+def test_a_default_database_that_is_a_link_out_of_the_findings_folder_is_refused(tmp_path):
+    """FINDINGS/.examples is where the campaign keeps its examples by default: a link planted there would send its
+    writes to another folder. Refused (exit 2, one line naming it) before anything runs; nothing written outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "F").mkdir()
+    (tmp_path / "F" / ".examples").symlink_to(outside, target_is_directory=True)
+    r = ascverify("fuzz", "BilinearInterpolation", "-p", "atlas-a2", "--examples", "5", "--seed", "1",
+                  "--findings", "F", "-q", cwd=tmp_path)
+    _no_internal_error(r)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "F/.examples" in lines[0] and "--database" in lines[0] and "link" in lines[0], lines
+    assert list(outside.iterdir()) == []
+    # named on purpose with --database, the folder it points to is the user's choice: used
+    r = ascverify("fuzz", "BilinearInterpolation", "-p", "atlas-a2", "--examples", "5", "--seed", "1",
+                  "--findings", "F", "--database", "F/.examples", "-q", cwd=tmp_path)
+    _no_internal_error(r)
+    assert r.returncode == 0, r.stderr
+
+
 # -- 2. replay: finding folders of someone else's ---------------------------------------------------------------------
 
 META = {"seed": 0, "api": "BilinearInterpolation", "product": "atlas-a2", "key": "k", "check": "c"}

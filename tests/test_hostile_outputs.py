@@ -281,6 +281,21 @@ def test_program_tensors_whose_files_would_collide_are_refused(tmp_path, names):
     assert not (out / "z.unspecified.npy").exists()
 
 
+@pytest.mark.parametrize("names", [["Z", "z"], ["z", "Z"]])
+def test_program_tensors_whose_names_differ_only_in_letter_case_are_refused(tmp_path, names):
+    """On macOS's and Windows' file systems Z.npy and z.npy are one file: the second tensor's values would replace
+    the first's (here, on a case-sensitive system, both would be written: the output would depend on the system)."""
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps(_program(names)))
+    out = tmp_path / "out"
+    r = invoke("run", case, "-o", out)
+    assert r.exit_code == 2, r.output
+    line = one_line_error(r)
+    assert line.startswith(f"ascverify: {case}:case 0: tensors.Z:"), line
+    assert "'z'" in line and "Z.npy" in line and "case-insensitive" in line
+    assert not (out / "Z.npy").exists() and not (out / "z.npy").exists()
+
+
 def test_program_tensors_with_distinct_files_still_run(tmp_path):
     case = tmp_path / "ok.json"
     case.write_text(json.dumps(_program(["z", "z.bin", "zunspecified"])))

@@ -615,14 +615,17 @@ def tensor_files(name: str) -> tuple[str, ...]:
 def clashing_tensor(names: Iterable[str]) -> tuple[str, str, str] | None:
     """Two tensors whose files (`tensor_files`) would share a name, as ``(tensor, other, file)`` (``z.unspecified``
     and ``z``: the first's values and the second's unspecified-elements mask are both ``z.unspecified.npy``), the
-    longer name first; None when every file is a single tensor's."""
+    longer name first; None when every file is a single tensor's. Names are compared as a case-insensitive file
+    system (macOS's, Windows') compares them: ``A.npy`` and ``a.npy`` are one file there, so a program's output does
+    not depend on the system it was written on."""
     owner: dict[str, str] = {}
     for name in names:
         for f in tensor_files(name):
-            other = owner.setdefault(f, name)
+            other = owner.setdefault(f.casefold(), name)
             if other != name:
                 first, second = sorted((name, other), key=lambda n: (-len(n), n))
-                return first, second, f
+                return first, second, f if name == first else next(g for g in tensor_files(other)
+                                                                       if g.casefold() == f.casefold())
     return None
 
 

@@ -14,7 +14,7 @@ from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
 from ..spec.errors import InputError, one_line, shown_path
 from .common import (DataCache, clashing_tensor, emit, emit_note, entries_of, joined_lines, plural, save_tensor,
-                     unspecified_lines, unspecified_summary)
+                     tensor_files, unspecified_lines, unspecified_summary)
 from .run_output import any_marked, begin_run_output, finish_run_output, open_run_folder
 
 
@@ -58,8 +58,10 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     clash = clashing_tensor(program.tensors)
     if clash is not None:  # one tensor's file would overwrite another's: refused before anything is written
         name, other, file = clash
-        raise InputError(f"its files would collide with those of tensor {other!r} ({file} would be written for both); "
-                         f"rename one of them", field=f"tensors.{name}").at(loc)
+        how = "would be written for both" if file in tensor_files(other) else \
+            "is one file with the other's on a case-insensitive file system (macOS, Windows)"
+        raise InputError(f"its files would collide with those of tensor {other!r} ({file} {how}); rename one of them",
+                         field=f"tensors.{name}").at(loc)
     verdict = check_program(program, file=path, index=index)
     folder = open_run_folder(outdir, path, [c.case for c in program.calls], force, [program.raw])
     outdir = folder.root

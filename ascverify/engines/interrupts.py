@@ -163,11 +163,19 @@ def swallowed_interrupts_redelivered(forget: Callable[[], None] = lambda: None) 
 
     def hook(unraisable: Any) -> None:
         exc = unraisable.exc_value
-        if isinstance(exc, KeyboardInterrupt):
-            forget()
-            deliver_again(getattr(exc, "signum", signal.SIGINT))
+        if not isinstance(exc, KeyboardInterrupt):
+            previous(unraisable)
             return
-        previous(unraisable)
+        signum = getattr(exc, "signum", signal.SIGINT)
+        while True:
+            try:
+                forget()
+                deliver_again(signum)
+                return
+            except KeyboardInterrupt as again:
+                # the signal sent again came while this hook still ran (starting the timer's thread waits for it,
+                # and on a loaded machine longer than the delay): raised here, Python would print and drop it too
+                signum = getattr(again, "signum", signum)
 
     sys.unraisablehook = hook
     try:

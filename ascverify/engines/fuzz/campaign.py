@@ -350,6 +350,11 @@ def run_campaign(config: CampaignConfig, *, display: Display | None = None,
     token = procs.new_token()
     opts = _options(config, seed, items, t0, token)
 
+    if config.database is None and config.findings and os.path.islink(opts.database or ""):
+        # the default database lies inside --findings: a link planted there would take its writes elsewhere
+        raise InputError("is a symbolic link: the default example database is not followed out of --findings; "
+                         "remove the link, or name the folder it points to with --database",
+                         where=str(opts.database), field="--database")
     open_database(opts.database)  # a bad --database is an input error before anything runs
     try:
         return _run_campaign(config, opts, seed, items, known, t0, started, display, print_coverage)
