@@ -50,9 +50,17 @@ def test_example_is_valid_on_the_supported_products():
 
 
 def test_example_on_unsupported_products_breaks_support_rules():
+    """The product rule alone: T is not 'unsupported' a second time on a product that lacks the API."""
     for product in ("atlas-training", "atlas-200i-500-a2", "atlas-inference-vectorcore"):
         ids = broken(example_case(product=product))
-        assert {"bilinear.product.support", "bilinear.dtype.support"} <= ids, product
+        assert "bilinear.product.support" in ids and "bilinear.dtype.support" not in ids, product
+
+
+def test_a_type_the_product_does_not_support_breaks_the_type_rule():
+    """atlas-350 has BilinearInterpolation for half only (the page's Applicability and Table 1): int16 is refused by
+    the type rule, the product rule holds."""
+    ids = broken(example_case(product="atlas-350", dtype="int16"))
+    assert "bilinear.dtype.support" in ids and "bilinear.product.support" not in ids
 
 
 def test_example_result_reproduces_the_page():
@@ -265,3 +273,56 @@ def test_overlap_verdict_matches_core_on_arbitrary_arguments(r, s, v):
     doc = example_case(args__vROffset=r, args__dstBlkStride=s, args__vRepeat=v, args__hRepeat=1,
                        tensors__dst__addr=65536, tensors__dst__size=60000)
     vertical_overlap_matches_core(parse(doc))
+
+
+# -- sharedTmpBuffer against the operands (atlas-a2: dav_c220 writes h*v*256 bytes of Gatherb results, then
+#    (src1.size/8 mod 256)*256 of Brcb results; the page is silent on overlap) ----------------------------------------
+
+def _tmp_written_bytes(doc) -> int:
+    """Independent of the model: the example's hRepeat*vRepeat Gatherb repeats and src1.size/8 Brcb repeats, 256
+    bytes each (the dav_c220 implementation the spec note bilinear.c220-implementation reads)."""
+    a = doc["args"]
+    return 256 * a["hRepeat"] * a["vRepeat"] + 256 * (doc["tensors"]["src1"]["size"] // 8 % 256)
+
+
+def _dst_bits(doc):
+    result = run_case(parse(doc), strict=True)
+    return result.tensors["dst"].view(np.uint16).tolist()
+
+
+def test_an_operand_in_sharedtmpbuffer_bytes_the_call_never_writes_is_a_warning_and_harmless():
+    """The example's sharedTmpBuffer is 16,896 bytes; the call writes its first 1,536. src1 moved into the unused tail:
+    the whole-buffer overlap is a warning (a hazard the page does not name, not proven), no error; the core runs it
+    without a fault and computes the same dst bit for bit."""
+    doc = example_case()
+    tmp = doc["tensors"]["sharedTmpBuffer"]
+    written = _tmp_written_bytes(doc)
+    assert written == 1536 and tmp["size"] > written + 10000
+    moved = example_case(tensors__src1__addr=tmp["addr"] + 10016)  # 32-aligned, past the written bytes
+    got = check_case(parse(moved))
+    assert got.valid, [v.id for v in got.violations]
+    assert [w.id for w in got.warnings] == ["bilinear.sharedTmpBuffer.src1.disjoint"]
+    assert _dst_bits(moved) == _dst_bits(doc)
+
+
+def test_an_operand_in_the_bytes_sharedtmpbuffer_is_written_is_an_error_and_the_core_shows_why():
+    """src1 inside the Gatherb results: Gatherb writes them before Brcb reads src1, so src1's values are replaced
+    by gathered src0 blocks. The rule refuses it; the core, run anyway, computes another dst."""
+    doc = example_case()
+    tmp = doc["tensors"]["sharedTmpBuffer"]
+    clobbered = example_case(tensors__src1__addr=tmp["addr"] + 256)  # inside the first 256*h*v bytes
+    assert {"bilinear.sharedTmpBuffer.src1.hazard"} <= broken(clobbered)
+    moved = check_case(parse(clobbered))
+    assert any(v.id == "bilinear.sharedTmpBuffer.src1.hazard" and f"[{tmp['addr']}, {tmp['addr'] + 1536})" in v.message
+               for v in moved.violations)
+    result = run_case(parse(clobbered), strict=False)
+    assert result.tensors["dst"].view(np.uint16).tolist() != _dst_bits(doc)
+
+
+def test_the_written_bytes_end_exactly_where_the_rule_says():
+    """One byte before the end of the written bytes src1 (32-aligned: the last block) overlaps; at the end, not."""
+    doc = example_case()
+    tmp = doc["tensors"]["sharedTmpBuffer"]
+    end = tmp["addr"] + _tmp_written_bytes(doc)
+    assert "bilinear.sharedTmpBuffer.src1.hazard" in broken(example_case(tensors__src1__addr=end - 32))
+    assert "bilinear.sharedTmpBuffer.src1.hazard" not in broken(example_case(tensors__src1__addr=end))

@@ -151,14 +151,18 @@ def test_boundary_covers_both_sides_of_each_rule(tmp_path):
     r = invoke("gen", "SetVectorMask", "--product", "atlas-a2", "--mode", "boundary", "-o", str(out))
     assert r.exit_code == 0, r.output
     doc = manifest(out)
-    # half: 128 lanes, contiguous mask in [1, 128]
-    for side, value, expect in (("lower bound", 1, "success"), ("upper bound", 128, "success"),
-                                ("below", 0, "failed"), ("above", 129, "failed")):
+    # half: 128 lanes, contiguous mask in [0, 128] (the vendor's SetVectorMask page; 0 is legal, a warning)
+    for side, value, expect in (("lower bound", 0, "success"), ("upper bound", 128, "success"),
+                                ("above", 129, "failed")):
         t = target(doc, f"rule:set_vector_mask.mask.count.range:mask.count = {value} ({side})")
         assert t["status"] == "covered"
         c = case_of(doc, t["cases"][0])
         assert c["expect"] == expect and c["attr"][0]["value"] == value
         assert c["breaks"] == ([] if expect == "success" else ["set_vector_mask.mask.count.range"])
+        assert c["warns"] == (["set_vector_mask.mask.count.nonzero"] if value == 0 else [])
+    # below 0 is below the uint64 type too: both rules break
+    t = target(doc, "rule:set_vector_mask.mask.count.range:mask.count = -1 (below)")
+    assert case_of(doc, t["cases"][0])["breaks"] == ["set_vector_mask.mask.count.type", "set_vector_mask.mask.count.range"]
     # a uint64 count of -1 is outside its type and, necessarily, outside [1, 128]
     t = target(doc, "rule:set_vector_mask.mask.count.type:mask.count = -1 (below)")
     assert t["drags_along"] == ["set_vector_mask.mask.count.range"]

@@ -90,8 +90,14 @@ def test_rules_with_golden_verdicts():
     # padValue is of type T: int8 holds [-128, 127]
     assert broken(set_fmatrix("int8", padValue=127)) == []
     assert broken(set_fmatrix("int8", padValue=-129)) == ["set_fmatrix.fmatrix.padValue.range"]
-    assert broken(set_fmatrix() | {"product": "atlas-a2"}) == ["set_fmatrix.product.support",
-                                                               "set_fmatrix.dtype.support"]
+    # the vendor's SetFmatrix page: not supported on the training series and the inference Vector Core
+    assert broken(set_fmatrix() | {"product": "atlas-training"}) == ["set_fmatrix.product.support"]
+    assert broken(set_fmatrix() | {"product": "atlas-inference-vectorcore"}) == ["set_fmatrix.product.support"]
+    # ... supported on atlas-a2 (and A3, 200I/500 A2, the inference AI Core), where ascverify does not model it: a
+    # warning, and the argument rules still hold
+    got = check_case(parse_case(set_fmatrix() | {"product": "atlas-a2"}))
+    assert got.valid and [w.id for w in got.warnings] == ["set_fmatrix.product.modelled"]
+    assert broken(set_fmatrix(l1H=0) | {"product": "atlas-a2"}) == ["set_fmatrix.fmatrix.l1H.range"]
 
 
 def test_run_sets_the_feature_map_register():

@@ -30,7 +30,7 @@ from ..core import half
 from ..core.memory import Fault
 from ..core.run import declare_tensors, run_case
 from ..spec.errors import InputError
-from ..spec.logic import And, Between, Div, Exists, If, Max, Min, Mod, Not, Or, Sum
+from ..spec.logic import And, Between, Div, Exists, If, Implies, Max, Min, Mod, Not, Or, Sum
 from ..spec.model import ApiModel, SpecNote
 from ..spec.params import BOOL, UINT8, UINT16, UINT32, Arg, MaskArg, TensorDecl
 from ..spec.products import BUFFERS
@@ -164,6 +164,28 @@ def _c220_tmp_bytes(v: Values, ctx: Context) -> Any:
     """Bytes of sharedTmpBuffer dav_c220 writes: h*v*256 of Gatherb results, then (src1.size/8 mod 256)*256 of
     Brcb results after them (exact whenever hRepeat*vRepeat <= 255)."""
     return REPEAT_BYTES * v.hRepeat * v.vRepeat + REPEAT_BYTES * _brcb_repeats(v, ctx)
+
+
+def _tmp_written(v: Values, ctx: Context) -> Any:
+    """Bytes from sharedTmpBuffer's start that the product's implementation writes (`tmp_intervals`, one interval
+    whenever hRepeat*vRepeat <= 255, which bilinear.hv.range asks of dav_c220): dav_c220's Gatherb and Brcb results,
+    dav_m200's copy of the src0Offset entries (4 bytes each)."""
+    if ctx.product.id in C220_PRODUCTS:
+        return _c220_tmp_bytes(v, ctx)
+    return 4 * v.src0Offset.size
+
+
+def _tmp_hazard(other: str) -> Any:
+    """The bytes of sharedTmpBuffer the implementation writes share no byte with ``other`` (same buffer)."""
+
+    def pred(v: Values, ctx: Context) -> Any:
+        tmp, t = v.sharedTmpBuffer, getattr(v, other)
+        same = Or(*(And(tmp.in_buffer(buf), t.in_buffer(buf)) for buf in BUFFERS))
+        written = _tmp_written(v, ctx)
+        return Implies(And(tmp.present, t.present, same, written > 0, t.size > 0),
+                       Or(tmp.addr + written <= t.addr, t.end <= tmp.addr))
+
+    return pred
 
 
 # -- hazards: a source byte read after dst stored it ----------------------------------------------------------------
@@ -550,15 +572,24 @@ class BilinearInterpolation(ApiModel):
                   "bilinear.dst.src0.hazard", "bilinear.dst.hazard")),
         SpecNote("bilinear.tmp", "sharedTmpBuffer",
                  "Required (and sized per the page) on atlas-a2, atlas-a3 and atlas-inference-aicore, where it must lie "
-                 "in UB, 32-byte aligned, disjoint from every operand. On atlas-350 it may be omitted, and when given it "
-                 "is never read or written: no rule applies to its placement there (only its element type).",
+                 "in UB, 32-byte aligned. The bytes the implementation writes there (dav_c220: h*v*256 bytes of "
+                 "Gatherb results and (src1.size/8 mod 256)*256 of Brcb results; dav_m200: 4 bytes per src0Offset "
+                 "entry) must share no byte with dst, src0, src1 or src0Offset (an error); the rest of the declared "
+                 "buffer overlapping an operand is a warning. On atlas-350 it may be omitted, and when given it is "
+                 "never read or written: no rule applies to its placement there (only its element type).",
                  "The page says no temporary space is needed on Atlas 350 and is silent on overlap; dav_3510 never "
-                 "touches sharedTmpBuffer; dav_c220 and dav_m200 write it and read it back, so it cannot share bytes "
-                 "with operands the call reads or writes.",
+                 "touches sharedTmpBuffer; dav_c220 and dav_m200 write it and read it back, so the bytes they write "
+                 "cannot be bytes of an operand: a source would be read after its bytes were replaced (src1 inside "
+                 "the Gatherb results: the core computes another dst), dst's kept bytes overwritten. Bytes of the "
+                 "declared buffer the call never writes change nothing (the core: the same dst, bit for bit): that "
+                 "overlap was an error until the rule base's severity audit, now a warning, since the page "
+                 "forbids nothing there and no read observes it.",
                  (_t2("sharedTmpBuffer"), IMPL_3510, IMPL_C220, IMPL_M200),
                  ("bilinear.sharedTmpBuffer.required", "bilinear.sharedTmpBuffer.size",
                   "bilinear.sharedTmpBuffer.align", "bilinear.sharedTmpBuffer.bounds",
-                  "bilinear.sharedTmpBuffer.position", "bilinear.sharedTmpBuffer.dst.disjoint")),
+                  "bilinear.sharedTmpBuffer.position", "bilinear.sharedTmpBuffer.dst.disjoint",
+                  "bilinear.sharedTmpBuffer.dst.hazard", "bilinear.sharedTmpBuffer.src0.hazard",
+                  "bilinear.sharedTmpBuffer.src1.hazard", "bilinear.sharedTmpBuffer.src0Offset.hazard")),
         SpecNote("bilinear.c220-implementation", "What atlas-a2/a3 actually write and read",
                  "Besides the page's size, on atlas-a2/a3: hRepeat*vRepeat <= 255; src1 holds the values used in "
                  "whole groups of 8 (src1.size >= 8*ceil(values/8)) and (src1.size/8) mod 256 groups still cover "
@@ -688,10 +719,26 @@ class BilinearInterpolation(ApiModel):
                         f"{order}; {IMPL_3510}; {IMPL_M200}",
                         params=("dst", "src0", "mask", "hRepeat", "vRepeat", "vROffset", "dstBlkStride", "product"),
                         products=PER_ITERATION_PRODUCTS, notes=("bilinear.hazard-order",))
+        # sharedTmpBuffer against the operands: sharing bytes is a warning (the page is silent), the bytes the
+        # implementation writes landing on an operand an error (it clobbers what the call reads or the caller keeps)
         for s in ("dst", "src0", "src1", "src0Offset"):
             yield tensors_disjoint(f"{p}.sharedTmpBuffer.{s}.disjoint", "sharedTmpBuffer", s,
                                    f"{_t2('sharedTmpBuffer')} (page silent; spec note)", notes=("bilinear.tmp",),
-                                   products=TMP_PRODUCTS)
+                                   products=TMP_PRODUCTS, severity=WARNING,
+                                   message=f"sharedTmpBuffer [{{sharedTmpBuffer.addr}}, {{sharedTmpBuffer.end}}) and "
+                                           f"{s} [{{{s}.addr}}, {{{s}.end}}) overlap (outside the bytes the call "
+                                           f"writes there: harmless to this call, see "
+                                           f"bilinear.sharedTmpBuffer.{s}.hazard)")
+            yield rule(f"{p}.sharedTmpBuffer.{s}.hazard", ("sharedTmpBuffer", s, "hRepeat", "vRepeat", "src1",
+                                                            "src0Offset", "product"),
+                       _tmp_hazard(s),
+                       f"the bytes of sharedTmpBuffer the call writes, [{{start}}, {{stop}}), overlap {s} "
+                       f"[{{{s}.addr}}, {{{s}.end}})",
+                       f"{_t2('sharedTmpBuffer')} (page silent); {IMPL_C220}; {IMPL_M200}; {NOTES}",
+                       products=TMP_PRODUCTS, notes=("bilinear.tmp", "bilinear.c220-implementation"),
+                       facts=lambda v, ctx: {"start": v.sharedTmpBuffer.addr,
+                                             "stop": v.sharedTmpBuffer.addr + _tmp_written(v, ctx)},
+                       help=f"the sharedTmpBuffer bytes the implementation writes and {s} disjoint")
         yield data_rule(f"{p}.src0Offset.values", ("src0Offset",), _offsets_in_src0,
                         "every src0Offset value read must be the byte offset of a 32-byte block inside src0",
                         f"{SEED} Function Usage; {NOTES}", params=("src0", "hRepeat", "vRepeat"),

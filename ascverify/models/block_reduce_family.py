@@ -284,8 +284,8 @@ class BlockReduceFamily(ApiModel):
             src_footprint=f"{par}, srcBlkStride; {par}, srcRepStride; {FAMILY_NOTES}",
             dst_footprint=f"{par}, dstRepStride; {FAMILY_NOTES}",
             in_place=f"{cls.old_page}, {IN_PLACE_SENTENCE}; {py}, {IN_PLACE_SENTENCE}; {FAMILY_NOTES}",
-            noop=f"{PAGE}, Restrictions (mask or repeatTime 0: not guaranteed to be a no-op on atlas-350); "
-                 f"{FAMILY_NOTES}",
+            noop=f"{PAGE}, Restrictions (mask or repeatTime 0: a no-op on atlas-a2/a3); {FAMILY_NOTES} (on "
+                 f"atlas-350 a no-op is not guaranteed)",
         )
 
     # -- rules ------------------------------------------------------------------------------------------------
@@ -408,7 +408,8 @@ class BlockReduceFamily(ApiModel):
         # of the memory where it can be (`reduce` is done with it before the write)
         starts = _grid(src_addr, src_rep * BLOCK_BYTES, blk * BLOCK_BYTES, n, BLOCKS_PER_REPEAT)
         block_its, reps = _iterations(n)
-        raw = trace.read(src_buffer, starts, BLOCK_BYTES, block_its, align=BLOCK_BYTES, what="src datablock", view=True)
+        raw = trace.read(src_buffer, starts, BLOCK_BYTES, block_its, align=BLOCK_BYTES, what="src datablock",
+                         tensor="src", view=True)
         x = raw.view(np_t).reshape(n, BLOCKS_PER_REPEAT, per_block)
 
         lanes = self.active_lanes(case)
@@ -433,7 +434,7 @@ class BlockReduceFamily(ApiModel):
         trace.write(dst_buffer, _steps(dst_addr, dst_rep * width, n), width, data, reps, align=width,
                     byte_mask=None if stored is None else np.repeat(stored, esize),
                     poison=None if poison is None else np.repeat(np.atleast_2d(poison), esize, axis=-1),
-                    what="dst results")
+                    what="dst results", tensor="dst")
 
 
 def _place(env: Mapping[str, Any], tensor: str) -> tuple[str, int]:

@@ -329,7 +329,7 @@ class LoadAlign(ApiModel):
         src = case.tensor("srcAddr")
         start = src.addr + int(offset_bytes(v, ctx))
         raw = trace.read(src.buffer, np.array([start], dtype=np.int64), READ_BYTES[dist], align=ALIGN_BYTES[dist],
-                         what="srcAddr (mask bits)")
+                         what="srcAddr (mask bits)", tensor="srcAddr")
         trace.write_register("mask", int(env["mask"]), mask_bytes(dist_bits(raw.reshape(-1), dist)), what="mask")
         if post_update(v):  # srcAddr += offset after the load (Table 3)
             trace.outputs["srcAddr"] = {"buffer": src.buffer, "addr": src.addr + int(env["offset"]),

@@ -21,6 +21,11 @@ from .codec import NOTES, SEED
 from .load3d import FMATRIX, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, Load3DBitMode, fmatrix_rules, inherited_notes
 
 MEMBERS = tuple(m.name for m in FMATRIX.members)
+#: The vendor's page of SetFmatrix itself (asc-devkit docs, the matrix APIs; read at commit 93c993b).
+VENDOR_PAGE = "SetFmatrix (asc-devkit docs)"
+#: Products the vendor's SetFmatrix page marks 支持 (supported) where ascverify does not model the loads that read
+#: the feature map (LoadData3DV1/V2): a call there is not refused, it is not modelled.
+UNMODELLED = ("atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")
 #: SetFmatrix's arguments: the fmatrix struct, required, with padList required too (the C++ function takes it)
 ARGS = replace(FMATRIX, optional=False, source=f"{NOTES} (SetFmatrix(l1H, l1W, padList); padValue of "
                                                "LoadData3DParamsV2)",
@@ -43,7 +48,10 @@ class SetFmatrix(ApiModel):
     seed = SEED
     summary = "describe the feature map in L1 (l1H x l1W, padding, padding value) that later img2col loads read"
     support = {"atlas-350": Load3DBitMode.support["atlas-350"]}
-    support_source = f"{SEED} Applicability and Table 1 (T), as Load3DBitMode; {NOTES}"
+    support_source = (f"{VENDOR_PAGE}, Product support (HARDWARE_NOTES.md Products); T: {SEED} Table 1 (T), as "
+                      f"Load3DBitMode")
+    unmodelled = {p: f"{VENDOR_PAGE}, Product support (HARDWARE_NOTES.md Products); spec note set_fmatrix.products"
+                  for p in UNMODELLED}
     default_dtype = "half"
     args = (ARGS,)
     notes = (
@@ -77,10 +85,17 @@ class SetFmatrix(ApiModel):
                  "accept; fmatrixMode is not modelled (set_fmatrix.left).",
                  ("pyasc include/ascir/Dialect/Asc/IR/Basic/OpMm.td", NOTES)),
         SpecNote("set_fmatrix.products", "Products",
-                 "atlas-350 only, like the loads that read it.",
-                 "No page documents SetFmatrix; the only APIs in scope that read it (Load3DBitMode, LoadDataWithStride) "
-                 "exist on atlas-350 only (page 002 Applicability, page 003 产品支持情况).",
-                 (f"{SEED} Applicability", "003_6cb328d34acb8cee.txt 产品支持情况"), ("set_fmatrix.product.support",)),
+                 "Modelled on atlas-350, like the loads that read it. On atlas-a3, atlas-a2, atlas-200i-500-a2 and "
+                 "atlas-inference-aicore the call is legal but not modelled: its argument rules are checked and a "
+                 "warning says it is not modelled. On atlas-training and the inference Vector Core it is an error.",
+                 "No seed page documents SetFmatrix; the only APIs in scope that read it (Load3DBitMode, "
+                 "LoadDataWithStride) exist on atlas-350 only (page 002 Applicability, page 003 产品支持情况). The "
+                 "vendor's SetFmatrix page lists it as supported on Ascend 950, Atlas A3, Atlas A2, Atlas 200I/500 A2 "
+                 "and the inference series' AI Core, and not supported on the inference Vector Core and the training "
+                 "series (an older version marks A2/A3 not supported): there it feeds LoadData3DV1/V2, which ascverify "
+                 "does not model. Refusing the call there would state what the vendor's page contradicts.",
+                 (f"{SEED} Applicability", "003_6cb328d34acb8cee.txt 产品支持情况", f"{VENDOR_PAGE}, Product support"),
+                 ("set_fmatrix.product.support", "set_fmatrix.product.modelled")),
         *inherited_notes(("load3d.fmatrix", "load3d.padValue"), "set_fmatrix", without=("src.footprint",)),
     )
 

@@ -1,7 +1,8 @@
 """SetVectorMask (pyasc `set_vector_mask`): sets the mask that vector ops with isSetMask=false use.
 
 No seed page documents SetVectorMask itself; page 004 (is_set_mask) names it as the way to set the
-mask outside an op, and HARDWARE_NOTES (Masks) give the mask's encoding. Its rules are the mask
+mask outside an op, HARDWARE_NOTES (Masks) give the mask's encoding, and the vendor's own SetVectorMask page
+(asc-devkit docs) its products, its ranges (contiguous 0 included) and mask = 0 as a no-op. Its rules are the mask
 rules of the pages; in a program its mask becomes the effective mask of later masked calls.
 """
 
@@ -21,7 +22,12 @@ from ..spec.rules import WARNING
 from .vector_common import NOTES_MASKS, VECTOR_MASK_STATE as STATE_KEY, lane_mask, mask_rules
 
 PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
+#: The vendor's page of SetVectorMask itself (asc-devkit ``docs/api/SIMD-API/基础API/Memory矢量计算/掩码操作/
+#: SetVectorMask.md``, read at commit 93c993b).
+VENDOR_PAGE = "SetVectorMask (asc-devkit docs)"
 TYPES = ("half", "float", "int16", "uint16", "int32", "uint32")
+#: Products whose SetVectorMask page says 不支持 (not supported): the inference series' Vector Core.
+UNSUPPORTED = ("atlas-inference-vectorcore",)
 MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
 
 
@@ -32,18 +38,30 @@ class SetVectorMask(ApiModel):
     prefix = "set_vector_mask"
     seed = "004_2ad9555534615f32.txt"
     summary = "set the vector mask register for later masked ops called with isSetMask=false"
-    support = {p: TYPES for p in PRODUCT_IDS}
-    support_source = f"{PAGE}; {NOTES_MASKS}"
+    support = {p: TYPES for p in PRODUCT_IDS if p not in UNSUPPORTED}
+    support_source = (f"{VENDOR_PAGE}, Product support (HARDWARE_NOTES.md Products: the inference series' Vector Core "
+                      f"is atlas-inference-vectorcore); types: the 16- and 32-bit operands of {NOTES_MASKS}")
     default_dtype = "half"
     args = (MaskArg("mask", source=f"{PAGE}; {NOTES_MASKS}"),)
     notes = (
-        SpecNote("set_vector_mask.no-page", "SetVectorMask has no page of its own",
-                 "Modelled from page 004 (is_set_mask: 'use set_vector_mask to set the mask') and HARDWARE_NOTES "
-                 "Masks: the same two modes and ranges as an op's mask argument, on every product, for the 16- and "
-                 "32-bit types of the vector ops.",
-                 "None of the five pages documents SetVectorMask; a hardware engineer expects the mask register to "
-                 "take exactly what an op's own mask argument takes.",
-                 (PAGE, NOTES_MASKS)),
+        SpecNote("set_vector_mask.no-page", "SetVectorMask has no seed page",
+                 "Modelled from page 004 (is_set_mask: 'use set_vector_mask to set the mask'), HARDWARE_NOTES "
+                 "Masks and the vendor's SetVectorMask page: the same two modes and ranges as an op's mask "
+                 "argument, except that contiguous 0 is in range (a warning: no lane enabled), for the 16- and "
+                 "32-bit types of the vector ops, on every product but the inference series' Vector Core.",
+                 "None of the five seed pages documents SetVectorMask; the vendor's page (asc-devkit docs) lists "
+                 "it as supported on every product but 'Atlas inference series Vector Core: not supported', and "
+                 "gives 'for 16-bit operands mask in [0, 128]; for 32-bit in [0, 64]'. A hardware engineer expects "
+                 "the mask register to take what an op's own mask argument takes.",
+                 (PAGE, NOTES_MASKS, f"{VENDOR_PAGE}, Product support", f"{VENDOR_PAGE}, Description")),
+        SpecNote("set_vector_mask.count-zero", "A contiguous mask of 0",
+                 "SetVectorMask(0) is legal, a warning (no lane enabled); a masked op that then uses it with "
+                 "isSetMask=false breaks that op's own mask rule (an error there, as for an all-zero bitwise mask).",
+                 "The vendor's SetVectorMask page: 'mask in [0, 128]' (16-bit operands), and 'for Atlas A3 / A2, "
+                 "mask = 0 means the instruction performs no computation; the call is treated as a NOP'. Page 004's "
+                 "[1, 128] is the range of an op's own mask argument, not of the setter.",
+                 (f"{VENDOR_PAGE}, Description", f"{VENDOR_PAGE}, Restrictions"),
+                 ("set_vector_mask.mask.count.nonzero",)),
         SpecNote("set_vector_mask.all-zero", "An all-zero bitwise mask",
                  "SetVectorMask([0, 0]) is a warning at the setter (it selects no element); a masked op that then "
                  "uses it with isSetMask=false breaks that op's own mask rule (an error there).",
@@ -61,7 +79,8 @@ class SetVectorMask(ApiModel):
     )
 
     def api_rules(self):
-        yield from mask_rules(self.prefix, PAGE, empty=WARNING, empty_notes=("set_vector_mask.all-zero",))
+        yield from mask_rules(self.prefix, f"{VENDOR_PAGE}, Description; {PAGE}", empty=WARNING,
+                              empty_notes=("set_vector_mask.all-zero",), zero_count_notes=("set_vector_mask.count-zero",))
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}

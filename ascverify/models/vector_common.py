@@ -29,12 +29,15 @@ def mask_word_count(ctx: Context) -> int:
 
 
 def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: bool = False,
-               empty: str = ERROR, empty_notes: tuple[str, ...] = ()) -> list[Rule]:
+               empty: str = ERROR, empty_notes: tuple[str, ...] = (), zero_count_notes: tuple[str, ...] = ()
+               ) -> list[Rule]:
     """The mask rules of the pages, for 16-, 32- and 64-bit operands, both modes.
 
     ``placeholder``: the mask argument declares a placeholder (`MaskArg.placeholder`); the rules then
     do not apply to a case that gives the placeholder (its mask is set elsewhere). ``empty``: the severity of
-    the rule against a bitwise mask whose words are all 0 (a setter may store one that no op uses).
+    the rules against a mask that enables no lane, a bitwise mask whose words are all 0 or a contiguous mask of 0
+    (a setter may store one that no op uses); an ERROR refuses contiguous 0 in the range rule itself, otherwise a
+    rule of its own warns of it (``zero_count_notes``: its spec notes; ``empty_notes``: the bitwise rule's).
     """
 
     def given(v: Values, cond: Any) -> Any:
@@ -54,8 +57,9 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
         m = getattr(v, name)
         return Implies(ctx.dtype.bits == 64, Between(0, m.words[0], 2**32 - 1))
 
+    empty_is_error = empty == ERROR
     rules = [
-        field_range(f"{prefix}.{name}.count.range", f"{name}.count", 1, lanes_per_repeat,
+        field_range(f"{prefix}.{name}.count.range", f"{name}.count", 1 if empty_is_error else 0, lanes_per_repeat,
                     f"{source}, {name} (contiguous mode); {NOTES_MASKS}", param=name, when=contiguous,
                     message=f"contiguous {name}={{value}} is outside [{{lo}}, {{hi}}] for T={{dtype}}"),
         rule(f"{prefix}.{name}.words.count", (name, "dtype"),
@@ -65,7 +69,9 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
              facts=lambda v, ctx: {"n": getattr(v, name).nwords, "need": mask_word_count(ctx)},
              help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise"),
         rule(f"{prefix}.{name}.words.nonzero", (name,), words_nonzero,
-             f"bitwise {name}={{{name}}} selects no element (the words must not all be 0)",
+             f"bitwise {name}={{{name}}} selects no element (the words must not all be 0)" if empty_is_error else
+             f"bitwise {name}={{{name}}} selects no element: a masked op that uses it (isSetMask=false) breaks its "
+             f"own mask rule",
              f"{source}, {name} (bitwise mode); {NOTES_MASKS}", when=bitwise, severity=empty, notes=empty_notes,
              help=f"bitwise {name} words not all 0"),
         rule(f"{prefix}.{name}.words.width", (name, "dtype"), word_width,
@@ -73,6 +79,11 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
              when=bitwise, facts=lambda v, ctx: {"w0": getattr(v, name).words[0]},
              help=f"bitwise {name}[0] <= 2^32-1 for 64-bit T"),
     ]
+    if not empty_is_error:
+        rules.append(rule(f"{prefix}.{name}.count.nonzero", (name,), lambda v, ctx: getattr(v, name).count != 0,
+                          f"contiguous {name}=0 enables no lane: a masked op that uses it (isSetMask=false) breaks its "
+                          f"own mask rule", f"{source}, {name} (contiguous mode)", when=contiguous, severity=empty,
+                          notes=zero_count_notes, help=f"contiguous {name} not 0"))
     # the domain names the mask: strategies draw masks that meet these rules (`_mask_strategy`)
     return [replace(r, domain={**r.domain, "mask": name}) for r in rules]
 

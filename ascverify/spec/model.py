@@ -14,6 +14,7 @@ from .params import MASK_WORDS, Arg, BoolType, EnumType, Field, LevelsArg, MaskA
 from .products import PRODUCT_IDS, get_product
 from .rules import (
     ERROR,
+    WARNING,
     Context,
     Rule,
     Values,
@@ -52,6 +53,9 @@ class ApiModel:
     #: product id -> element types supported there (products absent are not supported)
     support: ClassVar[Mapping[str, tuple[str, ...]]]
     support_source: ClassVar[str] = ""
+    #: Products where the vendor documents the API but ascverify does not model it, with the source that says so:
+    #: a call there is not refused (its type and range rules still hold), it draws the warning ``PREFIX.product.modelled``
+    unmodelled: ClassVar[Mapping[str, str]] = {}
     default_dtype: ClassVar[str]
     args: ClassVar[tuple[Arg | MaskArg, ...]] = ()
     tensors: ClassVar[tuple[TensorDecl, ...]] = ()
@@ -170,15 +174,23 @@ class ApiModel:
         p, seed = self.prefix, self.seed
         support_src = self.support_source or f"{seed} Applicability"
         out: list[Rule] = [
-            rule(f"{p}.product.support", ("product",), lambda v, ctx: ctx.product.id in self.support,
+            rule(f"{p}.product.support", ("product",),
+                 lambda v, ctx: ctx.product.id in self.support or ctx.product.id in self.unmodelled,
                  f"{self.name} is not supported on {{product}}", support_src,
                  help="the product supports the API"),
+            # on a product without the API the product rule says it all: no second error for the type
             rule(f"{p}.dtype.support", ("dtype",),
-                 lambda v, ctx: ctx.dtype.name in self.support.get(ctx.product.id, ()),
+                 lambda v, ctx: ctx.product.id not in self.support or ctx.dtype.name in self.support[ctx.product.id],
                  "T={dtype} is not supported on {product} (supported: {supported})", support_src,
                  facts=lambda v, ctx: {"supported": ", ".join(self.support.get(ctx.product.id, ())) or "none"},
                  help="the element type is supported on the product"),
         ]
+        if self.unmodelled:
+            modelled = ", ".join(self.supported_products())
+            out.append(rule(f"{p}.product.modelled", ("product",), lambda v, ctx: ctx.product.id not in self.unmodelled,
+                            f"{self.name} on {{product}} is not modelled: only its argument rules are checked (it is "
+                            f"modelled on {modelled})", "; ".join(dict.fromkeys(self.unmodelled.values())),
+                            severity=WARNING, help="the API is modelled on the product"))
         for f in self.fields:
             if isinstance(f.type, (BoolType, EnumType)) or f.name.endswith((".bitwise", ".nwords", ".levels")):
                 continue
@@ -331,7 +343,7 @@ def _exact_aligned(id: str, tensor: str, source: str, align: Any) -> Rule:
     return Rule(id, (tensor,), pred, f"{tensor}.addr={{{tensor}.addr}} is not {{align}}-byte aligned", source, ERROR,
                 None, lambda v, ctx: getattr(v, tensor).present, lambda v, ctx: {"align": size(ctx)},
                 {"kind": "align", "tensor": tensor, "minimum": align, "exact": True}, (), None, (),
-                f"{tensor} start address aligned (the page's alignment, not the position's)")
+                f"{tensor} start address aligned to the API's own alignment (not the position's general one)")
 
 
 def _form_rule(model: ApiModel) -> Rule:

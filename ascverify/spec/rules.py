@@ -478,7 +478,7 @@ def tensors_disjoint(id: str, a: str, b: str, source: str, **kw: Any) -> Rule:
 
     return Rule(id, (a, b), pred,
                 kw.pop("message", None) or f"{a} [{{{a}.addr}}, {{{a}.end}}) and {b} [{{{b}.addr}}, {{{b}.end}}) overlap",
-                source, ERROR, _products(kw.pop("products", None)), None, None,
+                source, kw.pop("severity", ERROR), _products(kw.pop("products", None)), None, None,
                 {"kind": "disjoint", "tensors": (a, b)}, (), None, tuple(kw.pop("notes", ())), f"{a} and {b} disjoint")
 
 
