@@ -176,6 +176,24 @@ def test_boundary_covers_both_sides_of_each_rule(tmp_path):
         "set_vector_mask.product.support", "set_vector_mask.dtype.support", "set_vector_mask.mask.words.width"}
 
 
+def test_a_warning_s_legal_side_is_a_case_it_is_silent_on(tmp_path):
+    """A warning's broken side is a valid case already (expect success, the warning fires); its legal side is a case
+    where the rule is in force and silent (it was reported 'impossible: no case breaks the rule')."""
+    out = tmp_path / "b"
+    r = invoke("gen", "SetVectorMask", "--product", "atlas-a2", "--mode", "boundary", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = manifest(out)
+    for rule in ("set_vector_mask.mask.count.nonzero", "set_vector_mask.mask.words.nonzero"):
+        broken = target(doc, f"rule:{rule}:broken, everything else kept")
+        silent = target(doc, f"rule:{rule}:in force and silent")
+        assert broken["status"] == silent["status"] == "covered", (broken, silent)
+        assert case_of(doc, broken["cases"][0])["warns"] == [rule]
+        quiet = case_of(doc, silent["cases"][0])
+        assert quiet["expect"] == "success" and rule not in quiet["warns"]
+        # in force: the mask of the silent case is in the rule's mode (contiguous: an int; bitwise: a list)
+        assert isinstance(quiet["attr"][0]["value"], int if "count" in rule else list)
+
+
 def test_boundary_rule_kinds_on_block_reduce_min():
     model = get_api("BlockReduceMin")
     g = generate(model, model.context("atlas-a2", "half"), "boundary", None, seed=0)

@@ -19,6 +19,7 @@ Boundary targets (each legal or illegal):
   min_size size = the minimum                           size = the minimum - 1
   disjoint the two tensors touch                        they overlap by at most 32 bytes
   other    the valid case nearest to the illegal one    the rule broken, everything else kept
+           (a warning: a case it is in force and silent)
   ======== ============================================ =============================================
 
 Each target holds under the rule's guard (``when``). An illegal target keeps every other rule in
@@ -206,7 +207,10 @@ def rule_targets(sv: Solving) -> list[Target]:
             add("illegal", f"{dom['tensors'][0]} and {dom['tensors'][1]} overlap by at most 32 bytes", overlap)
         else:  # relational rules: the illegal side is the rule broken; the legal side the nearest valid case
             add("illegal", "broken, everything else kept", lambda W=W, P=P: z3.And(W(), z3.Not(P())), kind="custom")
-            add("legal", "the valid case nearest to the broken one", lambda: z3.BoolVal(True), kind="custom-near")
+            if r.severity == "error":
+                add("legal", "the valid case nearest to the broken one", lambda: z3.BoolVal(True), kind="custom-near")
+            else:  # the broken side of a warning is valid already (`fix` repairs errors only): a case it is silent on
+                add("legal", "in force and silent", lambda W=W, P=P: z3.And(W(), P()))
     return out
 
 
