@@ -643,8 +643,12 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "repeatTime = 0 is valid and stores nothing; on atlas-350 it is a warning, because a no-op is not "
                  "guaranteed there. A mask selecting nothing is an error by the mask rules everywhere (and also draws "
                  "the warning on atlas-350).",
-                 "The page: on atlas-a2/a3 mask or repeatTime 0 is a no-op; on atlas-350 a no-op is not guaranteed.",
-                 (f"{PAGE}, Restrictions", FAMILY_NOTES), (f"{p}.noop",)),
+                 "The ReduceDataBlock page: on atlas-a2/a3 mask or repeatTime 0 is a no-op (it names no other "
+                 "product); the hardware notes: on atlas-350 a no-op is not guaranteed. A mask of 0 stays an error "
+                 "although that page calls it a no-op on atlas-a2/a3: the op's mask argument is bounded by the pyasc "
+                 "page ([1, 128] for 16-bit operands, the two words not both 0), which is stated for every product; "
+                 "the place where a mask of 0 is legal is the setter, SetVectorMask (a warning there).",
+                 (f"{PAGE}, Restrictions", FAMILY_NOTES, "004_2ad9555534615f32.txt 参数说明 mask"), (f"{p}.noop",)),
         SpecNote(f"{p}.same-type", "dst and src element types",
                  "dst and src both have T (half or float per product; half only on atlas-training).",
                  "The page: the destination and source types must be the same; the legacy prototype takes "
