@@ -188,6 +188,20 @@ def _tmp_hazard(other: str) -> Any:
     return pred
 
 
+def _tmp_overlap_warning(other: str) -> Any:
+    """sharedTmpBuffer sharing bytes with ``other`` only where the call never writes: a warning (the page is silent;
+    no read observes it). Where the written bytes meet ``other`` the error bilinear.sharedTmpBuffer.OTHER.hazard
+    speaks alone."""
+    base = tensors_disjoint(f"bilinear.sharedTmpBuffer.{other}.disjoint", "sharedTmpBuffer", other,
+                            f"{_t2('sharedTmpBuffer')} (page silent; spec note)", notes=("bilinear.tmp",),
+                            products=TMP_PRODUCTS, severity=WARNING,
+                            message=f"sharedTmpBuffer [{{sharedTmpBuffer.addr}}, {{sharedTmpBuffer.end}}) and {other} "
+                                    f"[{{{other}.addr}}, {{{other}.end}}) overlap, outside the bytes the call writes "
+                                    f"there: harmless to this call, but the buffer is not the call's alone")
+    disjoint, written_clear = base.predicate, _tmp_hazard(other)
+    return replace(base, predicate=lambda v, ctx: Or(disjoint(v, ctx), Not(written_clear(v, ctx))))
+
+
 # -- hazards: a source byte read after dst stored it ----------------------------------------------------------------
 #
 # bilinear.dst.hazard (src1, src0Offset) is a solver term: a bounded existential over (iteration, block), nonlinear
@@ -722,13 +736,7 @@ class BilinearInterpolation(ApiModel):
         # sharedTmpBuffer against the operands: sharing bytes is a warning (the page is silent), the bytes the
         # implementation writes landing on an operand an error (it clobbers what the call reads or the caller keeps)
         for s in ("dst", "src0", "src1", "src0Offset"):
-            yield tensors_disjoint(f"{p}.sharedTmpBuffer.{s}.disjoint", "sharedTmpBuffer", s,
-                                   f"{_t2('sharedTmpBuffer')} (page silent; spec note)", notes=("bilinear.tmp",),
-                                   products=TMP_PRODUCTS, severity=WARNING,
-                                   message=f"sharedTmpBuffer [{{sharedTmpBuffer.addr}}, {{sharedTmpBuffer.end}}) and "
-                                           f"{s} [{{{s}.addr}}, {{{s}.end}}) overlap (outside the bytes the call "
-                                           f"writes there: harmless to this call, see "
-                                           f"bilinear.sharedTmpBuffer.{s}.hazard)")
+            yield _tmp_overlap_warning(s)
             yield rule(f"{p}.sharedTmpBuffer.{s}.hazard", ("sharedTmpBuffer", s, "hRepeat", "vRepeat", "src1",
                                                             "src0Offset", "product"),
                        _tmp_hazard(s),
