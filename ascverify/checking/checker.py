@@ -83,7 +83,7 @@ class Unchecked:
         return out
 
 
-@dataclass
+@dataclass(slots=True)
 class Result:
     """The verdict on one case (or the input error that kept it from being read)."""
 

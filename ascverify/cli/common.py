@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import click
 
 from ..cases.case import Case
-from ..cases.caseio import cases_from_bytes, read_cases
+from ..cases.caseio import Entry, cases_from_bytes, read_cases
 from ..cases.fields import read_product, read_supported_type
 from ..cases.safe_names import confined
 from ..cases.sources import MAX_FILE_BYTES, load_tensor_data, read_bytes, read_limits
@@ -361,6 +361,14 @@ def checked_items(items: Sequence[tuple[str, Any]], cache: DataCache) -> list[Re
     """The entries of one or more files, each with its file's path, checked together (batched: one `check_cases`
     for all of them), in the order given; an `InputError` instead of an entry is a problem with that file as a
     whole (a result with no index). Unreadable cases carry their error."""
+    if all(type(entry) is Entry and entry.case is not None and not entry.case.data_sources for _, entry in items):
+        # the common window: every entry a case read without data files (one pass, no slots to fill)
+        checked = check_cases([entry.case for _, entry in items])
+        for (path, entry), r in zip(items, checked):
+            r.file, r.index = path, entry.index
+            if r.error is not None:
+                r.error = bare_error(r.error, path, location(path, r.index))
+        return checked
     results: list[Result | None] = []
     readable: list[tuple[int, str, int, Case]] = []  # (slot in results, file, case index, case)
     for path, entry in items:
