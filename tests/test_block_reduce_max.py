@@ -273,11 +273,22 @@ def test_family_rules_on_examples(api):
     assert [f.kind for f in run_case(late, strict=False).faults] == ["hazard"]
     same = parse_case(call(api=api, repeat=2, dst_rep=1, src=("VECCALC", 0, 256), dst=("VECCALC", 0, 16)))
     assert violations(same) == [] and not run_case(same, strict=False).faults
-    # the placeholder goes with isSetMask=false, and only then
+    # the placeholder goes with isSetMask=false only; with false any other mask has no effect (a warning; the
+    # vendor's 910B1 test passes 64 there, and a value out of range is not checked either)
     assert violations(call(api=api, mask="MASK_PLACEHOLDER")) == [f"{p}.mask.placeholder"]
-    assert violations(call(api=api, mask=128, is_set_mask=False)) == [f"{p}.mask.placeholder"]
+    for mask in (128, 500, 0):
+        ignored = check_case(parse_case(call(api=api, mask=mask, is_set_mask=False)))
+        assert ignored.valid and [w.id for w in ignored.warnings] == [f"{p}.mask.ignored"], mask
     ok = check_case(parse_case(call(api=api, mask="MASK_PLACEHOLDER", is_set_mask=False)))
-    assert ok.valid and {u.rule_id for u in ok.unchecked} == {*get_api(api).MASK_RULES, f"{p}.order.vector_mask"}
+    in_force = {r.id for r in get_api(api).rules_for("atlas-a2")}
+    assert ok.valid and {u.rule_id for u in ok.unchecked} == \
+        {*(r for r in get_api(api).MASK_RULES if r in in_force), f"{p}.order.vector_mask"}
+    # mask 0: a no-op on atlas-a2/a3 (the ReduceDataBlock page), a warning; the mask range [1, 128] elsewhere
+    for mask in (0, [0, 0]):
+        on_a2 = check_case(parse_case(call(api=api, mask=mask)))
+        assert on_a2.valid and [w.id for w in on_a2.warnings] == [f"{p}.mask.zero"], mask
+        assert violations(call("atlas-training", api=api, mask=mask)) == \
+            [f"{p}.mask.count.range" if mask == 0 else f"{p}.mask.words.nonzero"]
     # repeat 0: nothing happens; a warning on atlas-350 only
     for product in ("atlas-a2", "atlas-350"):
         zero = parse_case(call(product, api=api, repeat=0, src=("VECIN", 0, 0), dst=("VECOUT", 256, 0)))

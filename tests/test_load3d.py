@@ -254,6 +254,17 @@ def test_size_channel_values(dtype, channels, ok):
     assert ("load3d.sizeChannel.values" not in ids) == ok, ids
 
 
+@pytest.mark.parametrize("dtype", ["fp8_e4m3fn", "fp8_e5m2", "hifloat8"])
+@pytest.mark.parametrize("channels, listed", [(16, True), (36, True), (24, False), (12, False)])
+def test_size_channel_of_a_type_the_page_does_not_name_is_a_warning(dtype, channels, listed):
+    """Page 002 lists sizeChannel values for int8/uint8 (and 16-, 32-bit types), none for fp8 or hifloat8, which no
+    vendor page or debug check constrains: the 8-bit list is applied as a warning, never an error."""
+    got = check_case(parse_case(example(sizeChannel=channels, fmatrix=None) | {"dtype": dtype}))
+    errors, warnings = {v.id for v in got.violations}, {w.id for w in got.warnings}
+    assert "load3d.sizeChannel.values" not in errors
+    assert ("load3d.sizeChannel.values_unnamed" in warnings) == (not listed), warnings
+
+
 @pytest.mark.parametrize("dtype, kpos, ok", [("half", 16, True), ("half", 8, False), ("int8", 16, False),
                                              ("int8", 64, True), ("float", 8, True), ("float", 4, False)])
 def test_kpos_is_a_multiple_of_32_bytes(dtype, kpos, ok):

@@ -79,7 +79,7 @@ def test_an_argument_no_case_could_hold_is_refused_naming_its_field(api, args, f
 
 @pytest.mark.parametrize("api, kw, rule", [
     ("BlockReduceMin", {"args": {"repeatTime": 300}}, "block_reduce_min.repeatTime.range"),  # outside [0, 255]
-    ("BlockReduceMin", {"args": {"mask": 5, "isSetMask": False}}, "block_reduce_min.mask.placeholder"),
+    ("BlockReduceMin", {"args": {"mask": "MASK_PLACEHOLDER", "isSetMask": True}}, "block_reduce_min.mask.placeholder"),
     # 100 lanes: a 16-bit T has 128 per repeat, a 32-bit one 64
     ("BlockReduceMin", {"args": {"mask": 100}, "dtype": "float"}, "block_reduce_min.mask.count.range"),
     # LoadData3DParamsV2's names are read whole: mStep (mExtension) left out takes its default 0

@@ -37,7 +37,7 @@ from ..checking.checker import Violation, check_case
 from ..spec.errors import InputError, did_you_mean
 from ..spec.model import ApiModel
 from ..spec.params import EnumType
-from ..spec.rules import Rule
+from ..spec.rules import ERROR, Rule
 from . import interrupts
 from .solver import Fix, Space, Undecided
 
@@ -398,7 +398,28 @@ def _fix_case(case: Case, keep: Sequence[str], timeout_ms: int) -> Repair:
         raise verdict.error
     if not [v for v in verdict.violations if v.rule.symbolic]:
         return Repair(case, case if verdict.valid else None, [], 0, still_broken=list(verdict.violations), method="none")
-    space = space_for(case, timeout_ms=timeout_ms)
+    plain = _repair(case, keep, space_for(case, timeout_ms=timeout_ms))
+    if plain.fixed is None:
+        return plain
+    had = {w.id for w in verdict.warnings}
+    if not [w for w in check_case(_with_data_that_fits(plain.fixed)).warnings if w.id not in had]:
+        return plain
+    # the nearest valid case trades an error for a new warning (turning isSetMask off makes a bad mask 'no effect':
+    # one field, the least change, and no repair): the nearest that draws no new warning, when there is one
+    quiet = _repair(case, keep, _quiet_space(case, verdict, timeout_ms))
+    return quiet if quiet.fixed is not None and not quiet.still_broken else plain
+
+
+def _quiet_space(case: Case, verdict: Any, timeout_ms: int) -> Space:
+    """The case's space with the error rules and every warning the case does not draw already."""
+    space = space_for(case, timeout_ms=timeout_ms, include_warnings=True)
+    fired = {w.id for w in verdict.warnings}
+    space.rules = [r for r in space.rules if r.severity == ERROR or r.id not in fired]
+    return space
+
+
+def _repair(case: Case, keep: Sequence[str], space: Space) -> Repair:
+    """The valid case nearest to ``case`` in ``space`` (its rules hold), keeping the ``keep`` fields."""
     kept = set(keep)
     free = [n for n in space.vars if n not in kept]
     kept_terms = [value_term(space.vars[n], case.env[n]) for n in space.vars if n in kept]
@@ -414,7 +435,7 @@ def _fix_case(case: Case, keep: Sequence[str], timeout_ms: int) -> Repair:
     nearest = True
     if not any(has_quantifier(space.terms[r.id]) for r in space.rules):  # Z3's optimizer takes no quantifiers
         opt = z3.Optimize()
-        interrupts.set_timeout(opt, timeout_ms)
+        interrupts.set_timeout(opt, space.timeout_ms)
         opt.add(*space._domain)
         opt.add(*[space.terms[r.id] for r in space.rules])
         opt.add(*kept_terms)

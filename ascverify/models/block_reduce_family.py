@@ -59,6 +59,8 @@ MAX_STRIDE = 65535
 PLACEHOLDER = "MASK_PLACEHOLDER"
 #: Products that leave the destination of a fully masked-off datablock untouched.
 KEEP_PRODUCTS = ("atlas-a2", "atlas-a3")
+#: Products where the ReduceDataBlock page makes mask = 0 (or repeatTime = 0) a no-op: a mask of 0 is a warning there.
+NOOP_PRODUCTS = ("atlas-a2", "atlas-a3")
 #: `BlockReduceFamily.masked_fill`'s answer on those products: store nothing.
 KEEP = "keep"
 
@@ -263,7 +265,7 @@ class BlockReduceFamily(ApiModel):
         if "notes" not in cls.__dict__:  # a member that words the shared notes itself declares ``notes``
             cls.notes = (*_family_notes(cls), *cls.own_notes)
         cls.MASK_RULES = (f"{p}.mask.count.range", f"{p}.mask.words.count", f"{p}.mask.words.nonzero",
-                          f"{p}.mask.words.width")
+                          f"{p}.mask.words.width", f"{p}.mask.zero")
 
     @classmethod
     def citations(cls) -> Citations:
@@ -293,19 +295,31 @@ class BlockReduceFamily(ApiModel):
     def api_rules(self):
         p, c = self.prefix, self.cite
         shown = lambda v, ctx: {"shown": PLACEHOLDER if v["mask.placeholder"] else format(v.mask)}  # noqa: E731
-        yield from mask_rules(p, c.mask, placeholder=True)
+        yield from mask_rules(p, c.mask, placeholder=True, flag="isSetMask", empty_ok_on=NOOP_PRODUCTS)
+        yield rule(f"{p}.mask.zero", ("mask", "isSetMask", "product"),
+                   lambda v, ctx: Not(And(v.isSetMask, mask_all_zero(v, ctx))),
+                   "mask={shown} enables no lane: the call is a no-op on {product} (nothing is stored)",
+                   c.noop, severity=WARNING, products=NOOP_PRODUCTS, notes=(f"{p}.noop",), facts=shown,
+                   help="the mask enables a lane (a mask of 0 makes the call a no-op)",
+                   domain={"kind": "custom", "mask": "mask"})
         yield order_rule(f"{p}.order.vector_mask", "vector_mask",
                          "isSetMask=false needs a SetVectorMask earlier in the program (the mask comes from it)",
                          c.set_mask, when=lambda v, ctx: Not(v.isSetMask), params=("isSetMask",),
                          notes=(f"{p}.mask-placeholder",))
         yield rule(f"{p}.mask.placeholder", ("mask", "isSetMask"),
-                   lambda v, ctx: And(Implies(v["mask.placeholder"], Not(v.isSetMask)),
-                                      Implies(Not(v.isSetMask), v["mask.placeholder"])),
-                   f"isSetMask={{isSetMask}} with mask={{shown}}: the placeholder {PLACEHOLDER!r} is required "
-                   "with isSetMask=false and refused otherwise",
+                   lambda v, ctx: Implies(v["mask.placeholder"], Not(v.isSetMask)),
+                   f"isSetMask={{isSetMask}} with mask={{shown}}: the placeholder {PLACEHOLDER!r} gives no mask; it "
+                   "is for isSetMask=false only",
                    c.set_mask, notes=(f"{p}.mask-placeholder",), facts=shown,
-                   help=f"mask is {PLACEHOLDER!r} exactly when isSetMask=false",
+                   help=f"mask {PLACEHOLDER!r} only with isSetMask=false",
                    domain={"kind": "custom", "mask": "mask"})  # strategies draw the flag with the mask
+        yield rule(f"{p}.mask.ignored", ("mask", "isSetMask"),
+                   lambda v, ctx: Implies(Not(v.isSetMask), v["mask.placeholder"]),
+                   f"isSetMask=false with mask={{shown}}: the argument has no effect (the mask comes from "
+                   f"SetVectorMask); pass {PLACEHOLDER!r}",
+                   c.set_mask, severity=WARNING, notes=(f"{p}.mask-placeholder",), facts=shown,
+                   help=f"mask is {PLACEHOLDER!r} with isSetMask=false (any other value has no effect)",
+                   domain={"kind": "custom", "mask": "mask"})
         yield field_range(f"{p}.repeatTime.range", "repeatTime", 0, MAX_REPEAT, c.repeat_range,
                           notes=(f"{p}.int32-args",))
         for name in STRIDES:
@@ -604,14 +618,21 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "pyasc's docstring copies the generic mask table, which lists 64-bit operands.",
                  (f"{py}, Parameters, mask", MASK_NOTES), (f"{p}.mask.words.width", f"{p}.dtype.support")),
         SpecNote(f"{p}.mask-placeholder", "isSetMask = false",
-                 f"With isSetMask=false the mask argument must be the placeholder {PLACEHOLDER!r}, and only then; the "
-                 "effective mask comes from a prior SetVectorMask, which a single call cannot see: the mask rules are "
-                 "reported as not checked, and the core treats every result as unspecified.",
+                 f"With isSetMask=false the mask argument has no effect: {PLACEHOLDER!r} is expected, any other value "
+                 "is a warning (mask.ignored) and is not checked by the mask rules. The placeholder with "
+                 "isSetMask=true is an error (the call has no mask then). The effective mask comes from a prior "
+                 "SetVectorMask, which a single call cannot see: the mask rules are reported as not checked, and the "
+                 "core treats every result as unspecified.",
                  "The ReduceDataBlock page: with false the mask is set outside with SetVectorMask and the argument is "
-                 f"the placeholder. pyasc's docstring lists is_set_mask, but its {p} has no such keyword (it always "
+                 "the placeholder, 'a placeholder with no actual meaning'; the vendor's Mask page says the argument "
+                 "'has no effect' then, and the implementation returns before reading it. The pyasc docstring's "
+                 "'must' is not what the vendor's code relies on: its own 910B1 test calls ReduceDataBlock<..., false> "
+                 f"with a mask of 64. pyasc's docstring lists is_set_mask, but its {p} has no such keyword (it always "
                  "emits isSetMask = true); ascverify accepts it like block_reduce_min's.",
-                 (f"{PAGE}, Template parameters, isSetMask", f"{py}, Parameters, is_set_mask", f"{PY_SIGNATURES}, {p}"),
-                 (f"{p}.mask.placeholder",)),
+                 (f"{PAGE}, Template parameters, isSetMask", f"{py}, Parameters, is_set_mask", f"{PY_SIGNATURES}, {p}",
+                  "asc-devkit tests/api/basic_api/ascendc_case_ascend910b1/ascendc_case_ascend910b1_aiv/"
+                  "test_operator_vec_reduce.cpp:48-52", "asc-devkit impl/basic_api/kernel_utils_base.h:117-142"),
+                 (f"{p}.mask.placeholder", f"{p}.mask.ignored")),
         SpecNote(f"{p}.arg-spellings", "Argument names",
                  "Cases may use the Ascend C names (repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, "
                  "mask) or the pyasc names (repeat or repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, "
@@ -641,14 +662,16 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  (f"{p}.dst.src.in_place",)),
         SpecNote(f"{p}.noop", "repeatTime = 0 or mask = 0",
                  "repeatTime = 0 is valid and stores nothing; on atlas-350 it is a warning, because a no-op is not "
-                 "guaranteed there. A mask selecting nothing is an error by the mask rules everywhere (and also draws "
-                 "the warning on atlas-350).",
-                 "The ReduceDataBlock page: on atlas-a2/a3 mask or repeatTime 0 is a no-op (it names no other "
-                 "product); the hardware notes: on atlas-350 a no-op is not guaranteed. A mask of 0 stays an error "
-                 "although that page calls it a no-op on atlas-a2/a3: the op's mask argument is bounded by the pyasc "
-                 "page ([1, 128] for 16-bit operands, the two words not both 0), which is stated for every product; "
-                 "the place where a mask of 0 is legal is the setter, SetVectorMask (a warning there).",
-                 (f"{PAGE}, Restrictions", FAMILY_NOTES, "004_2ad9555534615f32.txt 参数说明 mask"), (f"{p}.noop",)),
+                 "guaranteed there. A mask selecting nothing is a warning on atlas-a2/a3 (mask.zero: the call is a "
+                 "no-op), an error by the mask rules elsewhere (and also draws the warning on atlas-350).",
+                 "The ReduceDataBlock page: on atlas-a2/a3 mask or repeatTime 0 is a no-op, nothing is written (it "
+                 "names no other product); the vendor's Mask page gives mask in [0, 128] on A2/A3, and its debug "
+                 "checks only warn ('equivalent to a NOP') there. The hardware notes: on atlas-350 a no-op is not "
+                 "guaranteed. Elsewhere the pyasc page's range ([1, 128] for 16-bit operands, the two words not both "
+                 "0) stands, and the vendor's debug checks refuse 0 on the older inference products.",
+                 (f"{PAGE}, Restrictions", FAMILY_NOTES, "004_2ad9555534615f32.txt 参数说明 mask",
+                  "asc-devkit impl/basic_api/kernel_npu_debug.h:256-323"),
+                 (f"{p}.noop", f"{p}.mask.zero", f"{p}.mask.count.range", f"{p}.mask.words.nonzero")),
         SpecNote(f"{p}.same-type", "dst and src element types",
                  "dst and src both have T (half or float per product; half only on atlas-training).",
                  "The page: the destination and source types must be the same; the legacy prototype takes "

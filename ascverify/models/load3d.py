@@ -73,6 +73,8 @@ PYASC_MM = "pyasc python/asc/language/basic/mm.py"
 PYASC_TYPES = "pyasc python/asc/language/core/types.py"
 #: The element types for which page 002 states the M multiples (mStep, mPos): half, int8_t, uint8_t.
 M_NAMED = ("half", "int8", "uint8")
+#: The types page 002's sizeChannel row lists values for (int4b_t too, not a type here).
+CHANNEL_NAMED = ("uint32", "int32", "float", "half", "bfloat16", "int8", "uint8")
 
 
 def _bits(width: int) -> IntType:
@@ -680,12 +682,18 @@ class Load3DBitMode(ApiModel):
         SpecNote("load3d.sizeChannel", "sizeChannel: the '[1, 63]' range and the allowed values",
                  "sizeChannel is a 16-bit field, [0, 65535] (type rule); the values Table 5 lists per type are "
                  "the rule: 4, N*8, N*8+4 (32-bit); 4, 8, N*16, N*16+4, N*16+8 (half, bfloat16); 4, 8, 16, N*32, "
-                 "N*32+4, N*32+8, N*32+16 (8-bit), N >= 1; so 0 to 3 are refused. fp8 and hifloat8 follow the 8-bit "
-                 "list (the page names int8_t and uint8_t).",
+                 "N*32+4, N*32+8, N*32+16 (8-bit), N >= 1; so 0 to 3 are refused for the types the page names. "
+                 "fp8 and hifloat8 are checked against the 8-bit list as a warning (sizeChannel.values_unnamed): "
+                 "no source gives their values.",
                  "Table 5 says 'Value range: [1, 63]' for a 16-bit field whose own value list goes beyond 63 "
                  "(N*16 for any N); HARDWARE_NOTES: the LoadData3D page gives channelSize in [0, 65535], the "
-                 "'[1, 63]' is very likely a copy error. The lists are the same in bytes for every type of one size.",
-                 (_t("sizeChannel"), NOTES), ("load3d.sizeChannel.values", "load3d.sizeChannel.type")),
+                 "'[1, 63]' is very likely a copy error. The lists are the same in bytes for every type of one size. "
+                 "For fp8 and hifloat8 the pages list the types as supported but give no channel values (LoadData_3D, "
+                 "LoadDataWithStride, the bit-mode page, the C API page), the vendor's debug check of channelSize "
+                 "has no branch for them, and its calls use 32 only: the 8-bit list is a reading, not a page's rule.",
+                 (_t("sizeChannel"), NOTES, f"{DOC_L3D} (channelSize)",
+                  "asc-devkit impl/basic_api/kernel_operator_mm_check.h:539-615 (CheckLoadData3dv2ChannelSize)"),
+                 ("load3d.sizeChannel.values", "load3d.sizeChannel.values_unnamed", "load3d.sizeChannel.type")),
         SpecNote("load3d.mPos-range", "mPos above 32767",
                  "mPos in [0, 65535] is valid (the 16-bit field, page 002); above 32767 a warning says that the "
                  "LoadData3D page allows [0, 32767] only.",
@@ -952,13 +960,22 @@ class Load3DBitMode(ApiModel):
                        notes=("load3d.multiples", "load3d.covered"),
                        help="mPos a multiple of 16 unless the window covers the bottom fractal"
                             + (" (half, int8, uint8)" if named else " (the other types: a warning)"))
-        yield rule(f"{p}.sizeChannel.values", ("sizeChannel", "dtype"),
-                   lambda v, ctx: And(v.sizeChannel >= 4, InSet(Mod(v.sizeChannel, c0_of(ctx)), channel_remainders(ctx))),
-                   "sizeChannel={sizeChannel} is not a channel count the page allows for T={dtype} ({allowed})",
-                   f"{_t('sizeChannel')} (values per type)", notes=("load3d.sizeChannel",),
-                   facts=lambda v, ctx: {"allowed": _allowed_text(ctx)},
-                   help="sizeChannel one of the page's values for T",
-                   domain={"kind": "one_of", "field": "sizeChannel", "codes": channel_values})
+        # the page lists the values for the types it names (an error); for the other types (fp8, hifloat8) the list
+        # of their width is an extrapolation no source states: a warning (spec note load3d.sizeChannel)
+        for rid, named, severity in (("sizeChannel.values", True, "error"),
+                                     ("sizeChannel.values_unnamed", False, WARNING)):
+            yield rule(f"{p}.{rid}", ("sizeChannel", "dtype"),
+                       (lambda named: lambda v, ctx: True if (ctx.dtype.name in CHANNEL_NAMED) != named else
+                        And(v.sizeChannel >= 4, InSet(Mod(v.sizeChannel, c0_of(ctx)), channel_remainders(ctx))))(named),
+                       "sizeChannel={sizeChannel} is not a channel count the page allows for T={dtype} ({allowed})"
+                       if named else
+                       "sizeChannel={sizeChannel} is not one of the values the page lists for the types of T={dtype}'s "
+                       "width ({allowed}); for T={dtype} no source lists any",
+                       f"{_t('sizeChannel')} (values per type)", severity=severity, notes=("load3d.sizeChannel",),
+                       facts=lambda v, ctx: {"allowed": _allowed_text(ctx)},
+                       help="sizeChannel one of the page's values for T" + ("" if named else " (the types the page "
+                                                                             "does not name: a warning)"),
+                       domain={"kind": "one_of", "field": "sizeChannel", "codes": channel_values})
         yield rule(f"{p}.transpose.no_effect", ("transpose", "dst"),
                    lambda v, ctx: Not(And(v.transpose, v.dst.position == _CODE["B2"])),
                    "transpose=true has no effect with dst in B2: the L1 -> L0B path always transposes",

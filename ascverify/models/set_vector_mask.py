@@ -56,7 +56,8 @@ class SetVectorMask(ApiModel):
                  (PAGE, NOTES_MASKS, f"{VENDOR_PAGE}, Product support", f"{VENDOR_PAGE}, Description")),
         SpecNote("set_vector_mask.count-zero", "A contiguous mask of 0",
                  "SetVectorMask(0) is legal, a warning (no lane enabled); a masked op that then uses it with "
-                 "isSetMask=false breaks that op's own mask rule (an error there, as for an all-zero bitwise mask).",
+                 "isSetMask=false is judged by its own mask rules, as for an all-zero bitwise mask (BlockReduce: "
+                 "a no-op warning on atlas-a2/a3, an error elsewhere).",
                  "The vendor's SetVectorMask page: 'mask in [0, 128]' (16-bit operands), and 'for Atlas A3 / A2, "
                  "mask = 0 means the instruction performs no computation; the call is treated as a NOP'. Page 004's "
                  "[1, 128] is the range of an op's own mask argument, not of the setter.",
@@ -64,7 +65,8 @@ class SetVectorMask(ApiModel):
                  ("set_vector_mask.mask.count.nonzero",)),
         SpecNote("set_vector_mask.all-zero", "An all-zero bitwise mask",
                  "SetVectorMask([0, 0]) is a warning at the setter (it selects no element); a masked op that then "
-                 "uses it with isSetMask=false breaks that op's own mask rule (an error there).",
+                 "uses it with isSetMask=false is judged by its own mask rules (BlockReduce: a no-op warning on "
+                 "atlas-a2/a3, an error elsewhere).",
                  "HARDWARE_NOTES Masks: 'the two words must not both be 0' (for an op's mask). The vendor's own test "
                  "sets an all-zero mask on purpose, with the comment 'when mask both 0, do not call api will not "
                  "cause error': the register may hold it as long as no vector op uses it.",

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..cases.case import Case
 from ..spec.logic import And, Between, Implies, Not, Or
+from ..spec.products import PRODUCT_IDS
 from ..spec.rules import ERROR, Context, Rule, Values, field_range, rule
 
 NOTES_MASKS = "HARDWARE_NOTES.md Masks (vector ops)"
@@ -28,9 +29,9 @@ def mask_word_count(ctx: Context) -> int:
     return 2 if ctx.dtype.bits <= 16 else 1
 
 
-def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: bool = False,
-               empty: str = ERROR, empty_notes: tuple[str, ...] = (), zero_count_notes: tuple[str, ...] = ()
-               ) -> list[Rule]:
+def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: bool = False, flag: str | None = None,
+               empty: str = ERROR, empty_notes: tuple[str, ...] = (), zero_count_notes: tuple[str, ...] = (),
+               empty_ok_on: tuple[str, ...] = ()) -> list[Rule]:
     """The mask rules of the pages, for 16-, 32- and 64-bit operands, both modes.
 
     ``placeholder``: the mask argument declares a placeholder (`MaskArg.placeholder`); the rules then
@@ -38,13 +39,21 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
     the rules against a mask that enables no lane, a bitwise mask whose words are all 0 or a contiguous mask of 0
     (a setter may store one that no op uses); an ERROR refuses contiguous 0 in the range rule itself, otherwise a
     rule of its own warns of it (``zero_count_notes``: its spec notes; ``empty_notes``: the bitwise rule's).
+    ``empty_ok_on``: products where an ERROR-severity ``empty`` does not apply (a mask with no lane is a documented
+    no-op there; the caller warns of it). ``flag``: a bool field (isSetMask) without which the mask argument has no
+    effect: the rules then do not apply.
     """
 
-    def given(v: Values, cond: Any) -> Any:
+    def given(v: Values, cond: Any, *, in_effect: bool = True) -> Any:
+        if flag is not None and in_effect:
+            cond = And(v[flag], cond)
         return And(Not(v[f"{name}.placeholder"]), cond) if placeholder else cond
 
     def bitwise(v: Values, ctx: Context) -> Any:
         return given(v, getattr(v, name).bitwise)
+
+    def bitwise_given(v: Values, ctx: Context) -> Any:  # the list's length: its shape, whether the mask counts or not
+        return given(v, getattr(v, name).bitwise, in_effect=False)
 
     def contiguous(v: Values, ctx: Context) -> Any:
         return given(v, Not(getattr(v, name).bitwise))
@@ -58,21 +67,27 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
         return Implies(ctx.dtype.bits == 64, Between(0, m.words[0], 2**32 - 1))
 
     empty_is_error = empty == ERROR
+
+    def least_count(ctx: Context) -> int:
+        return 0 if ctx.product.id in empty_ok_on else 1
+
     rules = [
-        field_range(f"{prefix}.{name}.count.range", f"{name}.count", 1 if empty_is_error else 0, lanes_per_repeat,
+        field_range(f"{prefix}.{name}.count.range", f"{name}.count",
+                    (least_count if empty_ok_on else 1) if empty_is_error else 0, lanes_per_repeat,
                     f"{source}, {name} (contiguous mode); {NOTES_MASKS}", param=name, when=contiguous,
                     message=f"contiguous {name}={{value}} is outside [{{lo}}, {{hi}}] for T={{dtype}}"),
         rule(f"{prefix}.{name}.words.count", (name, "dtype"),
              lambda v, ctx: getattr(v, name).nwords == mask_word_count(ctx),
              f"bitwise {name} has {{n}} words; T={{dtype}} needs {{need}}",
-             f"{source}, {name} (bitwise mode: array length)", when=bitwise,
+             f"{source}, {name} (bitwise mode: array length)", when=bitwise_given,
              facts=lambda v, ctx: {"n": getattr(v, name).nwords, "need": mask_word_count(ctx)},
              help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise"),
         rule(f"{prefix}.{name}.words.nonzero", (name,), words_nonzero,
              f"bitwise {name}={{{name}}} selects no element (the words must not all be 0)" if empty_is_error else
-             f"bitwise {name}={{{name}}} selects no element: a masked op that uses it (isSetMask=false) breaks its "
-             f"own mask rule",
+             f"bitwise {name}={{{name}}} selects no element: a masked op that uses it (isSetMask=false) computes "
+             f"nothing (that op's mask rules say whether it may)",
              f"{source}, {name} (bitwise mode); {NOTES_MASKS}", when=bitwise, severity=empty, notes=empty_notes,
+             products=[p for p in PRODUCT_IDS if p not in empty_ok_on] if empty_ok_on else None,
              help=f"bitwise {name} words not all 0"),
         rule(f"{prefix}.{name}.words.width", (name, "dtype"), word_width,
              f"bitwise {name}[0]={{w0}} exceeds 2^32-1 for a 64-bit T", f"{source}, {name} (bitwise mode, 64-bit operands)",
@@ -81,8 +96,8 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
     ]
     if not empty_is_error:
         rules.append(rule(f"{prefix}.{name}.count.nonzero", (name,), lambda v, ctx: getattr(v, name).count != 0,
-                          f"contiguous {name}=0 enables no lane: a masked op that uses it (isSetMask=false) breaks its "
-                          f"own mask rule", f"{source}, {name} (contiguous mode)", when=contiguous, severity=empty,
+                          f"contiguous {name}=0 enables no lane: a masked op that uses it (isSetMask=false) computes "
+                          f"nothing (that op's mask rules say whether it may)", f"{source}, {name} (contiguous mode)", when=contiguous, severity=empty,
                           notes=zero_count_notes, help=f"contiguous {name} not 0"))
     # the domain names the mask: strategies draw masks that meet these rules (`_mask_strategy`)
     return [replace(r, domain={**r.domain, "mask": name}) for r in rules]

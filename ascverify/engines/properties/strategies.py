@@ -1168,6 +1168,11 @@ def _fixed_break_no_rule(model: ApiModel, products: Sequence[str], dtype: str | 
     draw: no valid case has them (rather than every draw rejected, and Hypothesis's Unsatisfiable)."""
     if not fixed:
         return
+    # a mask held fixed holds its placeholder flag too, as the construction draws it: isSetMask=true with a mask
+    # given, false with the placeholder (a mask rule that reads the flag judges the mask alone)
+    fixed = {**{a.placeholder_flag: not fixed.get(f"{a.name}.placeholder", False) for a in model.args
+                if isinstance(a, MaskArg) and a.placeholder_flag and a.name in given and a.placeholder_flag not in fixed},
+             **fixed}
     rules = [r for r in model.rules if r.severity == ERROR and r.predicate is not None and set(r.params) & given]
     first: str | None = None
     for p in products:
