@@ -214,6 +214,8 @@ class Citations:
     dst_footprint: str
     in_place: str
     noop: str
+    #: mask = 0 a no-op on atlas-a2/a3 (the mask.zero warning)
+    mask_zero: str
 
 
 class BlockReduceFamily(ApiModel):
@@ -288,6 +290,7 @@ class BlockReduceFamily(ApiModel):
             in_place=f"{cls.old_page}, {IN_PLACE_SENTENCE}; {py}, {IN_PLACE_SENTENCE}; {FAMILY_NOTES}",
             noop=f"{PAGE}, Restrictions (mask or repeatTime 0: a no-op on atlas-a2/a3); {FAMILY_NOTES} (on "
                  f"atlas-350 a no-op is not guaranteed)",
+            mask_zero=f"{PAGE}, Restrictions (mask or repeatTime 0: a no-op on atlas-a2/a3); {FAMILY_NOTES}",
         )
 
     # -- rules ------------------------------------------------------------------------------------------------
@@ -299,7 +302,7 @@ class BlockReduceFamily(ApiModel):
         yield rule(f"{p}.mask.zero", ("mask", "isSetMask", "product"),
                    lambda v, ctx: Not(And(v.isSetMask, mask_all_zero(v, ctx))),
                    "mask={shown} enables no lane: the call is a no-op on {product} (nothing is stored)",
-                   c.noop, severity=WARNING, products=NOOP_PRODUCTS, notes=(f"{p}.noop",), facts=shown,
+                   c.mask_zero, severity=WARNING, products=NOOP_PRODUCTS, notes=(f"{p}.noop",), facts=shown,
                    help="the mask enables a lane (a mask of 0 makes the call a no-op)",
                    domain={"kind": "custom", "mask": "mask"})
         yield order_rule(f"{p}.order.vector_mask", "vector_mask",
