@@ -305,6 +305,10 @@ class BlockReduceFamily(ApiModel):
                    c.mask_zero, severity=WARNING, products=NOOP_PRODUCTS, notes=(f"{p}.noop",), facts=shown,
                    help="the mask enables a lane (a mask of 0 makes the call a no-op)",
                    domain={"kind": "custom", "mask": "mask"})
+        yield rule(f"{p}.repeatTime.zero", ("repeatTime", "product"), lambda v, ctx: v.repeatTime != 0,
+                   "repeatTime=0: the call is a no-op on {product} (nothing is read or stored)",
+                   c.mask_zero, severity=WARNING, products=NOOP_PRODUCTS, notes=(f"{p}.noop",),
+                   help="repeatTime is not 0 (0 makes the call a no-op)")
         yield order_rule(f"{p}.order.vector_mask", "vector_mask",
                          "isSetMask=false needs a SetVectorMask earlier in the program (the mask comes from it)",
                          c.set_mask, when=lambda v, ctx: Not(v.isSetMask), params=("isSetMask",),
@@ -664,8 +668,9 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                   "softmax_flashv2_block_reduce_impl.h", FAMILY_NOTES),
                  (f"{p}.dst.src.in_place",)),
         SpecNote(f"{p}.noop", "repeatTime = 0 or mask = 0",
-                 "repeatTime = 0 is valid and stores nothing; on atlas-350 it is a warning, because a no-op is not "
-                 "guaranteed there. A mask selecting nothing is a warning on atlas-a2/a3 (mask.zero: the call is a "
+                 "repeatTime = 0 is valid and stores nothing: a warning on atlas-a2/a3 (repeatTime.zero: a documented "
+                 "no-op, most likely not what the caller meant) and on atlas-350 (noop: a no-op is not guaranteed "
+                 "there); silent elsewhere, where no source says what it does. A mask selecting nothing is a warning on atlas-a2/a3 (mask.zero: the call is a "
                  "no-op), an error by the mask rules elsewhere (and also draws the warning on atlas-350).",
                  "The ReduceDataBlock page: on atlas-a2/a3 mask or repeatTime 0 is a no-op, nothing is written (it "
                  "names no other product); the vendor's Mask page gives mask in [0, 128] on A2/A3, and its debug "
@@ -674,7 +679,8 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "0) stands, and the vendor's debug checks refuse 0 on the older inference products.",
                  (f"{PAGE}, Restrictions", FAMILY_NOTES, "004_2ad9555534615f32.txt 参数说明 mask",
                   "asc-devkit impl/basic_api/kernel_npu_debug.h:256-323"),
-                 (f"{p}.noop", f"{p}.mask.zero", f"{p}.mask.count.range", f"{p}.mask.words.nonzero")),
+                 (f"{p}.noop", f"{p}.mask.zero", f"{p}.repeatTime.zero", f"{p}.mask.count.range",
+                  f"{p}.mask.words.nonzero")),
         SpecNote(f"{p}.same-type", "dst and src element types",
                  "dst and src both have T (half or float per product; half only on atlas-training).",
                  "The page: the destination and source types must be the same; the legacy prototype takes "

@@ -149,16 +149,17 @@ class BlockReduceMin(BlockReduceFamily):
                  "atlas-a2/a3, which store nothing for a fully masked block, it is conservative.",
                  (f"{SEED} {IN_PLACE_SENTENCE}", NOTES), ("block_reduce_min.dst.src.in_place",)),
         SpecNote("block_reduce_min.noop", "repeatTime = 0 or mask = 0",
-                 "repeatTime = 0 is valid and stores nothing; on atlas-350 it is a warning, because a no-op is not "
-                 "guaranteed there. A mask selecting nothing is a warning on atlas-a2/a3 (mask.zero: a no-op), an "
+                 "repeatTime = 0 is valid and stores nothing: a warning on atlas-a2/a3 (repeatTime.zero: a documented "
+                 "no-op, most likely not what the caller meant) and on atlas-350 (noop: a no-op is not guaranteed "
+                 "there); silent elsewhere, where no source says what it does. A mask selecting nothing is a warning on atlas-a2/a3 (mask.zero: a no-op), an "
                  "error by the mask rules elsewhere (and also draws the warning on atlas-350).",
                  "The page allows repeat 0 without saying what happens; HARDWARE_NOTES: mask = 0 or repeat = 0 is a "
                  "no-op on atlas-a2/a3, not guaranteed on atlas-350. The page's mask range ([1, 128] for 16-bit "
                  "operands, the words not both 0) stands where no source makes 0 a no-op; on atlas-a2/a3 the "
                  "vendor's ReduceDataBlock page and its debug checks do (a warning, 'equivalent to a NOP').",
                  (_param("repeat_time"), NOTES, "asc-devkit impl/basic_api/kernel_npu_debug.h:256-323"),
-                 ("block_reduce_min.noop", "block_reduce_min.mask.zero", "block_reduce_min.mask.count.range",
-                  "block_reduce_min.mask.words.nonzero")),
+                 ("block_reduce_min.noop", "block_reduce_min.mask.zero", "block_reduce_min.repeatTime.zero",
+                  "block_reduce_min.mask.count.range", "block_reduce_min.mask.words.nonzero")),
         SpecNote("block_reduce_min.masked-block", "A fully masked-off datablock",
                  "A block with no active element: atlas-a2/a3 store nothing (dst keeps its value); atlas-200i-500-a2 "
                  "stores 65504 (half) / +inf (float); atlas-350 stores +inf; elsewhere the stored value is "
