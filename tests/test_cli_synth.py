@@ -6,6 +6,7 @@ import json
 
 from click.testing import CliRunner
 
+from ascverify import check_case, parse_case
 from ascverify.cli import main
 
 
@@ -62,3 +63,25 @@ def test_synth_input_errors_exit_2():
         r = CliRunner().invoke(main, ["synth", *args])
         assert r.exit_code == 2, (args, r.output)
         assert "Traceback" not in r.output and "did you mean" in r.output
+
+
+def _warnings_of(lines):
+    return [[w.id for w in check_case(parse_case(json.loads(line))).warnings] for line in lines]
+
+
+def test_synthesized_cases_draw_no_warning():
+    """The cases are free of warnings too: with only the error rules, BlockReduceMax cases came with isSetMask=false
+    and a mask that has no effect (block_reduce_max.mask.ignored), Load3DBitMode cases with a dst smaller than
+    what the load stores (load3d.dst.size)."""
+    r = invoke("synth", "BlockReduceMax", "--product", "atlas-a2", "-n", "20", "--seed", "0")
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert len(lines) == 20 and _warnings_of(lines) == [[]] * 20
+
+
+def test_a_fix_that_every_case_warns_of_gives_such_cases_with_a_note():
+    r = invoke("synth", "BlockReduceMax", "--product", "atlas-a2", "-n", "3", "--fix", "repeatTime=0")
+    assert r.exit_code == 0, r.output
+    assert "every case draws a warning ([block_reduce_max.repeatTime.zero])" in r.stderr
+    # only that warning: the others are still kept away
+    assert _warnings_of(r.stdout.splitlines()) == [["block_reduce_max.repeatTime.zero"]] * 3

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, Iterator
 
 import click
 
 from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
 from ..engines.outputs import check_file_path, make_dir
 from ..spec.errors import InputError
+from ..spec.rules import ERROR
 from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import (emit, emit_error, emit_note, is_stdout, joined_lines, main, model_for, plural, product_for,
                      supported_type, write_all)
@@ -36,7 +37,8 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     """Write N distinct valid cases of API (JSON Lines), found by the solver.
 
     Each case draws random targets for the fields and keeps as many as the rules allow, so the
-    cases spread over the legal space. Each case is written (one line, flushed) as soon as it is
+    cases spread over the legal space. The cases draw no warning either, unless the --fix values
+    make every case draw one (then a note says which, and such cases are written). Each case is written (one line, flushed) as soon as it is
     found, to standard output or to FILE (created with the first case); Ctrl-C or SIGTERM stops
     the search and keeps the cases written. When the --fix values make every case illegal, the
     command exits 1 and names a minimal set of conflicting rules with their sources (on standard
@@ -57,7 +59,7 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     conflict, 2 bad input, or fewer than N cases because queries were undecided or the time
     budget ran out, 130 interrupted (the cases found so far are written).
     """
-    from ..engines.solver import SampleStats, Space, Unsatisfiable, parse_fixes
+    from ..engines.solver import SampleStats, Unsatisfiable, parse_fixes  # Z3: imported by the commands that solve
 
     model = model_for(api)
     product = product_for(product_name)
@@ -69,10 +71,10 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     stats = SampleStats()
     try:
         with solver_command("synth", "", time_budget) as run:
-            space = Space(model, model.context(product.id, t))
+            ctx = model.context(product.id, t)
             try:
                 with solver_region():
-                    for case in space.iter_sample(count, seed=seed, fixes=fixed, stats=stats):
+                    for case in _sample(model, ctx, count, seed, fixed, stats):
                         sink.write(json.dumps(case.to_json(), separators=(",", ":")) + "\n")
                         run.kept = f"{plural(sink.count, 'case')} written" + (f" to {out}" if sink.out else "")
             except Unsatisfiable as exc:
@@ -95,6 +97,25 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
                                            f"of the {count} asked for){why}")
         if why:
             raise click.exceptions.Exit(EXIT_UNDECIDED)
+
+
+def _sample(model: Any, ctx: Any, count: int, seed: int, fixed: Any, stats: Any) -> Iterator[Any]:
+    """The cases: free of warnings (the warning rules hold too), but for the warnings the --fix values leave no case
+    without (named in a note)."""
+    from ..engines.solver import Space, Unsatisfiable  # Z3: imported by the commands that solve
+
+    space = Space(model, ctx, include_warnings=True)
+    while True:
+        try:
+            yield from space.iter_sample(count, seed=seed, fixes=fixed, stats=stats)
+            return
+        except Unsatisfiable as exc:
+            warned = [r for r in exc.rules if r.severity != ERROR]
+            if exc.undecided or not warned:
+                raise  # the error rules conflict (or which rules do is not known): reported as before
+            emit_note(f"synth: with the --fix values every case draws a warning ([{', '.join(r.id for r in warned)}]); "
+                      "writing such cases")
+            space.rules = [r for r in space.rules if r not in warned]
 
 
 class _Sink:
