@@ -94,12 +94,17 @@ def test_example_result_reproduces_the_page():
     ({"args__vRepeat": 0}, {"bilinear.vRepeat.range"}),
     # 256 does not fit uint8; and 8*256*2 offsets, 256*2 src1 values would be read (the data has 32 offsets).
     # atlas-a2 (dav_c220) also: 256*2 = 512 Gatherb repeats in a uint8; Brcb's 16/8 = 2 groups broadcast 16 of the
-    # 512 values used; tmp gets 512*256 + 2*256 = 131584 bytes written, more than the 16896 given
+    # 512 values used; tmp gets 512*256 + 2*256 = 131584 bytes written, more than the 16896 given; the copy-out's
+    # uint8 source repeat stride 256*8 wraps (vRepeat 2)
     ({"args__hRepeat": 256}, {"bilinear.hRepeat.range", "bilinear.hRepeat.type", "bilinear.src0Offset.size",
                               "bilinear.src1.size", "bilinear.src0Offset.values", "bilinear.hvRepeat.range",
-                              "bilinear.src1.brcb_size", "bilinear.sharedTmpBuffer.written"}),
-    # 65535: the page's [128, 65535) refuses it (spec note vROffset-max); 65535 is not a multiple of 16 either
-    ({"args__vROffset": 65535}, {"bilinear.vROffset.range", "bilinear.vROffset.align", "bilinear.dst.size"}),
+                              "bilinear.src1.brcb_size", "bilinear.sharedTmpBuffer.written",
+                              "bilinear.c220_rep_strides"}),
+    # 65535: the page's [128, 65535) refuses it (spec note vROffset-max); 65535 is not a multiple of 16 either; on
+    # atlas-a2 the copy-out's uint8 destination repeat stride 65535*2/32 = 4095 wraps
+    ({"args__vROffset": 65535}, {"bilinear.vROffset.range", "bilinear.vROffset.align", "bilinear.dst.size",
+                                 "bilinear.c220_rep_strides"}),
+
     # 120 < 128 and 120*2 = 240 bytes is not a multiple of 32; iteration 1 starts at element 120, inside
     # iteration 0's last block [112, 128)
     ({"args__vROffset": 120}, {"bilinear.vROffset.range", "bilinear.vROffset.align", "bilinear.dst.vertical_overlap"}),
@@ -130,6 +135,21 @@ def test_example_result_reproduces_the_page():
 ])
 def test_each_rule_fires_on_its_case(changes, expected):
     assert broken(example_case(**changes)) == expected
+
+
+@pytest.mark.parametrize("product", ["atlas-a2", "atlas-a3", "atlas-350", "atlas-inference-aicore"])
+@pytest.mark.parametrize("args, wraps", [
+    ({"hRepeat": 32}, True), ({"hRepeat": 31}, False),        # srcRepStride = hRepeat*8 blocks: 256 -> 0
+    ({"vROffset": 4096}, True), ({"vROffset": 4080}, False),  # dstRepStride = vROffset*2/32 blocks (half): 256 -> 0
+    ({"hRepeat": 32, "vRepeat": 1}, False), ({"vROffset": 4096, "vRepeat": 1}, False),  # one iteration: no stride
+])
+def test_the_copy_out_repeat_strides_of_atlas_a2_a3_are_uint8(product, args, wraps):
+    """dav_c220 copies the vertical iterations out with Adds(dst, tmp, 0, mask, vRepeat, params), whose
+    UnaryRepeatParams holds srcRepStride = hRepeat*8 and dstRepStride = vROffset*sizeof(T)/32 as uint8_t
+    (asc-devkit include/basic_api/kernel_struct_unary.h): past 255 they wrap and every iteration after the first reads
+    other sums or stores elsewhere. The other products' implementations take no such strides."""
+    ids = broken(example_case(**{f"args__{k}": value for k, value in args.items()}, product=product))
+    assert ("bilinear.c220_rep_strides" in ids) == (wraps and product in ("atlas-a2", "atlas-a3")), ids
 
 
 def test_repeat_mode_true_needs_eight_src1_values_per_iteration():

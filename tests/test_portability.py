@@ -100,7 +100,8 @@ def test_diff_products_bilinear():
                                                          "dst.disjoint", "src0.disjoint", "src1.disjoint",
                                                          "src0Offset.disjoint", "dst.hazard", "src0.hazard",
                                                          "src1.hazard", "src0Offset.hazard")}
-    only_a |= {"bilinear.hvRepeat.range", "bilinear.src1.brcb_size", "bilinear.src1.brcb_repeat"}
+    only_a |= {"bilinear.hvRepeat.range", "bilinear.src1.brcb_size", "bilinear.src1.brcb_repeat",
+               "bilinear.c220_rep_strides"}
     only_b = {"bilinear.dst.hazard", "bilinear.dst.src0.hazard"}
     assert {i for i, r in kinds.items() if r.kind == "only_a"} == only_a
     assert {i for i, r in kinds.items() if r.kind == "only_b"} == only_b

@@ -605,7 +605,8 @@ class BilinearInterpolation(ApiModel):
                   "bilinear.sharedTmpBuffer.dst.hazard", "bilinear.sharedTmpBuffer.src0.hazard",
                   "bilinear.sharedTmpBuffer.src1.hazard", "bilinear.sharedTmpBuffer.src0Offset.hazard")),
         SpecNote("bilinear.c220-implementation", "What atlas-a2/a3 actually write and read",
-                 "Besides the page's size, on atlas-a2/a3: hRepeat*vRepeat <= 255; src1 holds the values used in "
+                 "Besides the page's size, on atlas-a2/a3: hRepeat*vRepeat <= 255; with vRepeat >= 2, hRepeat <= 31 "
+                 "and vROffset*sizeof(T)/32 <= 255 (vROffset <= 4095 for half); src1 holds the values used in "
                  "whole groups of 8 (src1.size >= 8*ceil(values/8)) and (src1.size/8) mod 256 groups still cover "
                  "them; sharedTmpBuffer holds h*v*256 bytes of Gatherb results plus (src1.size/8 mod 256)*256 bytes "
                  "of Brcb results after them. The core writes exactly those bytes and faults on any byte outside "
@@ -614,10 +615,14 @@ class BilinearInterpolation(ApiModel):
                  "dav_c220 passes innerRepeatTimes = hRepeat*vRepeat as a uint8 to Gatherb (and the Mul count), "
                  "broadcasts src1 with Brcb(tmp[h*v*128], src1, src1.GetSize()/8) whose repeat count is a uint8, "
                  "and Mul reads the broadcast block of every value used: beyond these limits it reads stale bytes "
-                 "or writes past the buffer. pyasc's own kernel test gives 1,056 bytes where 1,536 are written.",
+                 "or writes past the buffer. The copy-out Adds(dst, tmp, 0, mask, vRepeat, params) sets the uint8 "
+                 "members srcRepStride = hRepeat*8 and dstRepStride = vROffset*sizeof(T)/32 of UnaryRepeatParams "
+                 "(include/basic_api/kernel_struct_unary.h): larger values wrap, and every vertical iteration after "
+                 "the first reads or stores elsewhere. pyasc's own kernel test gives 1,056 bytes where 1,536 are "
+                 "written.",
                  (_t2("sharedTmpBuffer"), NOTES, IMPL_C220),
-                 ("bilinear.hvRepeat.range", "bilinear.src1.brcb_size", "bilinear.src1.brcb_repeat",
-                  "bilinear.sharedTmpBuffer.written", "bilinear.src1.size")),
+                 ("bilinear.hvRepeat.range", "bilinear.c220_rep_strides", "bilinear.src1.brcb_size",
+                  "bilinear.src1.brcb_repeat", "bilinear.sharedTmpBuffer.written", "bilinear.src1.size")),
         SpecNote("bilinear.src0Offset-units", "src0Offset values",
                  "Each value is a byte offset from src0's start, a multiple of 32, with offset + 32 <= src0's bytes.",
                  "The page says each value 'points to the start address of a data block in src0' without units; "
@@ -701,6 +706,22 @@ class BilinearInterpolation(ApiModel):
                    products=C220_PRODUCTS, notes=("bilinear.c220-implementation",),
                    facts=lambda v, ctx: {"hv": v.hRepeat * v.vRepeat, "wrapped": v.hRepeat * v.vRepeat % UINT8_WRAP},
                    help="hRepeat*vRepeat <= 255 (dav_c220's uint8 repeat count)")
+        # the copy-out (Adds over vRepeat repeats) takes its repeat strides in the uint8 members of
+        # UnaryRepeatParams: hRepeat*8 blocks of tmp per vertical iteration, vROffset*sizeof(T)/32 blocks of dst
+        yield rule(f"{p}.c220_rep_strides", ("hRepeat", "vRepeat", "vROffset", "product"),
+                   lambda v, ctx: Or(v.vRepeat < 2, And(v.hRepeat * BLOCKS_PER_REPEAT < UINT8_WRAP,
+                                                        Div(v.vROffset * ctx.sizeof("dst"), BLOCK_BYTES) < UINT8_WRAP)),
+                   "hRepeat={hRepeat}, vROffset={vROffset}, vRepeat={vRepeat}: {product}'s implementation copies the "
+                   "vertical iterations out with repeat strides hRepeat*8 = {src_rep} and vROffset*sizeof(T)/32 = "
+                   "{dst_rep} blocks held in uint8 ({src_wrapped} and {dst_wrapped} after wrapping): iterations after "
+                   "the first read the wrong sums or land elsewhere", c220,
+                   products=C220_PRODUCTS, notes=("bilinear.c220-implementation",),
+                   facts=lambda v, ctx: {"src_rep": v.hRepeat * BLOCKS_PER_REPEAT,
+                                         "dst_rep": v.vROffset * ctx.sizeof("dst") // BLOCK_BYTES,
+                                         "src_wrapped": v.hRepeat * BLOCKS_PER_REPEAT % UINT8_WRAP,
+                                         "dst_wrapped": v.vROffset * ctx.sizeof("dst") // BLOCK_BYTES % UINT8_WRAP},
+                   help="with vRepeat >= 2: hRepeat <= 31 and vROffset*sizeof(T)/32 <= 255 (dav_c220's uint8 "
+                        "repeat strides)")
         yield tensor_min_size(f"{p}.src1.brcb_size", "src1", _brcb_src1_min, c220,
                               what="Brcb, which broadcasts src1 in groups of 8 (src1.size/8 repeats), to cover every "
                                    "value used",

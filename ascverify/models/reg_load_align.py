@@ -33,7 +33,7 @@ from ..spec.params import INT32, UINT16, UINT32, Arg, EnumType, IntType, LevelsA
 from ..spec.products import VECTOR_POSITIONS
 from ..spec.registers import GEOMETRIES, mask_bits, mask_bytes
 from ..spec.registry import register
-from ..spec.rules import Context, Values, field_one_of, field_range, rule, tensor_min_size
+from ..spec.rules import WARNING, Context, Values, field_one_of, field_range, rule, tensor_min_size
 from .drawing import integers
 
 SEED = "001_fa274d527d3e292b.txt"
@@ -64,6 +64,8 @@ def _t(table: int, param: str) -> str:
 
 
 TABLES_DIST = f"{SEED} Tables 1-3, dist"
+#: The MaskReg load the 950 implementation runs (asc-devkit, DataCopyImpl for a MaskReg and an AddrReg).
+IMPL_LOAD = "asc-devkit impl/basic_api/reg_compute/dav_3510/kernel_reg_compute_datacopy_impl.h (DataCopyImpl, pld)"
 
 
 # -- the forms and the effective address, on values, columns or Z3 terms ---------------------------------------
@@ -222,11 +224,17 @@ class LoadAlign(ApiModel):
                  ("reg_load_align.addrReg.levels",)),
         SpecNote("reg_load_align.types", "Element types per form",
                  "T is accepted by its width: b8, b16, b32, b64 and every concrete type of that width (int8, half, "
-                 "float, int64...); int4b is not. The AddrReg form takes 8-, 16- and 32-bit types only (Table 1); "
-                 "the plain and post-update forms also take 64-bit ones (Tables 2 and 3).",
+                 "float, int64...); int4b is not. Every form takes 64-bit types; with the AddrReg form a 64-bit T "
+                 "is a warning (reg_load_align.dtype.addr_reg), since Table 1 lists b8, b16 and b32 only.",
                  "The page lists bN types; a kernel calls LoadAlign<half>. An older vendor implementation "
-                 "static_asserts 1, 2 or 4 bytes for every form; the page, the newer contract, is followed.",
-                 (_t(1, "T"), _t(2, "T"), _t(3, "T")), ("reg_load_align.dtype.addr_reg", "reg_load_align.dtype.support")),
+                 "static_asserts 1, 2 or 4 bytes for every form; the current one (dav_3510 DataCopyImpl for a MaskReg "
+                 "with an AddrReg) static_asserts b8/b16/b32/b64, the vendor's newer LoadAlign page lists b64 for "
+                 "every form, and its own 950 test loads a MaskReg with an AddrReg for uint64 and int64 (mode 9): "
+                 "refusing b64 there would refuse the vendor's code.",
+                 (_t(1, "T"), _t(2, "T"), _t(3, "T"), IMPL_LOAD,
+                  "asc-devkit tests/api/reg_compute_api/ascendc_case_ascend950pr_9599_reg_compute/"
+                  "test_operator_reg_compute_datacopy.cpp:230-238, 496"),
+                 ("reg_load_align.dtype.addr_reg", "reg_load_align.dtype.support")),
         SpecNote("reg_load_align.dist-names", "dist values",
                  "dist is a MaskDist name. DIST_NORM, DIST_US and DIST_DS load; DIST_PACK (a MaskDist value the "
                  "vendor uses to store a MaskReg) is read and refused by reg_load_align.dist.load; `run` does not "
@@ -264,9 +272,11 @@ class LoadAlign(ApiModel):
                           param="addrReg", when=lambda v, ctx: v["addrReg.present"], notes=("reg_load_align.addr-reg",),
                           message="addrReg has {value} levels; an AddrReg has {lo} to {hi} loop levels")
         yield rule(f"{p}.dtype.addr_reg", ("dtype", "addrReg"), lambda v, ctx: ctx.dtype.bits <= 32,
-                   "T={dtype} is {bits}-bit; the AddrReg form takes 8-, 16- and 32-bit types (b8, b16, b32)",
-                   _t(1, "T"), when=lambda v, ctx: v["addrReg.present"], facts=lambda v, ctx: {"bits": ctx.dtype.bits},
-                   notes=("reg_load_align.types",), help="T is b8, b16 or b32 with an AddrReg offset")
+                   "T={dtype} is {bits}-bit: the page lists b8, b16 and b32 for the AddrReg form (the vendor's "
+                   "implementation and its tests take b64 too)",
+                   f"{_t(1, 'T')}; {IMPL_LOAD} (static_assert b8/b16/b32/b64)", severity=WARNING,
+                   when=lambda v, ctx: v["addrReg.present"], facts=lambda v, ctx: {"bits": ctx.dtype.bits},
+                   notes=("reg_load_align.types",), help="T is b8, b16 or b32 with an AddrReg offset (b64: a warning)")
         yield rule(f"{p}.srcAddr.dist_align", ("srcAddr", "dist", "addrReg", "postMode", "offset", "dtype"),
                    lambda v, ctx: Mod(effective_address(v, ctx), align_bytes(v)) == 0,
                    "the load starts at UB byte {start} ({how}); {dist} needs a {align}-byte aligned start",
