@@ -53,3 +53,19 @@ def test_sarif_level_follows_severity(tmp_path):
 @pytest.mark.parametrize("model", apis(), ids=[m.name for m in apis()])
 def test_every_rule_declares_a_known_severity(model):
     assert {r.severity for r in model.rules} <= {ERROR, WARNING}
+
+
+def test_a_type_given_to_an_api_without_one_is_a_warning(tmp_path):
+    """SetLoadDataRepeatWithStride has no template type (page 003's prototype); a case written with the kernel's T
+    was refused as 'T=half is not supported (supported: uint64)'. Now a warning that T is ignored."""
+    doc = {"api": "SetLoadDataRepeatWithStride", "product": "atlas-350", "dtype": "half", "args": {"dstStride": 4}}
+    r = run(tmp_path, doc=doc)
+    assert r.exit_code == 0, r.output
+    assert ": warning: [set_load_data_repeat.dtype.support]" in r.stdout and "T=half is ignored" in r.stdout
+    # an API with a type still refuses one it does not support
+    typed = {"api": "BlockReduceMin", "product": "atlas-training", "dtype": "float",
+             "args": {"repeatTime": 1, "mask": 64, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
+             "tensors": {"dst": {"position": "VECOUT", "addr": 0, "size": 8},
+                         "src": {"position": "VECIN", "addr": 512, "size": 64}}}
+    r = run(tmp_path, doc=typed)
+    assert r.exit_code == 1 and ": error: [block_reduce_min.dtype.support]" in r.stdout

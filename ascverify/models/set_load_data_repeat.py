@@ -41,6 +41,7 @@ class SetLoadDataRepeatWithStride(ApiModel):
     support = {"atlas-350": ("uint64",)}
     support_source = f"{SEED} 产品支持情况 (Ascend 950PR/950DT = Atlas 350, HARDWARE_NOTES.md Products)"
     default_dtype = "uint64"
+    typed = False  # spec note set_load_data_repeat.no-type
     args = (
         Arg("repeatStride", UINT16, _t2("repeatStride"), "distance between repeats' starts (16 elements, or "
             "32/sizeof(T) elements with repeatMode 1)", default=0),
@@ -51,7 +52,8 @@ class SetLoadDataRepeatWithStride(ApiModel):
     )
     notes = (
         SpecNote("set_load_data_repeat.no-type", "No element type",
-                 "The call has no template type; cases use the register's type uint64 as T (the default).",
+                 "The call has no template type; cases use the register's type uint64 as T (the default). A case "
+                 "that gives another T (the kernel's) draws a warning that it is ignored, not an error.",
                  "The engine evaluates every rule in a context with an element type; the page's struct has none.",
                  (f"{SEED} 函数原型",)),
         SpecNote("set_load_data_repeat.dstStride-required", "dstStride must be configured",

@@ -56,6 +56,9 @@ class ApiModel:
     #: Products where the vendor documents the API but ascverify does not model it, with the source that says so:
     #: a call there is not refused (its type and range rules still hold), it draws the warning ``PREFIX.product.modelled``
     unmodelled: ClassVar[Mapping[str, str]] = {}
+    #: False for an API without an element type (its ``support`` names a stand-in): a case's other T draws a
+    #: warning (the type is ignored), not an error
+    typed: ClassVar[bool] = True
     default_dtype: ClassVar[str]
     args: ClassVar[tuple[Arg | MaskArg, ...]] = ()
     tensors: ClassVar[tuple[TensorDecl, ...]] = ()
@@ -181,7 +184,9 @@ class ApiModel:
             # on a product without the API the product rule says it all: no second error for the type
             rule(f"{p}.dtype.support", ("dtype",),
                  lambda v, ctx: ctx.product.id not in self.support or ctx.dtype.name in self.support[ctx.product.id],
-                 "T={dtype} is not supported on {product} (supported: {supported})", support_src,
+                 "T={dtype} is not supported on {product} (supported: {supported})" if self.typed else
+                 f"{self.name} takes no element type: T={{dtype}} is ignored (the stand-in is {{supported}})",
+                 support_src, severity=ERROR if self.typed else WARNING,
                  facts=lambda v, ctx: {"supported": ", ".join(self.support.get(ctx.product.id, ())) or "none"},
                  help="the element type is supported on the product"),
         ]
