@@ -14,7 +14,7 @@ from ascverify.engines.lint import definition_problems, lint, lint_context
 from ascverify.spec.logic import Implies
 from ascverify.spec.model import ApiModel, SpecNote
 from ascverify.spec.params import BOOL, UINT8, Arg
-from ascverify.spec.rules import field_range, rule
+from ascverify.spec.rules import WARNING, field_range, rule
 
 SRC = "test page"
 
@@ -209,3 +209,28 @@ def test_pivot_tries():
                                                      ("a", 60_000)]
     # a timeout no longer than a first try: each case once, for the whole timeout (no try asked twice)
     assert _pivot_tries(["a", "b"], 2_000) == [("a", 2_000), ("b", 2_000)]
+
+
+class AlwaysWarned(ApiModel):
+    """A warning that fires whenever it applies in a context (the page's list leaves out a type the vendor's code
+    takes): by design, not a contradiction with the rules about the same fields, and no ban on them."""
+
+    name = "AlwaysWarned"
+    prefix = "warned"
+    seed = SRC
+    summary = "lint fixture"
+    support = {"atlas-a2": ("half",)}
+    default_dtype = "half"
+    args = (Arg("x", UINT8, SRC), Arg("g", BOOL, SRC))
+
+    def api_rules(self):
+        yield rule("warned.g.type", ("g", "dtype"), lambda v, ctx: ctx.dtype.bits > 16, "g with a 16-bit T", SRC,
+                   when=lambda v, ctx: v.g, severity=WARNING)
+        yield rule("warned.g.x", ("g", "x"), lambda v, ctx: Implies(v.g, v.x >= 5), "g needs x >= 5", SRC)
+
+
+def test_a_warning_that_fires_whenever_it_applies_is_by_design():
+    rep = lint_context(AlwaysWarned(), "atlas-a2", "half")
+    assert rep.findings == [], rep.findings  # was: contradictions of warned.g.type with itself and warned.g.x
+    assert any(s.startswith("warned.g.type: a warning whenever it applies") for s in rep.by_design)
+    assert not any(s.startswith("warned.g.x") for s in rep.by_design)  # a warning bans nothing: g.x still applies

@@ -132,13 +132,16 @@ class _Linter:
         #: rules that, in this context, forbid their own condition by design: the requirement is constant false
         #: (e.g. "the AddrReg form takes 8- to 32-bit types" on a 64-bit type), so the rule reads "not the condition"
         self.bans = []
+        #: warnings that, in this context, fire whenever they apply by design (a 64-bit T with an AddrReg: the page
+        #: lists 8- to 32-bit types, the vendor's code takes 64-bit ones): not a contradiction, and no ban either
+        self.always_warned = []
         for r in self.rules:
-            if r.when is None or r.predicate is None or r.severity != ERROR:
+            if r.when is None or r.predicate is None:
                 continue
             pred = r.predicate(self.space.values, ctx)
             pred = pred if isinstance(pred, z3.BoolRef) else z3.BoolVal(bool(pred))
             if z3.is_false(z3.simplify(pred)):
-                self.bans.append(r.id)
+                (self.bans if r.severity == ERROR else self.always_warned).append(r.id)
 
     def solver(self, rules: Iterable[str] = (), extra: Sequence[z3.BoolRef] = (), *, tracked: bool = False,
                timeout_ms: int | None = None) -> z3.Solver:
@@ -347,9 +350,12 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
                 on = False
             bits |= int(on) << k
         active[r.id] = bits
-    ids = [r.id for r in L.rules if r.id not in L.bans]
+    ids = [r.id for r in L.rules if r.id not in L.bans and r.id not in L.always_warned]
     for b in L.bans:
         rep.by_design.append(f"{b}: forbids its condition on {product} with T={dtype} (its requirement is false here)")
+    for w in L.always_warned:
+        rep.by_design.append(f"{w}: a warning whenever it applies on {product} with T={dtype} (its requirement is false "
+                             "here)")
     for i, a in enumerate(ids):
         for b in ids[i:]:
             if a != b and not (reads[a] & reads[b]):
