@@ -359,3 +359,16 @@ def test_synthesis_honours_forms_and_addr_reg_fixes():
     with pytest.raises(Unsatisfiable) as info:
         space.sample(1, fixes=fixes)
     assert [r.id for r in info.value.rules] == ["reg_load_align.form"]
+
+
+@pytest.mark.parametrize("dist, offset, ok", [
+    ("DIST_NORM", 32, True), ("DIST_NORM", 64, True), ("DIST_NORM", -32, True), ("DIST_NORM", 0, True),
+    ("DIST_NORM", 16, False), ("DIST_NORM", 5, False),
+    ("DIST_US", 16, True), ("DIST_US", 8, False),
+    ("DIST_DS", 32, True), ("DIST_DS", 16, False),
+])
+def test_the_post_update_offset_is_aligned_like_the_load(dist, offset, ok):
+    """The vendor's newer LoadAlign page: the offset's alignment depends on MaskDist (Table 3: VL/8 = 32 bytes for
+    NORM, VL/16 = 16 for US, min(32, VL/4) = 32 for DS, VL = 256 bytes); srcAddr moves by it after the load."""
+    doc = case_doc({"dist": dist, "postMode": "POST_MODE_UPDATE", "offset": offset}, addr=64, size=64)
+    assert ("reg_load_align.offset.align" not in broken(doc)) == ok

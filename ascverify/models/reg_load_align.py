@@ -64,6 +64,8 @@ def _t(table: int, param: str) -> str:
 
 
 TABLES_DIST = f"{SEED} Tables 1-3, dist"
+#: The vendor's newer page of this call (asc-devkit docs/zh/api/.../MaskReg搬入（LoadAlign）.md, read at 82b89a1).
+VENDOR_PAGE = "MaskReg LoadAlign (asc-devkit docs)"
 #: The MaskReg load the 950 implementation runs (asc-devkit, DataCopyImpl for a MaskReg and an AddrReg).
 IMPL_LOAD = "asc-devkit impl/basic_api/reg_compute/dav_3510/kernel_reg_compute_datacopy_impl.h (DataCopyImpl, pld)"
 
@@ -235,6 +237,15 @@ class LoadAlign(ApiModel):
                   "asc-devkit tests/api/reg_compute_api/ascendc_case_ascend950pr_9599_reg_compute/"
                   "test_operator_reg_compute_datacopy.cpp:230-238, 496"),
                  ("reg_load_align.dtype.addr_reg", "reg_load_align.dtype.support")),
+        SpecNote("reg_load_align.offset-align", "The post-update offset",
+                 "With POST_MODE_UPDATE the int32 offset (bytes) is aligned like the load's start: 32 (DIST_NORM), "
+                 "16 (DIST_US), 32 (DIST_DS) bytes; an error otherwise.",
+                 "The vendor's newer LoadAlign page (MaskReg): 'the alignment of the UB address, of offset and of the "
+                 "AddrReg offset x sizeof(T) depend on MaskDist (Table 3)'. Page 001 gives the alignment of the "
+                 "address only; srcAddr moves by offset after the load, so an unaligned offset makes the next load "
+                 "of a loop start unaligned. The vendor's own calls step by whole loads (32 bytes).",
+                 (f"{VENDOR_PAGE}, Restrictions", f"{VENDOR_PAGE}, Table 3 (MaskDist)", TABLES_DIST),
+                 ("reg_load_align.offset.align",)),
         SpecNote("reg_load_align.dist-names", "dist values",
                  "dist is a MaskDist name. DIST_NORM, DIST_US and DIST_DS load; DIST_PACK (a MaskDist value the "
                  "vendor uses to store a MaskReg) is read and refused by reg_load_align.dist.load; `run` does not "
@@ -286,6 +297,15 @@ class LoadAlign(ApiModel):
                                          "align": align_bytes(v)},
                    notes=("reg_load_align.effective-address", "reg_load_align.dist-units"),
                    help="the effective address (srcAddr + offset) aligned to 32 / 16 / 32 bytes for NORM / US / DS")
+        yield rule(f"{p}.offset.align", ("offset", "postMode", "dist"),
+                   lambda v, ctx: Mod(v.offset, align_bytes(v)) == 0,
+                   "offset={offset} bytes: srcAddr moves by it after the load, and {dist} needs it {align}-byte "
+                   "aligned (the next load would start misaligned)",
+                   f"{VENDOR_PAGE}, Restrictions (the offset's alignment per MaskDist, Table 3); {TABLES_DIST}",
+                   when=lambda v, ctx: post_update(v), notes=("reg_load_align.offset-align",),
+                   facts=lambda v, ctx: {"dist": DIST.choices[int(v.dist)] if 0 <= int(v.dist) < 4 else v.dist,
+                                         "align": align_bytes(v)},
+                   help="the post-update offset aligned to 32 / 16 / 32 bytes for NORM / US / DS")
         yield tensor_min_size(f"{p}.srcAddr.read", "srcAddr", read_elems,
                               f"{TABLES_DIST} (VL/8, VL/16, VL/4 bytes moved); {_t(1, 'offset')}; {NOTES}",
                               params=("dist", "addrReg", "postMode", "offset"),
@@ -304,7 +324,11 @@ class LoadAlign(ApiModel):
     def construct_args(self, draw, ctx: Context, env: dict[str, Any]) -> None:
         """AddrReg form: only for 8/16/32-bit T (else the plain form), and each index_k a multiple of what makes
         index_k * stride_k * sizeof(T) a multiple of the dist's alignment, the offset within a few KiB (srcAddr is
-        laid out 32-byte aligned: ``pack_align``)."""
+        laid out 32-byte aligned: ``pack_align``). Post-update form: the offset floored to a multiple of the dist's
+        alignment (reg_load_align.offset.align)."""
+        if env.get("postMode.present") and env.get("offset.present") and int(env["postMode"]) == POST_UPDATE:
+            offset = int(env["offset"])
+            env["offset"] = offset - offset % ALIGN_BYTES[DIST.choices[int(env["dist"])]]  # int32's least is a multiple
         if not env["addrReg.present"]:
             return
         if ctx.dtype.bits > 32:
