@@ -602,7 +602,8 @@ class BilinearInterpolation(ApiModel):
                  ("bilinear.sharedTmpBuffer.required", "bilinear.sharedTmpBuffer.size",
                   "bilinear.sharedTmpBuffer.align", "bilinear.sharedTmpBuffer.bounds",
                   "bilinear.sharedTmpBuffer.position", "bilinear.sharedTmpBuffer.dst.disjoint",
-                  "bilinear.sharedTmpBuffer.dst.hazard", "bilinear.sharedTmpBuffer.src0.hazard",
+                  "bilinear.sharedTmpBuffer.src0.disjoint", "bilinear.sharedTmpBuffer.src1.disjoint",
+                  "bilinear.sharedTmpBuffer.src0Offset.disjoint", "bilinear.sharedTmpBuffer.dst.hazard", "bilinear.sharedTmpBuffer.src0.hazard",
                   "bilinear.sharedTmpBuffer.src1.hazard", "bilinear.sharedTmpBuffer.src0Offset.hazard")),
         SpecNote("bilinear.c220-implementation", "What atlas-a2/a3 actually write and read",
                  "Besides the page's size, on atlas-a2/a3: hRepeat*vRepeat <= 255; with vRepeat >= 2, hRepeat <= 31 "

@@ -55,7 +55,7 @@ class SetLoadDataRepeatWithStride(ApiModel):
                  "The call has no template type; cases use the register's type uint64 as T (the default). A case "
                  "that gives another T (the kernel's) draws a warning that it is ignored, not an error.",
                  "The engine evaluates every rule in a context with an element type; the page's struct has none.",
-                 (f"{SEED} 函数原型",)),
+                 (f"{SEED} 函数原型",), ("set_load_data_repeat.dtype.support",)),
         SpecNote("set_load_data_repeat.dstStride-required", "dstStride must be configured",
                  "dstStride is a required argument (a case without it cannot be read); the others take the struct's "
                  "defaults (repeatStride 0, repeatTime 1, repeatMode 0).",

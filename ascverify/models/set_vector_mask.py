@@ -62,7 +62,7 @@ class SetVectorMask(ApiModel):
                  "mask = 0 means the instruction performs no computation; the call is treated as a NOP'. Page 004's "
                  "[1, 128] is the range of an op's own mask argument, not of the setter.",
                  (f"{VENDOR_PAGE}, Description", f"{VENDOR_PAGE}, Restrictions"),
-                 ("set_vector_mask.mask.count.nonzero",)),
+                 ("set_vector_mask.mask.count.nonzero", "set_vector_mask.mask.count.range")),
         SpecNote("set_vector_mask.all-zero", "An all-zero bitwise mask",
                  "SetVectorMask([0, 0]) is a warning at the setter (it selects no element); a masked op that then "
                  "uses it with isSetMask=false is judged by its own mask rules (BlockReduce: a no-op warning on "
