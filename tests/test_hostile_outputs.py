@@ -155,26 +155,19 @@ def test_a_genuine_leftover_of_a_killed_fuzz_campaign_is_still_removed(tmp_path)
 
 # -- 2: files read back are parsed depth-bounded and type-checked --------------------------------------------------------
 
-def test_run_into_a_folder_whose_run_json_is_deeply_nested(tmp_path):
-    out = tmp_path / "o1"
+@pytest.mark.parametrize("name, command", [
+    ("run.json", lambda out: invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out)),
+    ("manifest.json", gen),
+], ids=["run", "gen"])
+def test_an_output_folder_whose_record_is_deeply_nested(tmp_path, name, command):
+    out = tmp_path / "o"
     out.mkdir()
-    (out / "run.json").write_text(DEEP)
-    r = invoke("run", EXAMPLES / "bilinear_interpolation.json", "-o", out)
+    (out / name).write_text(DEEP)
+    r = command(out)
     assert r.exit_code == 2, r.output
     line = one_line_error(r)
-    assert str(out) in line and "run.json" in line
-    assert (out / "run.json").read_text() == DEEP
-
-
-def test_gen_into_a_folder_whose_manifest_is_deeply_nested(tmp_path):
-    out = tmp_path / "o2"
-    out.mkdir()
-    (out / "manifest.json").write_text(DEEP)
-    r = gen(out)
-    assert r.exit_code == 2, r.output
-    line = one_line_error(r)
-    assert str(out) in line and "manifest.json" in line
-    assert (out / "manifest.json").read_text() == DEEP
+    assert str(out) in line and name in line
+    assert (out / name).read_text() == DEEP
 
 
 def test_gen_with_a_deeply_nested_owner_marker(tmp_path):

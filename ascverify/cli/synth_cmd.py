@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
 import click
 
 from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
 from ..engines.outputs import check_file_path, make_dir
 from ..spec.errors import InputError
-from ..spec.rules import ERROR
 from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import (emit, emit_error, emit_note, is_stdout, joined_lines, main, model_for, plural, product_for,
                      supported_type, write_all)
@@ -59,7 +58,8 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     conflict, 2 bad input, or fewer than N cases because queries were undecided or the time
     budget ran out, 130 interrupted (the cases found so far are written).
     """
-    from ..engines.solver import SampleStats, Unsatisfiable, parse_fixes  # Z3: imported by the commands that solve
+    # Z3 is imported by the commands that solve only (check's startup)
+    from ..engines.solver import SampleStats, Unsatisfiable, iter_sample_quiet, parse_fixes
 
     model = model_for(api)
     product = product_for(product_name)
@@ -74,7 +74,8 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
             ctx = model.context(product.id, t)
             try:
                 with solver_region():
-                    for case in _sample(model, ctx, count, seed, fixed, stats):
+                    for case in iter_sample_quiet(model, ctx, count, seed=seed, fixes=fixed, stats=stats,
+                                                  warned=_note_warned):
                         sink.write(json.dumps(case.to_json(), separators=(",", ":")) + "\n")
                         run.kept = f"{plural(sink.count, 'case')} written" + (f" to {out}" if sink.out else "")
             except Unsatisfiable as exc:
@@ -99,23 +100,9 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
             raise click.exceptions.Exit(EXIT_UNDECIDED)
 
 
-def _sample(model: Any, ctx: Any, count: int, seed: int, fixed: Any, stats: Any) -> Iterator[Any]:
-    """The cases: free of warnings (the warning rules hold too), but for the warnings the --fix values leave no case
-    without (named in a note)."""
-    from ..engines.solver import Space, Unsatisfiable  # Z3: imported by the commands that solve
-
-    space = Space(model, ctx, include_warnings=True)
-    while True:
-        try:
-            yield from space.iter_sample(count, seed=seed, fixes=fixed, stats=stats)
-            return
-        except Unsatisfiable as exc:
-            warned = [r for r in exc.rules if r.severity != ERROR]
-            if exc.undecided or not warned:
-                raise  # the error rules conflict (or which rules do is not known): reported as before
-            emit_note(f"synth: with the --fix values every case draws a warning ([{', '.join(r.id for r in warned)}]); "
-                      "writing such cases")
-            space.rules = [r for r in space.rules if r not in warned]
+def _note_warned(rules: list[Any]) -> None:
+    emit_note(f"synth: with the --fix values every case draws a warning ([{', '.join(r.id for r in rules)}]); "
+              "writing such cases")
 
 
 class _Sink:

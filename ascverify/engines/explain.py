@@ -37,7 +37,7 @@ from ..checking.checker import Violation, check_case
 from ..spec.errors import InputError, did_you_mean
 from ..spec.model import ApiModel
 from ..spec.params import EnumType
-from ..spec.rules import ERROR, Rule
+from ..spec.rules import Rule
 from . import interrupts
 from .solver import Fix, Space, Undecided
 
@@ -412,10 +412,8 @@ def _fix_case(case: Case, keep: Sequence[str], timeout_ms: int) -> Repair:
 
 def _quiet_space(case: Case, verdict: Any, timeout_ms: int) -> Space:
     """The case's space with the error rules and every warning the case does not draw already."""
-    space = space_for(case, timeout_ms=timeout_ms, include_warnings=True)
-    fired = {w.id for w in verdict.warnings}
-    space.rules = [r for r in space.rules if r.severity == ERROR or r.id not in fired]
-    return space
+    return Space(case.model, case.ctx, timeout_ms=timeout_ms, include_warnings=True,
+                 leave_out=[w.id for w in verdict.warnings])
 
 
 def _repair(case: Case, keep: Sequence[str], space: Space) -> Repair:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import z3
 
@@ -86,14 +86,15 @@ class Space:
     """One API's constraint space in one context."""
 
     def __init__(self, model: ApiModel, ctx: Context, *, include_warnings: bool = False,
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, leave_out: Iterable[str] = ()) -> None:
         self.model = model
         self.ctx = ctx
         self.timeout_ms = timeout_ms
         self.vars: dict[str, z3.ExprRef] = {f.name: _var(f.name, f.type.kind) for f in model.fields}
         self.values = Values(self.vars, ctx, model)
+        left_out = set(leave_out)  # rules not held (warnings a case is allowed to draw)
         self.rules: list[Rule] = [r for r in model.rules_for(ctx.product.id)
-                                  if r.symbolic and (include_warnings or r.severity == ERROR)]
+                                  if r.symbolic and (include_warnings or r.severity == ERROR) and r.id not in left_out]
         self.terms: dict[str, z3.BoolRef] = {}
         for r in self.rules:
             t = r.holds(self.values, ctx)
@@ -297,6 +298,26 @@ class Space:
             st.found = found
             yield case
         st.budget_exhausted = st.budget_exhausted or interrupts.budget_exhausted()
+
+
+def iter_sample_quiet(model: ApiModel, ctx: Context, n: int, *, seed: int = 0, fixes: Sequence[Fix] = (),
+                      stats: SampleStats | None = None,
+                      warned: Callable[[list[Rule]], None] = lambda rules: None) -> Iterator[Case]:
+    """`Space.iter_sample` with the warning rules held too (cases that draw no warning), but for the warnings the
+    fixes leave no case without: each such set is passed to ``warned`` and let go. An error conflict raises as
+    `Space.iter_sample` does."""
+    left_out: list[str] = []
+    while True:
+        space = Space(model, ctx, include_warnings=True, leave_out=left_out)
+        try:
+            yield from space.iter_sample(n, seed=seed, fixes=fixes, stats=stats)
+            return
+        except Unsatisfiable as exc:
+            warnings = [r for r in exc.rules if r.severity != ERROR]
+            if exc.undecided or not warnings:
+                raise  # the error rules conflict (or which rules do is not known)
+            warned(warnings)
+            left_out += [r.id for r in warnings]
 
 
 def mask_shape(vars: Mapping[str, z3.ExprRef], arg: MaskArg, nwords: int) -> list[z3.BoolRef]:
