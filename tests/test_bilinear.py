@@ -158,6 +158,34 @@ def test_repeat_mode_true_needs_eight_src1_values_per_iteration():
     assert broken(example_case(args__repeatMode=True, product="atlas-350")) == {"bilinear.src1.size"}
 
 
+def test_repeat_mode_true_with_src0_longer_than_16_src1_values_is_a_warning():
+    """The vendor's newer page: 'when repeatMode is true, ensure src1's valid length x 16 >= src0's length'. Every
+    implementation reads 8 src1 values per iteration whatever src0's size (bilinear.src1.size is the error), so a
+    src0 longer than the blocks gathered is a warning (spec note bilinear.repeat-mode-length)."""
+    doc = example_case(product="atlas-350", args__repeatMode=True)
+    doc["tensors"]["src1"] = {"position": "VECIN", "addr": 1664, "size": 32}  # 8 x 2 x 2 values; 32 x 16 = 512
+    got = check_case(parse(doc))
+    assert got.valid and [w.id for w in got.warnings] == []
+    del doc["tensors"]["src0"]["data"]
+    doc["tensors"]["src0"].update(addr=4096, size=513)  # one element more than 16 x 32
+    got = check_case(parse(doc))
+    assert got.valid and [w.id for w in got.warnings] == ["bilinear.src1.repeat_mode_length"]
+    doc["args"]["repeatMode"] = False  # the page's sentence is about repeatMode=true only
+    assert [w.id for w in check_case(parse(doc)).warnings] == []
+
+
+@pytest.mark.parametrize("addr, warned", [(253696, False), (253728, True), (253920, True)])
+def test_atlas_350_reads_a_whole_vector_register_of_offsets(addr, warned):
+    """dav_3510 loads each group of 8 src0Offset entries (32 bytes) as a RegTensor<uint32_t>: 256 bytes. With one
+    iteration the load reads [addr, addr + 256); UB has 248 KiB = 253952 bytes, so 253696 is the last start inside."""
+    doc = example_case(product="atlas-350", args__hRepeat=1, args__vRepeat=1)
+    doc["tensors"]["src0Offset"] = {"position": "VECIN", "addr": addr, "size": 8, "dtype": "uint32"}
+    got = check_case(parse(doc))
+    assert got.valid and ("bilinear.src0Offset.vector_read" in [w.id for w in got.warnings]) == warned
+    doc["product"] = "atlas-a2"  # dav_c220 gathers with the offsets where they are: no such load
+    assert "bilinear.src0Offset.vector_read" not in [w.id for w in check_case(parse(doc)).warnings]
+
+
 def test_tmp_buffer_rules_per_product():
     doc = example_case(product="atlas-350")
     del doc["tensors"]["sharedTmpBuffer"]

@@ -272,7 +272,7 @@ def test_products_json():
 
 
 def test_support_matrix():
-    r = CliRunner(env={"COLUMNS": "500"}).invoke(main, ["support"])  # wide enough for the matrix
+    r = CliRunner(env={"COLUMNS": "1000"}).invoke(main, ["support"])  # wide enough for the matrix
     assert r.exit_code == 0
     header, rows = _table(r.stdout)
     row = dict(zip(header, next(row for row in rows if row[0] == "BilinearInterpolation")))

@@ -151,29 +151,38 @@ def test_boundary_covers_both_sides_of_each_rule(tmp_path):
     r = invoke("gen", "SetVectorMask", "--product", "atlas-a2", "--mode", "boundary", "-o", str(out))
     assert r.exit_code == 0, r.output
     doc = manifest(out)
-    # half: 128 lanes, contiguous mask in [0, 128] (the vendor's SetVectorMask page; 0 is legal, a warning)
-    for side, value, expect in (("lower bound", 0, "success"), ("upper bound", 128, "success"),
-                                ("above", 129, "failed")):
+    # half: 128 lanes, contiguous mask in [0, 128] (the vendor's SetVectorMask page; 0 is legal, a warning); past it
+    # SetMask<T>(len) sets every lane (a warning at the setter): each side of a warning is a valid case
+    for side, value, warns in (("lower bound", 0, ["set_vector_mask.mask.count.nonzero"]), ("upper bound", 128, []),
+                               ("above", 129, ["set_vector_mask.mask.count.range"])):
         t = target(doc, f"rule:set_vector_mask.mask.count.range:mask.count = {value} ({side})")
         assert t["status"] == "covered"
         c = case_of(doc, t["cases"][0])
+        assert c["expect"] == "success" and c["attr"][0]["value"] == value
+        assert c["breaks"] == [] and c["warns"] == warns
+    # SetVectorMask(int32_t len): 2^31 - 1 is the largest len, 2^31 breaks the error rule alone
+    for tid, value, expect in (("broken, everything else kept", 2**31, "failed"),
+                               ("the valid case nearest to the broken one", 2**31 - 1, "success")):
+        c = case_of(doc, target(doc, f"rule:set_vector_mask.len.int32:{tid}")["cases"][0])
         assert c["expect"] == expect and c["attr"][0]["value"] == value
-        assert c["breaks"] == ([] if expect == "success" else ["set_vector_mask.mask.count.range"])
-        assert c["warns"] == (["set_vector_mask.mask.count.nonzero"] if value == 0 else [])
-    # below 0 is below the uint64 type too: both rules break
-    t = target(doc, "rule:set_vector_mask.mask.count.range:mask.count = -1 (below)")
-    assert case_of(doc, t["cases"][0])["breaks"] == ["set_vector_mask.mask.count.type", "set_vector_mask.mask.count.range"]
-    # a uint64 count of -1 is outside its type and, necessarily, outside [1, 128]
+        assert c["breaks"] == ([] if expect == "success" else ["set_vector_mask.len.int32"])
+    # below 0 is below the uint64 type (the range, a warning, is broken too)
     t = target(doc, "rule:set_vector_mask.mask.count.type:mask.count = -1 (below)")
-    assert t["drags_along"] == ["set_vector_mask.mask.count.range"]
-    # the type's top value is legal for the type but not for the range: impossible, and why
+    c = case_of(doc, t["cases"][0])
+    assert c["breaks"] == ["set_vector_mask.mask.count.type"] and c["warns"] == ["set_vector_mask.mask.count.range"]
+    # a uint64 count of 2^64 is outside its type and, necessarily, outside int32
+    t = target(doc, "rule:set_vector_mask.mask.count.type:mask.count = 18446744073709551616 (above)")
+    assert t["drags_along"] == ["set_vector_mask.len.int32"]
+    # the type's top value is legal for the type but not for len's int32: impossible, and why
     t = target(doc, "rule:set_vector_mask.mask.count.type:mask.count = 18446744073709551615 (upper bound)")
-    assert t["status"] == "impossible" and "set_vector_mask.mask.count.range" in t["reason"]
-    # nwords is a uint8 field, but a half mask has exactly 2 words: the legal extreme is 2
+    assert t["status"] == "impossible" and "set_vector_mask.len.int32" in t["reason"]
+    # nwords is a uint8 field, but the setter's list is (maskLow, maskHigh): the legal extreme is 2
     t = target(doc, "field:mask.nwords:max")
     assert t["status"] == "clipped" and t["legal_extreme"] == 2
+    # rules about the type alone (half): the 32/64-bit maskHigh and width warnings, the 8-bit Normal-mode warning
     assert {x["rule"] for x in doc["coverage"]["not_covered"] if x["status"] == "context"} == {
-        "set_vector_mask.product.support", "set_vector_mask.dtype.support", "set_vector_mask.mask.words.width"}
+        "set_vector_mask.product.support", "set_vector_mask.dtype.support", "set_vector_mask.mask.words.width",
+        "set_vector_mask.mask.words.high", "set_vector_mask.normal.width"}
 
 
 def test_a_warning_s_legal_side_is_a_case_it_is_silent_on(tmp_path):

@@ -131,6 +131,45 @@ def test_example_in_a_program_state_warnings():
     assert found(check_program(parse_program(doc))) == ([], [(2, f"{P}.dst.size")])
 
 
+def test_default_config_loads_with_the_calls_own_feature_map():
+    """The vendor's LoadDataWithStride page, Table 1: defaultConfig = {isSetFMatrix, isSetPadding}, default {true,
+    true}: 'true: the FeatureMap attributes (l1H, l1W, padList) are set inside the interface; false: the ones passed
+    have no effect, set them with SetFmatrix'; Table 3: 'l1H = 0: nothing is moved, a NOP'. The shipped example passes
+    {false, false} after its SetFmatrix (pad 1), as the vendor's own calls do."""
+    shipped = run_program(parse_program(example())).runs[2].tensors["dst"]
+    # the default config with the call's own, unpadded map: SetFmatrix's padded one is not read, and no warning says
+    # it differs; the result is the call run alone with its own map
+    doc = example()
+    args = doc["calls"][2]["args"]
+    del args["defaultConfig"]
+    args.update(l1H=4, l1W=4, padList=[0, 0, 0, 0])
+    prog = parse_program(doc)
+    assert found(check_program(prog)) == ([], [])
+    own = run_program(prog).runs[2].tensors["dst"]
+    alone = copy.deepcopy(doc["calls"][2])
+    alone["args"]["repeat"] = dict(doc["calls"][1]["args"])
+    single = parse_case({"api": "LoadDataWithStride", "product": "atlas-350", "dtype": "half", "args": alone["args"],
+                         "tensors": {"dst": doc["tensors"]["a2"], "src": doc["tensors"]["fm"]}})
+    assert np.array_equal(own, run_case(single).tensors["dst"])
+    # without padding, output (0, 0)'s tap (0, 0) reads x[:, 0, 0] = 16c + 1 (with padding 1 it read the pad, 0)
+    c = np.arange(16)
+    assert np.array_equal(own[:16], 16 * c + 1) and not np.array_equal(own, shipped)
+    # the default config and no map of its own: the call sets l1H = l1W = 0 (nothing moved, a warning) and the
+    # feature map is unknown from there on: its bounds are not checked, and `run` stores no number in dst
+    doc = example()
+    del doc["calls"][2]["args"]["defaultConfig"]
+    prog = parse_program(doc)
+    result = check_program(prog)
+    assert found(result) == ([], [(2, f"{P}.fmatrix.reset")])
+    assert {u.rule_id for u in result.unchecked} >= {f"{P}.window.m_bounds", f"{P}.window.k_bounds"}
+    assert run_program(prog).runs[2].memory.poisoned("L0A", 0, 2048 * 2).any()
+    # {false, false} with a map of its own that differs: SetFmatrix's is read, and the warning says so
+    doc = example()
+    doc["calls"][2]["args"].update(l1H=4, l1W=4, padList=[0, 0, 0, 0])
+    assert found(check_program(parse_program(doc))) == ([], [(2, f"{P}.fmatrix.differs")])
+    assert np.array_equal(run_program(parse_program(doc)).runs[2].tensors["dst"], shipped)
+
+
 # -- repeats along height, by hand -----------------------------------------------------------------------------
 
 def height_case(repeat: dict, dst_size: int = 1024) -> dict:
@@ -240,6 +279,7 @@ def test_multiples_have_no_coverage_exception():
     load3d = copy.deepcopy(doc)
     load3d["api"] = "Load3DBitMode"
     del load3d["args"]["repeat"]
+    load3d["args"].pop("defaultConfig", None)  # LoadDataWithStride's template parameter; Load3DBitMode has none
     assert broken(load3d) == []
     doc["args"].update(mExtension=16, kStartPt=8)
     assert broken(doc) == [f"{P}.kPos.multiple"]  # 8 halves = 16 bytes (the window [8, 72) fits K = 128)

@@ -12,7 +12,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ascverify import parse_case
 from ascverify.cli import main
+from ascverify.spec.errors import InputError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "bilinear_interpolation.json"
 
@@ -115,6 +117,13 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
      [":case 0: tensors.dst: expected an object with position, addr, size; got a list"]),
     ("unknown-position", edit(lambda d: d["tensors"]["dst"].__setitem__("position", "VECOTU")),
      [":case 0: tensors.dst.position: unknown TPosition 'VECOTU' (did you mean 'VECOUT'?)"]),
+    # the vendor's TPosition enum has CO2 (its test_tensor_scope puts BilinearInterpolation operands there): a
+    # TPosition no modelled API takes, said as such rather than "unknown ... did you mean 'CO1'"
+    ("unmodelled-position", edit(lambda d: d["tensors"]["dst"].__setitem__("position", "CO2")),
+     [":case 0: tensors.dst.position: TPosition CO2 is not modelled (no modelled API takes a tensor there; "
+      "positions: VECIN, VECCALC, VECOUT, A1, B1, A2, B2, CO1)"]),
+    ("vendor-alias-position", edit(lambda d: d["tensors"]["dst"].__setitem__("position", "LCM")),
+     [":case 0: tensors.dst.position: TPosition LCM: the vendor's other name of VECCALC: write VECCALC"]),
 ]
 
 
@@ -245,3 +254,15 @@ def test_fuzz_positions_cover_every_field():
     for name, t in doc["tensors"].items():
         for key in t:
             assert ("tensors", name, key) in POSITIONS
+
+
+def test_a_nan_in_python_data_is_named_as_such():
+    """A case built in Python may hold float('nan') in its inline data, which a JSON file cannot: the message says
+    so and where NaN inputs go (it read "expected a number, got a number (nan)")."""
+    doc = json.loads(EXAMPLE.read_text())
+    doc["tensors"]["src1"]["data"] = [2.0, float("nan")]
+    with pytest.raises(InputError) as info:
+        case = parse_case(doc, base_dir=EXAMPLE.parent)
+        case.data("src1")
+    assert info.value.line() == ("tensors.src1.data[1]: NaN is not a JSON number (give NaN inputs in a .npy or .bin "
+                                 "data file)")

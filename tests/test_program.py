@@ -82,10 +82,55 @@ def test_effective_mask_is_the_last_one_set():
     assert run.runs[2].tensors["dst"][0] == 30.25 == expected[0]
 
 
-def test_the_stored_mask_is_checked_against_the_ops_type():
-    # a two-word (16-bit) mask, then a float op: one word expected
-    result = check_program(parse_program(program(set_mask([1, 2], dtype="half"), brm(), dtype="float")))
-    assert [(v.call, v.id) for v in result.violations] == [(1, "block_reduce_min.mask.words.count")]
+def _direct_brm(mask, dtype, data):
+    """BlockReduceMin with ``mask`` as its own argument, on the program's tensors."""
+    return parse_case({"api": "BlockReduceMin", "product": "atlas-a2", "dtype": dtype,
+                       "args": {"repeatTime": 1, "mask": mask, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
+                       "tensors": {"dst": {"position": "VECOUT", "addr": 512, "size": 16},
+                                   "src": {"position": "VECIN", "addr": 0, "size": 128, "data": data}}})
+
+
+def test_the_op_reads_the_register_in_its_own_type():
+    """The register holds 128 bits whatever the setter's T; an op reads the bits of its own lanes: a float op
+    (64 lanes) the low word of a two-word half mask, and a half op all 128 lanes after SetMask<uint64_t>(32), which
+    sets every bit (the vendor's SetMask<T>(len): len equal to T's lanes or >= 128 sets both words in full)."""
+    data = (np.arange(128, 0, -1) / 4).tolist()
+    prog = program(set_mask([0b1100, 2], dtype="half"), brm(), dtype="float")
+    prog["tensors"]["x"]["data"] = data
+    parsed = parse_program(prog)
+    assert check_program(parsed).valid
+    got = run_program(parsed).runs[1].tensors["dst"]
+    expected = run_case(_direct_brm([0b1100], "float", data)).tensors["dst"]
+    # lanes 2 and 3 of block 0: min(x[2], x[3]) = min(126/4, 125/4) = 31.25
+    assert got[0] == 31.25 == expected[0]
+    prog = program(set_mask(32, dtype="uint64"), brm())
+    prog["tensors"]["x"]["data"] = data
+    got = run_program(parse_program(prog)).runs[1].tensors["dst"]
+    expected = run_case(_direct_brm(128, "half", data)).tensors["dst"]
+    # every lane: each block's minimum is its last element ((128 - 15 - 16*b) / 4), as the direct run with mask 128
+    assert got[:8].tolist() == expected[:8].tolist() == [(128 - 15 - 16 * b) / 4 for b in range(8)]
+
+
+def test_a_counter_mode_count_leaves_the_ops_mask_unknown():
+    """Counter-mode semantics of the ops are not modelled: after SetVectorMask(COUNTER) an op with isSetMask=false
+    is not judged by its mask rules (a note says so) and `run` marks its results unspecified."""
+    counter = {"api": "set_vector_mask", "args": {"mask": [64, 0], "mode": "COUNTER"}, "dtype": "uint8"}
+    parsed = parse_program(program(counter, brm()))
+    result = check_program(parsed)
+    assert result.valid
+    assert any(u.rule_id == "block_reduce_min.mask.count.range" for u in result.unchecked)
+    # the vendor's Mask page: in Counter mode repeatTime is ignored, the repeats follow from the count: 64 halves are
+    # one repeat of 128 lanes (as repeatTime = 1 says); 512 floats are ceil(512 / 64) = 8, seven more than checked
+    assert [(w.call, w.id) for w in result.warnings] == [(1, "block_reduce_min.counter_mode")]
+    assert "more repeats" not in result.warnings[0].message
+    counter["args"]["mask"] = [512, 0]
+    wide = check_program(parse_program(program(counter, brm(), dtype="float")))
+    assert [(w.call, w.id) for w in wide.warnings] == [(1, "block_reduce_min.counter_mode")]
+    assert "ceil(512 / 64) = 8 repeats" in wide.warnings[0].message
+    assert "stores 7 more repeats of results than were checked" in wide.warnings[0].message
+    run = run_program(parsed).runs[1]
+    # the 8 results (2 bytes each) at z's address are unspecified, not numbers
+    assert run.memory.poisoned("UB", 512, 16).all()
 
 
 def test_an_all_zero_mask_is_a_warning_at_the_setter_and_an_error_where_it_is_used():
@@ -195,7 +240,9 @@ def test_programs_missing_only_their_set_vector_mask_break_only_the_ordering_rul
 CUBE = "atlas-350"
 LOAD_ORDER = "load_data_with_stride.order.load_data_repeat"
 LOAD_STATE_WARNINGS = ("load_data_with_stride.fmatrix.unset", "load_data_with_stride.fmatrix.differs",
-                       "load_data_with_stride.repeat.differs")
+                       "load_data_with_stride.fmatrix.reset", "load_data_with_stride.repeat.differs")
+#: defaultConfig of a load that reads SetFmatrix's feature map (the vendor's LOAD3D_CONFIG after a SetFmatrix)
+READ_SETFMATRIX = {"isSetFMatrix": False, "isSetPadding": False}
 
 
 def _repeat_setter(case):
@@ -209,12 +256,19 @@ def _fmatrix_setter(case):
 
 
 def _load(case, own):
-    """The load as a call; without ``own`` it leaves its feature map and repeat to the setters."""
+    """The load as a call; without ``own`` it leaves its feature map and repeat to the setters (defaultConfig
+    {false, false}: it reads SetFmatrix's feature map, as the vendor's calls after a SetFmatrix do)."""
     call = _inline(case)
     if not own:
         call["args"].pop("repeat", None)
-        call["args"].pop("fmatrix", None)
+        if call["args"].pop("fmatrix", None) is not None:
+            call["args"]["defaultConfig"] = READ_SETFMATRIX
     return call
+
+
+def _sets_own_map(case, own) -> bool:
+    """The load as `_load` writes it sets the feature map from its own parameters (defaultConfig.isSetFMatrix)."""
+    return bool(case.env["defaultConfig.isSetFMatrix"]) and (own or not case.env["fmatrix.present"])
 
 
 class LoadProgramMachine(RuleBasedStateMachine):
@@ -224,9 +278,11 @@ class LoadProgramMachine(RuleBasedStateMachine):
     was ever set and the step chooses not to), so every call is valid given the state before it.
 
     Expected, reasoned from the steps alone: a load with no SetLoadDataRepeatWithStride anywhere before it breaks
-    exactly the ordering rule, at its call; a load with no fmatrix of its own and no SetFmatrix before it draws the
-    fmatrix.unset warning; no other error, no fmatrix/repeat mismatch (a load keeps its own description only where it
-    equals the state), and the program runs without a fault (no two repeats store to one byte).
+    exactly the ordering rule, at its call; a load with no fmatrix of its own draws fmatrix.reset when it sets the
+    feature map itself (defaultConfig.isSetFMatrix, the default: it would set l1H = 0) and fmatrix.unset when it
+    reads SetFmatrix's and none came before; no other error, no fmatrix/repeat mismatch (a load keeps its own
+    description only where it equals the state), and the program runs without a fault (no two repeats store to one
+    byte).
     """
 
     @initialize()
@@ -248,9 +304,10 @@ class LoadProgramMachine(RuleBasedStateMachine):
           own=st.booleans())
     def load(self, case, configure, own):
         has_map = bool(case.env["fmatrix.present"])
-        if not has_map and self.fmatrix_set:
+        sets_own = _sets_own_map(case, own)
+        if not has_map and self.fmatrix_set and not sets_own:
             return  # it would read the map an earlier SetFmatrix set, for which it was not drawn
-        if has_map and (self.fmatrix_set or not own):
+        if has_map and not sets_own:
             self.calls.append(_fmatrix_setter(case))
             self.fmatrix_set = True
         if configure or self.repeat_set:
@@ -259,7 +316,10 @@ class LoadProgramMachine(RuleBasedStateMachine):
         else:
             self.expected.append((len(self.calls), LOAD_ORDER))
         if not has_map:
-            self.expected_warnings.append((len(self.calls), "load_data_with_stride.fmatrix.unset"))
+            self.expected_warnings.append((len(self.calls), "load_data_with_stride.fmatrix.reset" if sets_own
+                                           else "load_data_with_stride.fmatrix.unset"))
+        # a load that sets its own feature map leaves it in the register (or, with none, an unknown one)
+        self.fmatrix_set = has_map if sets_own else self.fmatrix_set
         self.calls.append(_load(case, own))
 
     @invariant()
@@ -286,7 +346,7 @@ def test_a_load_program_missing_its_repeat_setter_breaks_only_the_ordering_rule(
     """SetFmatrix (when the load has a map), SetLoadDataRepeatWithStride, LoadDataWithStride is valid; without the
     repeat setter it breaks exactly the ordering rule at the load (the load then runs with its own repeat, or the
     struct's defaults: one window, which fits wherever its repeats did)."""
-    maps = [_fmatrix_setter(case)] if case.env["fmatrix.present"] else []
+    maps = [_fmatrix_setter(case)] if case.env["fmatrix.present"] and not _sets_own_map(case, own) else []
     legal = parse_program({"product": CUBE, "dtype": "half", "calls": maps + [_repeat_setter(case), _load(case, own)]})
     assert check_program(legal).valid
     broken = check_program(parse_program({"product": CUBE, "dtype": "half", "calls": maps + [_load(case, own)]}))

@@ -136,15 +136,24 @@ def test_start_alignment_per_dist(dist, addr, ok):
     assert [f.kind for f in res.faults] == ([] if ok else ["misaligned"])
 
 
-def test_alignment_applies_to_the_effective_address():
-    # srcAddr at byte 8 (not 16-aligned) plus 8 uint8 elements of AddrReg offset: the load starts at 16, fine for US
-    args = {"dist": "DIST_US", "addrReg": {"strides": [4], "indices": [2]}}
-    assert broken(case_doc(args, addr=8, size=32)) == []
-    # the same base with offset 4: the load starts at 12
+def test_alignment_applies_to_the_effective_address_and_to_the_addr_reg_offset():
+    # the vendor's newer LoadAlign page: "the alignment of the AddrReg offset x sizeof(T): see Table 3", and the UB
+    # address, the offset and the AddrReg offset x sizeof(T) are each aligned per MaskDist (US: 16 bytes)
+    args = {"dist": "DIST_US", "addrReg": {"strides": [4], "indices": [4]}}
+    assert broken(case_doc(args, addr=16, size=48)) == []  # 16 + 16 x 1 byte
+    # srcAddr at byte 8 plus 8 uint8 elements: the load starts at 16, but the offset (8 bytes) is not 16-aligned
+    args["addrReg"]["indices"] = [2]
+    got = check_case(parse_case(case_doc(args, addr=8, size=32))).violations
+    assert [v.id for v in got] == ["reg_load_align.addrReg.align"]
+    assert got[0].message.startswith("the AddrReg offset is 8 x 1 = 8 bytes; DIST_US needs it 16-byte aligned")
+    # an aligned offset from a misaligned srcAddr: the start is misaligned
+    args["addrReg"]["indices"] = [4]
+    assert broken(case_doc(args, addr=8, size=32)) == ["reg_load_align.srcAddr.dist_align"]
+    # the same base with offset 4: the load starts at 12, and the offset is not aligned either
     args["addrReg"]["indices"] = [1]
     doc = case_doc(args, addr=8, size=32)
     case = parse_case(doc)
-    msgs = [v.message for v in check_case(case).violations]
+    msgs = [v.message for v in check_case(case).violations if v.id == "reg_load_align.srcAddr.dist_align"]
     assert msgs == ["the load starts at UB byte 12 (srcAddr.addr=8 + AddrReg offset 4 x 1 bytes); DIST_US needs a "
                     "16-byte aligned start"]
     with pytest.raises(Fault) as info:
@@ -181,6 +190,11 @@ def test_types_per_form():
         assert got.valid and [w.id for w in got.warnings] == ["reg_load_align.dtype.addr_reg"], t
         assert not run_case(parse_case(case_doc(addr, dtype=t, size=32))).faults, t
     assert broken(case_doc({"dist": "DIST_NORM"}, dtype="int4b", size=64)) == ["reg_load_align.dtype.support"]
+    # bool is a b8 type (the vendor's data type page: "b8: bool, int8_t, uint8_t..."); its 950 test instantiates
+    # MicroDatacopy<bool> for every mode, mode 9 being this AddrReg load
+    got = check_case(parse_case(case_doc({"dist": "DIST_NORM", "addrReg": {"strides": [32], "indices": [1]}},
+                                         dtype="bool", size=64)))
+    assert got.valid and got.warnings == []
 
 
 def test_atlas_350_only():
@@ -349,12 +363,17 @@ def test_synthesis_honours_forms_and_addr_reg_fixes():
     from ascverify.engines.solver import Space, Unsatisfiable, parse_fixes
 
     space = Space(MODEL, MODEL.context("atlas-350", "half"))
-    fixes = parse_fixes(MODEL, ['addrReg={"strides": [3, 5], "indices": [7, 9]}', "dist=DIST_US"])
+    fixes = parse_fixes(MODEL, ['addrReg={"strides": [3, 5], "indices": [8, 16]}', "dist=DIST_US"])
     for case in space.sample(4, seed=1, fixes=fixes):
         assert check_case(case).valid
-        assert case.to_json()["args"]["addrReg"] == {"strides": [3, 5], "indices": [7, 9]}
-        # offset 3*7 + 5*9 = 66 halves = 132 bytes: srcAddr must sit at 12 mod 16 for a 16-aligned start
-        assert (case.env["srcAddr.addr"] + 132) % 16 == 0
+        assert case.to_json()["args"]["addrReg"] == {"strides": [3, 5], "indices": [8, 16]}
+        # offset 3*8 + 5*16 = 104 halves = 208 bytes (16-aligned): srcAddr must be 16-aligned for a 16-aligned start
+        assert case.env["srcAddr.addr"] % 16 == 0
+    # offset 3*7 + 5*9 = 66 halves = 132 bytes: not 16-aligned, whatever srcAddr is
+    fixes = parse_fixes(MODEL, ['addrReg={"strides": [3, 5], "indices": [7, 9]}', "dist=DIST_US"])
+    with pytest.raises(Unsatisfiable) as info:
+        space.sample(1, fixes=fixes)
+    assert [r.id for r in info.value.rules] == ["reg_load_align.addrReg.align"]
     fixes = parse_fixes(MODEL, ['addrReg={"strides": [1], "indices": [1]}', "offset=4"])
     with pytest.raises(Unsatisfiable) as info:
         space.sample(1, fixes=fixes)

@@ -60,6 +60,59 @@ def test_example_validates():
     assert caseio_error(EX) is None
 
 
+@pytest.mark.parametrize("path", sorted(EXAMPLE.parent.glob("*.json")), ids=lambda p: p.name)
+def test_every_shipped_example_validates(path):
+    """Cases and programs alike (the program examples give SetFmatrix's members flat and LoadDataWithStride's
+    arguments as LoadData3DParamsV2 members: forms the reader takes, so the schema must too)."""
+    assert validate(json.loads(path.read_text())) == []
+
+
+def program_doc(*calls: dict) -> dict:
+    return {"product": "atlas-350", "dtype": "half",
+            "tensors": {"fm": {"position": "A1", "addr": 0, "size": 512}, "a2": {"position": "A2", "addr": 0, "size": 2048}},
+            "calls": list(calls)}
+
+
+def test_programs_are_checked_call_by_call():
+    ok = program_doc({"api": "SetFmatrix", "args": {"l1H": 4, "l1W": 4, "padList": [1, 1, 1, 1]}})
+    assert validate(ok) == []
+    # a call's arguments are its API's: the path names the call
+    bad = program_doc({"api": "set_vector_mask", "args": {"mask": [255, 0], "mode": "NORMA"}})
+    assert validate(bad) == ["$.calls[0].args.mode: 'NORMA' is not one of ['NORMAL', 'COUNTER']"]
+    # the program's keys are parse_program's: no api at the top, calls a non-empty list
+    assert any(p.startswith("$.calls: ") for p in validate(program_doc()))
+    assert any("'api' is a required property" in p for p in validate(program_doc({"args": {}})))
+
+
+@pytest.mark.parametrize("args, ok", [
+    ({"fmatrix": {"l1H": 4, "l1W": 4, "padList": [0, 0, 0, 0]}}, True),
+    ({"l1H": 4, "l1W": 4, "padList": [0, 0, 0, 0]}, True),   # the members flat (spec note set_fmatrix.arguments)
+    ({"l1H": 4, "l1W": 4, "padList": [0, 0, 0]}, False),     # padList has 4 entries
+    ({"l1H": 4, "l1W": 4}, False),                           # padList is required (the C++ function takes it)
+    ({"l1H": 4, "l1W": 4, "padList": [0, 0, 0, 0], "fmatrixMode": "FMATRIX_LEFT"}, True),
+    ({"fmatrix": {"l1H": 4, "l1W": 4, "padList": [0, 0, 0, 0]}, "fmatrixMode": "FMATRIX_LEFT"}, True),
+    ({"l1H": 4, "l1W": 4, "padList": [0, 0, 0, 0], "fmatrixMode": "LEFT"}, False),
+])
+def test_set_fmatrix_in_both_forms(args, ok):
+    doc = {"api": "SetFmatrix", "product": "atlas-350", "dtype": "half", "args": args}
+    assert (validate(doc) == []) == ok == (caseio_error(doc) is None)
+
+
+@pytest.mark.parametrize("args, ok", [
+    ({"config0": 1, "config1": 2}, True),                    # the packed words
+    ({"config0": 1}, False),                                 # both words
+    ({"channelSize": 32, "kExtension": 64, "filterW": 2, "enTranspose": False}, True),   # LoadData3DParamsV2
+    ({"channelSize": 32, "enTranspose": 1}, False),          # enTranspose is a bool member
+    ({"channel_size": 32, "k_extension": 64, "pad_list": [0, 0, 0, 0]}, True),          # pyasc's keywords
+    ({"channel_size": 32, "pad_list": [0, 0]}, False),
+])
+def test_load3d_argument_forms(args, ok):
+    """Load3DBitMode's other forms of args (spec note load3d.namings), each key by its JSON type."""
+    assert (validate({"api": "Load3DBitMode", "product": "atlas-350", "dtype": "half", "args": args,
+                      "tensors": {"dst": {"position": "A2", "addr": 0, "size": 256},
+                                  "src": {"position": "A1", "addr": 0, "size": 256}}}) == []) == ok
+
+
 @pytest.mark.parametrize("model", apis(), ids=lambda m: m.name)
 def test_schema_covers_every_registered_api(model):
     defs = case_schema()["$defs"]
@@ -69,8 +122,12 @@ def test_schema_covers_every_registered_api(model):
     spellings = [{a.name: renames.get(a.name, a.name) for a in model.args} for renames in model.arg_spellings.values()]
     others = list(dict.fromkeys(n for s in spellings for a, n in s.items() if n != a))
     own = [a.name for a in model.args]
-    assert list(sub["args"]["properties"])[:len(own)] == own
-    assert sorted(list(sub["args"]["properties"])[len(own):]) == sorted(others)
+    # a model whose normalize_args reads other forms: the own form first, then one per other form
+    forms = sub["args"]["anyOf"] if "anyOf" in sub["args"] else [sub["args"]]
+    assert len(forms) == 1 + bool(model.flat_struct) + len(model.argument_forms)
+    args = forms[0]
+    assert list(args["properties"])[:len(own)] == own
+    assert sorted(list(args["properties"])[len(own):]) == sorted(others)
     aliases = [k for t in model.tensors for k, v in model.tensor_aliases.items() if v == t.name]
     assert list(sub["tensors"]["properties"]) == [t.name for t in model.tensors] + aliases
     # a required tensor with another name: one of its names required
@@ -79,7 +136,7 @@ def test_schema_covers_every_registered_api(model):
         sorted(t.name for t in model.tensors if not t.optional)
     assert all(model.tensor_aliases[k] == names[0] for names in either for k in names[1:])
     for a in model.args:
-        prop = sub["args"]["properties"][a.name]
+        prop = args["properties"][a.name]
         if isinstance(a, MaskArg):
             assert {b.get("type") for b in prop["anyOf"]} == {None, "array"}
         elif a.type.kind == "int":

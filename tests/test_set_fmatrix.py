@@ -68,6 +68,17 @@ def test_flat_and_struct_forms_read_alike_and_round_trip():
     assert parse_case({**set_fmatrix(), "args": no_pad}).env == flat.env
 
 
+def test_fmatrix_mode_left_only():
+    """The vendor's SetFmatrix page: SetFmatrix(l1H, l1W, padList, fmatrixMode), 'only FMATRIX_LEFT is currently
+    supported'; the loads read the left feature map (fmatrixCtrl = false)."""
+    left = parse_case(set_fmatrix(fmatrixMode="FMATRIX_LEFT"))
+    assert check_case(left).valid and left.env == parse_case(set_fmatrix()).env
+    assert broken(set_fmatrix(fmatrixMode="FMATRIX_RIGHT")) == ["set_fmatrix.fmatrixMode.left"]
+    # a right feature map is not the one a later load reads: that load has none (a warning), not this one
+    result = check_program(parse_program(program(fm_call(fmatrixMode="FMATRIX_RIGHT"), load_call())))
+    assert found(result) == ([(0, "set_fmatrix.fmatrixMode.left")], [(1, "load3d.fmatrix.unset")])
+
+
 @pytest.mark.parametrize("args, field", [
     ({"l1H": 4, "l1W": 4}, "args.fmatrix.padList"),                     # padList is an argument of SetFmatrix
     ({**FMATRIX, "fmatrix": FMATRIX}, "args.l1H"),                       # both forms at once

@@ -7,7 +7,7 @@ from typing import Any
 from ..spec.dtypes import DType, dtype_names, lookup_dtype
 from ..spec.errors import InputError, did_you_mean
 from ..spec.params import ABS_MAX, ABS_MIN
-from ..spec.products import Product, lookup_product, product_names
+from ..spec.products import POSITIONS, UNMODELLED_POSITIONS, Product, lookup_product, product_names
 
 
 def type_name(x: Any) -> str:
@@ -36,6 +36,13 @@ def read_int(x: Any, field: str) -> int:
     if isinstance(x, float) and x == x and not (ABS_MIN <= x <= ABS_MAX):
         raise InputError(f"{x:g} is outside any representable integer range", field=field)
     raise InputError(f"expected an integer, got {type_name(x)} ({short(x)})", field=field)
+
+
+def expected_number(x: Any) -> str:
+    """Why ``x`` is not a data value: not a number, or a NaN (which JSON cannot hold)."""
+    if isinstance(x, float) and x != x:
+        return "NaN is not a JSON number (give NaN inputs in a .npy or .bin data file)"
+    return f"expected a number, got {type_name(x)} ({short(x)})"
 
 
 def short(x: Any) -> str:
@@ -75,3 +82,13 @@ def read_product(name: str, field: str) -> Product:
     if p is None:
         raise InputError(f"unknown product {short(name)}{did_you_mean(str(name), product_names())}", field=field)
     return p
+
+
+def unknown_position(name: Any) -> str:
+    """Why ``name`` is not a position a case may give: a TPosition ascverify does not model, or an unknown name."""
+    why = UNMODELLED_POSITIONS.get(name) if isinstance(name, str) else None
+    if why is None:
+        return f"unknown TPosition {short(name)}{did_you_mean(name, POSITIONS)}"
+    if why == "not modelled":
+        return f"TPosition {name} is not modelled (no modelled API takes a tensor there; positions: {', '.join(POSITIONS)})"
+    return f"TPosition {name}: {why}"

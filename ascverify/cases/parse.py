@@ -13,13 +13,13 @@ from ..spec.errors import InputError, did_you_mean
 from ..spec.model import ApiModel
 from ..spec.params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, MAX_LEVELS_LIST, Arg, BoolType, EnumType, \
     LevelsArg, MaskArg, StructArg
-from ..spec.products import POSITIONS, lookup_product
+from ..spec.products import lookup_product
 from ..spec.dtypes import lookup_dtype
 from ..spec.registry import get_api, lookup_api
 from ..spec.rules import POSITION_NAMES
 from .bounded_read import file_kind
 from .case import Case
-from .fields import read_dtype, read_int, read_product, short, type_name
+from .fields import expected_number, read_dtype, read_int, read_product, short, type_name, unknown_position
 from .registers import parse_registers
 from .sources import resolve_data_path
 
@@ -115,7 +115,7 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
         pos = t.get("position", decl.positions[0])
         code = POSITION_CODES.get(pos) if isinstance(pos, str) else None
         if code is None:
-            raise InputError(f"unknown TPosition {short(pos)}{did_you_mean(pos, POSITIONS)}", field=f"{f}.position")
+            raise InputError(unknown_position(pos), field=f"{f}.position")
         env[f_pos] = code
         addr, size = t.get("addr"), t.get("size")
         if addr is None or size is None:
@@ -337,7 +337,7 @@ def _data_source(d: Any, field: str, base_dir: Path | None, data_root: Path | No
             raise InputError(f"inline data of {len(d)} values; use a .npy or .bin file", field=field)
         for i, x in enumerate(d):
             if type(x) not in (int, float) or x != x:
-                raise InputError(f"expected a number, got {type_name(x)} ({short(x)})", field=f"{field}[{i}]")
+                raise InputError(expected_number(x), field=f"{field}[{i}]")
         return d
     if isinstance(d, str):
         path = resolve_data_path(d, base_dir, field, data_root)

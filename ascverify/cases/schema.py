@@ -1,8 +1,9 @@
 """The JSON Schema of case files, generated from the registered models.
 
-`case_schema()` builds a JSON Schema (draft 2020-12) for one case or a list of cases (a JSON Lines
-file is one case per line). One subschema per API is selected by the ``api`` name (any accepted
-name or alias) and lists that API's arguments and tensors. `validate(doc)` checks a parsed
+`case_schema()` builds a JSON Schema (draft 2020-12) for one case, a list of cases (a JSON Lines
+file is one case per line) or a program (shared tensors and calls). One subschema per API is selected by
+the ``api`` name (any accepted name or alias) and lists that API's arguments and tensors; a program's
+calls take their API's arguments. `validate(doc)` checks a parsed
 document against it and returns one message per problem, each naming the JSON path.
 
 `ascverify.cases.parse` stays the authority (and the fast path of ``check``); the schema is published
@@ -10,8 +11,10 @@ for editors and other tools, and the tests cross-check the two. Both take the ar
 API's spellings (`ApiModel.arg_spellings`, one throughout), the tensors under their other names
 (`ApiModel.tensor_aliases`) and a mask's placeholder. Where they differ the schema is the stricter:
 it lists API and product names in their canonical spelling (ascverify also accepts any letter case),
-types ``name`` and ``comment`` as strings, and has no forms a model's ``normalize_args`` translates
-(Load3DBitMode's packed words and LoadData3DParamsV2 members).
+types ``name`` and ``comment`` as strings. It takes the other forms a model's ``normalize_args`` reads where
+the model describes them (`ApiModel.argument_forms`: Load3DBitMode's LoadData3DParamsV2 members, packed words,
+pyasc keywords; `ApiModel.flat_struct`: SetFmatrix's members directly in ``args``), each key with its JSON type:
+what ties keys together there (the page's names of one form, a feature map given once) is the reader's to check.
 """
 
 from __future__ import annotations
@@ -21,12 +24,12 @@ from typing import Any, Mapping, Sequence
 
 from ..spec.citations import cite
 from ..spec.dtypes import dtype_names
-from ..spec.model import ApiModel
+from ..spec.model import ApiModel, ArgumentForm
 from ..spec.params import ABS_MAX, ABS_MIN, MAX_LEVELS_LIST, BoolType, EnumType, IntType, LevelsArg, MaskArg, StructArg
 from ..spec.products import POSITIONS, PRODUCTS, product_names
 from ..spec.registers import FILES, GEOMETRIES
 from ..spec.registry import apis
-from . import parse
+from . import parse, program
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:ascverify:case-file"
@@ -91,18 +94,25 @@ def _arg_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
 
 def _tensor_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
     dtype = decl.dtype or f"T (the case's dtype, default {model.default_dtype})"
+    return _tensor_object(
+        f"{decl.role} tensor, element type {dtype}, positions {', '.join(decl.positions)}"
+        f"{' (optional)' if decl.optional else ''}. {decl.doc} ({cite(decl.source)})".strip(),
+        f"TPosition (default {decl.positions[0]}); allowed here: {', '.join(decl.positions)}",
+        f"element type (default {dtype})")
+
+
+def _tensor_object(description: str, position: str, dtype: str) -> dict[str, Any]:
+    """A tensor: position, addr, size, and optionally its element type and data."""
     return {
         "type": "object",
-        "description": (f"{decl.role} tensor, element type {dtype}, positions {', '.join(decl.positions)}"
-                        f"{' (optional)' if decl.optional else ''}. {decl.doc} ({cite(decl.source)})").strip(),
+        "description": description,
         "additionalProperties": False,
         "required": ["addr", "size"],
         "properties": {
-            "position": {"enum": list(POSITIONS),
-                         "description": f"TPosition (default {decl.positions[0]}); allowed here: {', '.join(decl.positions)}"},
+            "position": {"enum": list(POSITIONS), "description": position},
             "addr": {"$ref": "#/$defs/integer", "description": "byte offset inside the physical buffer of the position"},
             "size": {"$ref": "#/$defs/integer", "description": "number of elements (like LocalTensor::GetSize())"},
-            "dtype": {"$ref": "#/$defs/dtype", "description": f"element type (default {dtype})"},
+            "dtype": {"$ref": "#/$defs/dtype", "description": dtype},
             "data": {"$ref": "#/$defs/data"},
         },
     }
@@ -144,7 +154,35 @@ def _args_schema(model: ApiModel) -> dict[str, Any]:
             if len(users) < len(labels):  # a name that is not every spelling's: the others of its spellings only
                 ok = {n for label in users for n in spelt[label].values()}
                 together[k] = ok - (set(names[a.name]) - {k})
-    return _named_object(props, names, _required_args(model), together)
+    out = _named_object(props, names, _required_args(model), together)
+    forms = [out]
+    if model.flat_struct:  # the struct's members directly in args, instead of args = {struct: {...}}
+        struct = next(a for a in model.args if a.name == model.flat_struct)
+        flat = dict(_arg_schema(model, struct), description=f"{struct.name}'s members given flat in args")
+        flat["properties"] = {**flat["properties"],
+                              **{a.name: _arg_schema(model, a) for a in model.args if a is not struct}}
+        forms.append(flat)
+    forms += [_form_schema(model, form) for form in model.argument_forms]
+    return out if len(forms) == 1 else {"anyOf": forms}
+
+
+def _form_schema(model: ApiModel, form: ArgumentForm) -> dict[str, Any]:
+    """``args`` in another form `normalize_args` reads (`ApiModel.argument_forms`)."""
+    own = {a.name: a for a in model.args}
+    props: dict[str, Any] = {}
+    for key, kind in form.keys.items():
+        if kind == "arg":
+            props[key] = _arg_schema(model, own[key])
+        elif kind.startswith("integers:"):
+            n = int(kind.split(":")[1])
+            props[key] = {"type": "array", "items": {"$ref": "#/$defs/integer"}, "minItems": n, "maxItems": n}
+        else:
+            props[key] = {"$ref": "#/$defs/integer"} if kind == "integer" else {"type": kind}
+    out = {"type": "object", "additionalProperties": False, "properties": props,
+           "description": f"the arguments as {form.label}s"}
+    if form.required:
+        out["required"] = list(form.required)
+    return out
 
 
 def _required_args(model: ApiModel) -> list[str]:
@@ -263,15 +301,62 @@ def case_schema() -> dict[str, Any]:
     }
     defs["registers"] = _registers_schema()
     assert set(defs["case"]["properties"]) == set(parse.CASE_KEYS), "schema and parse_case disagree on case keys"
+    defs["program"] = _program_schema(models, all_names)
     return {
         "$schema": DIALECT,
         "$id": SCHEMA_ID,
         "title": "ascverify case file",
-        "description": ("One case, or a list of cases (a JSON Lines file holds one case per line). Integers are "
-                        f"limited to [{ABS_MIN}, {ABS_MAX}]; ascverify reads API and product names in any letter case."),
-        "anyOf": [{"$ref": "#/$defs/case"}, {"type": "array", "items": {"$ref": "#/$defs/case"}}],
+        "description": ("One case, or a list of cases (a JSON Lines file holds one case per line), or a program (an "
+                        f"object with calls). Integers are limited to [{ABS_MIN}, {ABS_MAX}]; ascverify reads API and "
+                        "product names in any letter case."),
+        # a program is the object with calls (`program.is_program`); anything else is a case or a list of them
+        "if": {"type": "object", "required": ["calls"]},
+        "then": {"$ref": "#/$defs/program"},
+        "else": {"anyOf": [{"$ref": "#/$defs/case"}, {"type": "array", "items": {"$ref": "#/$defs/case"}}]},
         "$defs": defs,
     }
+
+
+def _program_schema(models: Sequence[ApiModel], all_names: list[str]) -> dict[str, Any]:
+    """A program (`ascverify.cases.program`): shared tensors and calls that name them; each call's ``args`` are
+    its API's (as in a case)."""
+    dispatch = [{"if": {"properties": {"api": {"enum": _names(m)}}, "required": ["api"]},
+                 "then": {"properties": {"args": {"$ref": f"#/$defs/api:{m.name}/properties/args"}}}} for m in models]
+    call = {
+        "type": "object",
+        "description": "one call: an API, its arguments, its tensor operands by the program's names (or inline)",
+        "additionalProperties": False,
+        "required": ["api"],
+        "properties": {
+            "api": {"enum": all_names, "description": "API name (documented name or pyasc name)"},
+            "args": {"type": "object"},
+            "tensors": {"type": "object", "additionalProperties": {"anyOf": [
+                {"type": "string", "description": "the name of one of the program's tensors"},
+                _tensor_object("a tensor of this call only", "TPosition", "element type (default T)")]}},
+            "dtype": {"$ref": "#/$defs/dtype", "description": "T of this call (default: the program's)"},
+            "name": {"type": "string"},
+            "comment": {"type": "string"},
+        },
+        "allOf": dispatch,
+    }
+    out = {
+        "type": "object",
+        "description": "a program: calls run one after another on one core, over shared tensors",
+        "additionalProperties": False,
+        "required": ["product", "calls"],
+        "properties": {
+            "product": {"$ref": "#/$defs/product"},
+            "dtype": {"$ref": "#/$defs/dtype", "description": "T of the calls that take one (default: each API's)"},
+            "tensors": {"type": "object", "description": "the tensors the calls share, by name",
+                        "additionalProperties": _tensor_object("a shared tensor", "TPosition", "element type (default T)")},
+            "calls": {"type": "array", "items": call, "minItems": 1, "maxItems": program.MAX_CALLS},
+            "name": {"type": "string"},
+            "comment": {"type": "string"},
+        },
+    }
+    assert set(out["properties"]) == set(program.PROGRAM_KEYS), "schema and parse_program disagree on program keys"
+    assert set(call["properties"]) == set(program.CALL_KEYS), "schema and parse_program disagree on call keys"
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -306,6 +391,11 @@ def _messages(error: Any) -> list[tuple[str, str]]:
     wrong_type = {k: [e for e in errs if e.validator == "type" and e.json_path == error.json_path]
                   for k, errs in branches.items()}
     fitting = [errs for k, errs in branches.items() if not wrong_type[k]]
+    if len(fitting) > 1:  # several forms of one object (Load3DBitMode's args): the one whose keys it uses
+        keyed = [errs for errs in fitting
+                 if not any(e.validator in ("additionalProperties", "required") and e.json_path == error.json_path
+                            for e in errs)]
+        fitting = keyed or fitting
     if len(fitting) == 1:
         return [m for e in fitting[0] for m in _messages(e)]
     if not fitting:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import z3
 
 from ..cases.case import Case
+from ..cases.fields import unknown_position
 from ..cases.parse import _set_arg
 from ..spec.domains import field_domains
 from ..spec.errors import InputError, did_you_mean
@@ -394,7 +395,7 @@ def parse_fixes(model: ApiModel, specs: Sequence[str]) -> list[Fix]:
             f = model.field_by_name[name]
             if name.endswith(".position"):
                 if value not in POSITIONS:
-                    raise InputError(f"unknown TPosition {value!r}{did_you_mean(value, POSITIONS)}", field=f"--fix {name}")
+                    raise InputError(unknown_position(value), field=f"--fix {name}")
                 out.append(Fix(name, POSITION_NAMES.index(value), spec))
                 continue
             if isinstance(f.type, BoolType):

@@ -59,6 +59,9 @@ def _impl(arch: str) -> str:
 
 
 IMPL_3510, IMPL_C220, IMPL_M200 = _impl("dav_3510"), _impl("dav_c220"), _impl("dav_m200")
+#: The vendor's newer page of this call (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/基础算术/
+#: BilinearInterpolation(ISASI).md, read at 82b89a1).
+VENDOR_PAGE = "BilinearInterpolation (asc-devkit docs)"
 #: The vendor implementation each supported product runs (unsupported products run the dav_3510 order).
 IMPL_OF = {"atlas-350": "dav_3510", "atlas-a2": "dav_c220", "atlas-a3": "dav_c220",
            "atlas-inference-aicore": "dav_m200"}
@@ -82,6 +85,12 @@ PYASC_TENSORS = {"src0_offset": "src0Offset", "shared_tmp_buffer": "sharedTmpBuf
 
 def _t2(name: str) -> str:
     return f"{SEED} Table 2, {name}"
+
+
+def _last_offset_load_end(v: Values, ctx: Context) -> Any:
+    """One past the last UB byte dav_3510 reads of src0Offset: the last group of 8 entries (32 bytes apart) loaded
+    as a whole vector register."""
+    return v.src0Offset.addr + BLOCK_BYTES * (v.hRepeat * v.vRepeat - 1) + ctx.product.vector_length
 
 
 def _block_elems(ctx: Context) -> int:
@@ -624,6 +633,30 @@ class BilinearInterpolation(ApiModel):
                  (_t2("sharedTmpBuffer"), NOTES, IMPL_C220),
                  ("bilinear.hvRepeat.range", "bilinear.c220_rep_strides", "bilinear.src1.brcb_size",
                   "bilinear.src1.brcb_repeat", "bilinear.sharedTmpBuffer.written", "bilinear.src1.size")),
+        SpecNote("bilinear.repeat-mode-length", "src1's length with repeatMode=true",
+                 "A warning when repeatMode=true and src1.size x 16 < src0.size; the error is bilinear.src1.size "
+                 "(8 x hRepeat x vRepeat values), what every implementation reads.",
+                 "The vendor's newer BilinearInterpolation page (Restrictions, added in 2026): 'when repeatMode is "
+                 "true, ensure src1's valid data length x 16 >= src0's data length'; page 000 says nothing of it. "
+                 "With repeatMode=true each iteration uses one src1 value per gathered block of 16 halves, so the "
+                 "page's rule is 8 x hRepeat x vRepeat values stated through src0's size, the same rule when src0 "
+                 "holds exactly the 128 x hRepeat x vRepeat elements gathered (as every vendor test sizes it). The "
+                 "implementations never see src0's size (dav_3510 loads 8 src1 values per iteration, dav_c220 "
+                 "broadcasts src1.size/8 groups, dav_m200 runs vbi with hRepeat): a larger src0 with enough src1 "
+                 "values computes the same dst, so the page's wording is a warning. No vendor test or example uses "
+                 "repeatMode=true.",
+                 (f"{VENDOR_PAGE}, Restrictions", _t2("repeatMode"), IMPL_3510, IMPL_C220, IMPL_M200),
+                 ("bilinear.src1.repeat_mode_length", "bilinear.src1.size")),
+        SpecNote("bilinear.3510-offset-loads", "How atlas-350 reads src0Offset",
+                 "A warning on atlas-350 when the last of those loads ends past UB: src0Offset.addr + "
+                 "32*(hRepeat*vRepeat - 1) + 256 > UB's bytes. The bytes read past src0Offset's entries inside UB "
+                 "are not modelled: the core reads the 32 bytes of each group, the values used.",
+                 "dav_3510 loads the 8 offsets of each horizontal iteration with LoadAlign into a RegTensor<uint32_t> "
+                 "(a whole vector register, 256 bytes, DIST_NORM) and GatherB uses its first 8; the last load thus "
+                 "reads 224 bytes past the entries used. Bytes of other tensors read there change nothing; past the "
+                 "end of UB the vendor's LoadAlign pages excuse only masked-off blocks ('no error even if out of "
+                 "UB'), so such a load may fail: possible, unproven.",
+                 (IMPL_3510, NOTES), ("bilinear.src0Offset.vector_read",)),
         SpecNote("bilinear.src0Offset-units", "src0Offset values",
                  "Each value is a byte offset from src0's start, a multiple of 32, with offset + 32 <= src0's bytes.",
                  "The page says each value 'points to the start address of a data block in src0' without units; "
@@ -683,6 +716,18 @@ class BilinearInterpolation(ApiModel):
         yield tensor_min_size(f"{p}.dst.size", "dst", dst_elems_needed, f"{SEED} Function Usage; {NOTES}",
                               what="the blocks written ((vRepeat-1)*vROffset + 7*dstBlkStride*16 + 16)",
                               params=("vRepeat", "vROffset", "dstBlkStride"))
+        yield rule(f"{p}.src0Offset.vector_read", ("src0Offset", "hRepeat", "vRepeat", "product"),
+                   lambda v, ctx: Or(v.hRepeat * v.vRepeat == 0, Not(v.src0Offset.in_buffer("UB")),
+                                     _last_offset_load_end(v, ctx) <= ctx.product.buffer_size("UB")),
+                   "{product} loads each group of 8 src0Offset entries as a whole vector register ({vl} bytes): the "
+                   "last load reads UB bytes [{start}, {end}), past the end of UB ({capacity} bytes)",
+                   f"{IMPL_3510} (LoadAlign of RegTensor<uint32_t> indexReg); {NOTES}", severity=WARNING,
+                   products=OFFSETS_PER_ITERATION_PRODUCTS, notes=("bilinear.3510-offset-loads",),
+                   facts=lambda v, ctx: {"vl": ctx.product.vector_length,
+                                         "start": _last_offset_load_end(v, ctx) - ctx.product.vector_length,
+                                         "end": _last_offset_load_end(v, ctx),
+                                         "capacity": ctx.product.buffer_size("UB")},
+                   help="src0Offset's last group of 8 entries + one vector register (256 bytes) inside UB")
         yield tensor_min_size(f"{p}.src0Offset.size", "src0Offset", lambda v, ctx: 8 * v.hRepeat * v.vRepeat,
                               f"{SEED} Function Usage; {NOTES}", what="8 x hRepeat x vRepeat offsets",
                               params=("hRepeat", "vRepeat"))
@@ -691,6 +736,15 @@ class BilinearInterpolation(ApiModel):
                               f"{_t2('repeatMode')}; {NOTES}",
                               what="hRepeat x vRepeat values (x 8 with repeatMode=true)",
                               params=("hRepeat", "vRepeat", "repeatMode"))
+        yield rule(f"{p}.src1.repeat_mode_length", ("src0", "src1", "repeatMode"),
+                   lambda v, ctx: v.src1.size * 16 >= v.src0.size,
+                   "repeatMode=true with src1.size={src1.size} and src0.size={src0.size}: the vendor's page asks for "
+                   "src1's length x 16 >= src0's length ({need} > {got}); the call itself reads only the src1 values "
+                   "of the blocks it gathers (bilinear.src1.size)",
+                   f"{VENDOR_PAGE}, Restrictions; {_t2('repeatMode')}", severity=WARNING, when=lambda v, ctx: v.repeatMode,
+                   facts=lambda v, ctx: {"need": v.src0.size, "got": v.src1.size * 16},
+                   notes=("bilinear.repeat-mode-length",),
+                   help="with repeatMode=true, src1.size*16 >= src0.size (one src1 value per block of src0)")
         yield tensor_min_size(f"{p}.src0.size", "src0", lambda v, ctx: _block_elems(ctx), f"{SEED} Function Usage; {NOTES}",
                               what="one 32-byte block")
         yield tensor_min_size(f"{p}.sharedTmpBuffer.size", "sharedTmpBuffer", _tmp_bytes_needed, _t2("sharedTmpBuffer"),

@@ -49,9 +49,10 @@ from ..spec.logic import And, Between, Exists, Implies, Not, Or, is_symbolic
 from ..spec.model import ApiModel, SpecNote
 from ..spec.params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
 from ..spec.products import BUFFERS, POSITION_BUFFER
-from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule,
+from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule, state_rule,
                           tensor_min_size)
-from .vector_common import BLOCK_BYTES, effective_mask, lane_mask, mask_rules, mask_word_count
+from .vector_common import (BLOCK_BYTES, counter_elements, effective_mask, lane_mask,
+                            lanes_per_repeat, mask_rules, mask_word_count)
 
 BLOCKS_PER_REPEAT = 8
 MAX_REPEAT = 255
@@ -361,14 +362,34 @@ class BlockReduceFamily(ApiModel):
                    c.noop, severity=WARNING, products=("atlas-350",), notes=(f"{p}.noop",), facts=shown,
                    help="repeatTime and the mask are non-zero (a zero call is not a guaranteed no-op)")
 
+        yield state_rule(f"{p}.counter_mode", "the mask register holds a Counter-mode count: the hardware ignores "
+                         "repeatTime and runs the repeats the count needs, which ascverify does not model",
+                         f"Mask overview (asc-devkit docs, Counter mode: repeatTime is ignored); {MASK_NOTES}",
+                         params=("repeatTime", "isSetMask"), notes=(f"{p}.mask-placeholder",))
+
     # -- programs and unchecked rules ---------------------------------------------------------------------------
 
     def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
-        """With isSetMask=false, the call runs with the mask the last SetVectorMask set (when one did)."""
-        fields = effective_mask(state)
+        """With isSetMask=false, the call runs with the mask the last SetVectorMask set (when one did, in Normal
+        mode: after a Counter-mode count the mask stays unknown, its rules unchecked and the results unspecified)."""
+        fields = effective_mask(state, case.ctx)
         if case.env["isSetMask"] or fields is None:
             return case
         return case.with_fields(**{"isSetMask": True, "mask.placeholder": False, **fields})
+
+    def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
+        """With isSetMask=false after a Counter-mode SetVectorMask: the repeats the count needs, not repeatTime's."""
+        count = counter_elements(state)
+        if case.env["isSetMask"] or count is None:
+            return []
+        lanes = lanes_per_repeat(case.ctx)
+        repeats, given = -(-count // lanes), int(case.env["repeatTime"])
+        beyond = (f"; the call stores {repeats - given} more repeats of results than were checked (sizes, bounds, "
+                  "overlaps)" if repeats > given else "")
+        r = self.rule_by_id[f"{self.prefix}.counter_mode"]
+        return [(r, f"SetVectorMask set a Counter-mode count of {count} elements: the hardware ignores "
+                    f"repeatTime={given} and runs ceil({count} / {lanes}) = {repeats} repeats, which ascverify does "
+                    f"not model (the results are unspecified){beyond}")]
 
     def unchecked(self, case: Case) -> Iterator[tuple[str, str, str]]:
         """With isSetMask=false the effective mask is set elsewhere: the mask rules are not checked here."""
@@ -629,7 +650,9 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "is a warning (mask.ignored) and is not checked by the mask rules. The placeholder with "
                  "isSetMask=true is an error (the call has no mask then). The effective mask comes from a prior "
                  "SetVectorMask, which a single call cannot see: the mask rules are reported as not checked, and the "
-                 "core treats every result as unspecified.",
+                 "core treats every result as unspecified. In a program the mask a Normal-mode SetVectorMask set is "
+                 "used; after a Counter-mode one the call draws the warning counter_mode (the hardware then ignores "
+                 "repeatTime: the Mask page), its results stay unspecified and its footprints are repeatTime's.",
                  "The ReduceDataBlock page: with false the mask is set outside with SetVectorMask and the argument is "
                  "the placeholder, 'a placeholder with no actual meaning'; the vendor's Mask page says the argument "
                  "'has no effect' then, and the implementation returns before reading it. The pyasc docstring's "
@@ -639,7 +662,7 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  (f"{PAGE}, Template parameters, isSetMask", f"{py}, Parameters, is_set_mask", f"{PY_SIGNATURES}, {p}",
                   "asc-devkit tests/api/basic_api/ascendc_case_ascend910b1/ascendc_case_ascend910b1_aiv/"
                   "test_operator_vec_reduce.cpp:48-52", "asc-devkit impl/basic_api/kernel_utils_base.h:117-142"),
-                 (f"{p}.mask.placeholder", f"{p}.mask.ignored")),
+                 (f"{p}.mask.placeholder", f"{p}.mask.ignored", f"{p}.counter_mode")),
         SpecNote(f"{p}.arg-spellings", "Argument names",
                  "Cases may use the Ascend C names (repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, "
                  "mask) or the pyasc names (repeat or repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, "

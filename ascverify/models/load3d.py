@@ -30,7 +30,7 @@ from ..core.run import prepare, run_case
 from ..spec.dtypes import DType
 from ..spec.errors import InputError, did_you_mean
 from ..spec.logic import And, Between, Div, If, Implies, InSet, Max, Mod, Not, Or
-from ..spec.model import ApiModel, SpecNote
+from ..spec.model import ApiModel, ArgumentForm, SpecNote
 from ..spec.params import BOOL, INT64, UINT8, UINT16, Arg, IntType, StructArg, TensorDecl
 from ..spec.products import POSITION_BUFFER
 from ..spec.registry import register
@@ -383,6 +383,24 @@ def _v2_value(name: str, value: Any) -> Any:
     if isinstance(value, bool):
         raise InputError("expected an integer, got a boolean", field=f"args.{name}")
     return read_int(value, f"args.{name}")
+
+
+def _v2_kind(name: str) -> str:
+    """A LoadData3DParamsV2 member's JSON kind, as `_v2_value` reads it."""
+    if name == "padList":
+        return "integers:4"
+    return "boolean" if name == "enSmallK" or (name in BY_V2 and BY_V2[name].is_flag) else "integer"
+
+
+def other_argument_forms(extra: tuple[str, ...]) -> tuple[ArgumentForm, ...]:
+    """The forms of ``args`` other than the page's that `normalize_args` reads, for the JSON Schema (``extra``: the
+    arguments that pass through unchanged, read as the model's own)."""
+    own = {k: "arg" for k in ("fmatrix", *extra)}
+    v2 = {name: _v2_kind(name) for name in sorted(V2_ONLY | SHARED_NAMES)}
+    pyasc = {k: _v2_kind(v2_name) for k, v2_name in PYASC_V2.items()}
+    return (ArgumentForm(FORM_LABELS["v2"], {**v2, **own}),
+            ArgumentForm(FORM_LABELS["raw"], {**{k: "integer" for k in RAW_NAMES}, **own}, RAW_NAMES),
+            ArgumentForm(FORM_LABELS["pyasc"], {**pyasc, **own}))
 
 
 def page_form(keys: tuple[str, ...], extra: tuple[str, ...] = ()) -> bool:
@@ -1072,6 +1090,8 @@ class Load3DBitMode(ApiModel):
         for r in self.rules_for(case.product):
             if r.id in ids:
                 yield r.id, "no fmatrix given: the feature map SetFmatrix set is not known to this call", r.source
+
+    argument_forms = other_argument_forms(("repeat",))
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
         return normalize_args(args, self.name, extra=("repeat",))

@@ -14,19 +14,21 @@ rule, and the data types of its documentation.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from ..spec.logic import And, Not
 from ..spec.model import SpecNote
-from ..spec.params import TensorDecl
+from ..cases.case import Case
+from ..spec.params import BOOL, Arg, StructArg, TensorDecl
 from ..spec.registry import register
-from ..spec.rules import WARNING, Context, field_multiple, order_rule, rule
+from ..spec.rules import WARNING, Context, field_multiple, order_rule, rule, state_rule
 from .codec import SEED as SEED_LOAD3D
 from .img2col import FRACTAL_ROWS
-from .load3d import (DOC_L3D, DOC_LDWS, EX_LDWS, IMPL_BASE, _CODE, Load3DBitMode, b2_transpose_has_no_effect, c0_of,
-                     construct_call, inherited_notes, memory_rules_match_core, no_repeats_write_nothing,
-                     output_columns_disjoint, repeats_equal_single_loads, single_loads, transpose_transposes,
-                     window_equals_reference)
+from .load3d import (DOC_L3D, DOC_LDWS, EX_LDWS, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, IMPL_BASE, _CODE,
+                     Load3DBitMode, b2_transpose_has_no_effect, c0_of, construct_call, inherited_notes,
+                     memory_rules_match_core, no_repeats_write_nothing, normalize_args, other_argument_forms,
+                     output_columns_disjoint, page_form, repeats_equal_single_loads, single_loads,
+                     transpose_transposes, window_equals_reference)
 from .set_load_data_repeat import STATE_KEY as REPEAT_STATE
 
 SEED = "003_6cb328d34acb8cee.txt"
@@ -51,6 +53,22 @@ B8 = ("uint8", "int8", "fp8_e4m3fn", "fp8_e5m2", "hifloat8")
 __all__ = ["LoadDataWithStride", "single_loads", "repeats_equal_single_loads", "memory_rules_match_core"]
 
 
+#: The template parameter ``defaultConfig`` (IsResetLoad3dConfig, default {true, true}): whether the call sets the
+#: feature map (l1H, l1W, padList) and the padding value from its own LoadData3DParamsV2 before it loads.
+CONFIG = StructArg(
+    "defaultConfig",
+    (Arg("isSetFMatrix", BOOL, f"{DOC_LDWS} (Table 1, defaultConfig)",
+         "true (default): the call sets the feature map from its own l1H, l1W, padList; false: it reads SetFmatrix's",
+         default=True),
+     Arg("isSetPadding", BOOL, f"{DOC_LDWS} (Table 1, defaultConfig)",
+         "true (default): the call sets the padding value from its own padValue; false: it reads the register's",
+         default=True)),
+    source=f"{DOC_LDWS} (Table 1, defaultConfig); {IMPL_BASE} (LoadDataWithStrideImpl)",
+    doc="IsResetLoad3dConfig {isSetFMatrix, isSetPadding}, default {true, true}")
+#: Extra arguments of this call that every argument form passes through (`load3d.normalize_args`).
+EXTRA = ("repeat", CONFIG.name)
+
+
 def _b8_b2_ok(v: Any, ctx: Context) -> Any:
     return True if ctx.dtype.name not in B8 else Not(And(v.dst.present, v.dst.position == _CODE["B2"]))
 
@@ -66,7 +84,8 @@ class LoadDataWithStride(Load3DBitMode):
     support = Load3DBitMode.support
     support_source = (f"{SEED} 产品支持情况 (Ascend 950PR/950DT = atlas-350, HARDWARE_NOTES.md Products); types: "
                       f"{SEED_LOAD3D} Table 1 (T), as Load3DBitMode")
-    args = Load3DBitMode.args
+    args = Load3DBitMode.args + (CONFIG,)
+    argument_forms = other_argument_forms(EXTRA)
     tensors = (
         TensorDecl("dst", "out", positions=("A2", "B2"),
                    source=f"{NOTES} (dst in L0A/L0B, 512-byte aligned); {SEED_LOAD3D} Table 2, dst",
@@ -149,11 +168,33 @@ class LoadDataWithStride(Load3DBitMode):
                  "The call needs an earlier SetLoadDataRepeatWithStride (error order.load_data_repeat at the call) and "
                  "is checked and run with the repeat parameters the last one set, also when it gives repeat itself "
                  "(warning repeat.differs when they differ: the hardware reads the register). The feature map comes "
-                 "from the last SetFmatrix as for Load3DBitMode (load3d.program-fmatrix).",
+                 "from the call itself by default, from the last SetFmatrix with defaultConfig.isSetFMatrix = false "
+                 "(load_data_with_stride.default-config).",
                  "约束说明: '调用LoadDataWithStride接口时，必须配置本接口中的dstStride参数'; 功能说明: "
                  "SetLoadDataRepeatWithStride sets LoadDataWithStride's repeat parameters.",
                  (CONSTRAINTS, f"{SEED} 功能说明"),
                  ("load_data_with_stride.order.load_data_repeat", "load_data_with_stride.repeat.differs")),
+        SpecNote("load_data_with_stride.default-config", "defaultConfig: whose feature map the call loads with",
+                 "args.defaultConfig = {isSetFMatrix, isSetPadding} (IsResetLoad3dConfig, both true by default). "
+                 "With isSetFMatrix the call sets the feature map from its own l1H, l1W, padList (fmatrix) and loads "
+                 "with it: in a program a SetFmatrix before it is not read (no fmatrix.differs), and the call leaves "
+                 "its feature map in the register for later loads; a call without a feature map of its own would "
+                 "set l1H = l1W = 0 (a NOP, warning fmatrix.reset), after which the feature map is unknown (its "
+                 "bounds not checked, `run` stores unspecified values). With isSetFMatrix = false the call loads "
+                 "with the feature map the last SetFmatrix set (load3d.program-fmatrix); with isSetPadding its own "
+                 "padValue (0 when it gives none) replaces the register's. A single case's fmatrix is the feature "
+                 "map the call loads with either way.",
+                 "The vendor's LoadDataWithStride page, Table 1: 'isSetFMatrix = true: the FeatureMap attributes "
+                 "(l1H, l1W, padList) are set inside the interface; false: the ones passed to it have no effect, set "
+                 "them with SetFmatrix', default {true, true}; Table 3: 'l1H = 0 means nothing is moved, the call is "
+                 "treated as a NOP'. LoadDataWithStrideImpl calls Load3DSetFMatrixCal(l1H, l1W, padList) when "
+                 "isSetFMatrix, Load3DSetPaddingCal(padValue) when isSetPadding. Every vendor call after a SetFmatrix "
+                 "passes {false, false} (set_loaddata_boundary, the 950 loaddata tests); the others give their own "
+                 "l1H, l1W, padList with the default.",
+                 (f"{DOC_LDWS} (Table 1, defaultConfig)", f"{DOC_LDWS} (Table 3, l1H)",
+                  f"{IMPL_BASE} (LoadDataWithStrideImpl)", NOTES),
+                 ("load_data_with_stride.fmatrix.reset", "load_data_with_stride.fmatrix.differs",
+                  "load_data_with_stride.fmatrix.unset")),
         SpecNote("load_data_with_stride.b8-b2", "8-bit types into B2",
                  "An 8-bit T (int8, uint8, fp8_e4m3fn, fp8_e5m2, hifloat8) with dst in B2 draws the warning "
                  "b8.b2, not an error.",
@@ -191,10 +232,70 @@ class LoadDataWithStride(Load3DBitMode):
                    "T={dtype} with dst in B2: the documented B1 -> B2 types are half, bfloat16, int32, uint32, float",
                    f"{DOC_LDWS} (data types); {SEED_LOAD3D} Table 1, T", severity=WARNING,
                    notes=("load_data_with_stride.b8-b2",), help="dst in B2 with a 16- or 32-bit T")
+        yield state_rule(f"{p}.fmatrix.reset", "defaultConfig.isSetFMatrix is true (the default) and the call gives "
+                         "no feature map of its own: it sets l1H = l1W = 0 (LoadData3DParamsV2's defaults), which "
+                         "moves nothing, and replaces the feature map SetFmatrix set",
+                         f"{DOC_LDWS} (Table 1, defaultConfig; Table 3, l1H: 'l1H = 0 ... treated as a NOP'); "
+                         f"{IMPL_BASE} (LoadDataWithStrideImpl); {NOTES}",
+                         params=("fmatrix", CONFIG.name), notes=("load_data_with_stride.default-config",))
         yield order_rule(f"{p}.order.load_data_repeat", REPEAT_STATE,
                          "no SetLoadDataRepeatWithStride before the call: LoadDataWithStride needs the dstStride it sets",
                          f"{CONSTRAINTS} (调用LoadDataWithStride接口时，必须配置本接口中的dstStride参数); {NOTES}",
                          params=("repeat",), notes=("load_data_with_stride.single-case", "load_data_with_stride.program"))
+
+    # -- the arguments' forms and the feature map (spec note load_data_with_stride.default-config) -----------------
+
+    def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        return normalize_args(args, self.name, extra=EXTRA)
+
+    def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
+        return page_form(arg_keys, EXTRA)
+
+    def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
+        """With isSetFMatrix (the default) the call loads with its own feature map, not SetFmatrix's; with
+        isSetPadding its own padValue, else the one the register holds."""
+        env = case.env
+        if env["defaultConfig.isSetFMatrix"]:
+            state = {k: v for k, v in state.items() if k != FMATRIX_STATE}
+            return super().with_state(case, state)
+        got = super().with_state(case, state)
+        if env["defaultConfig.isSetPadding"] and got.env["fmatrix.present"]:  # its own (LoadData3DParamsV2's 0 if none)
+            got = got.with_fields(**{"fmatrix.padValue": env["fmatrix.padValue"]})
+        return got
+
+    def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
+        """Load3DBitMode's (the feature map SetFmatrix set against the call's own; the repeat register) where the
+        call reads SetFmatrix's; with isSetFMatrix, a call without a feature map of its own resets it."""
+        env = case.env
+        if not env["defaultConfig.isSetFMatrix"]:
+            return super().state_warnings(case, state)
+        out = [(r, m) for r, m in super().state_warnings(case, {k: v for k, v in state.items() if k != FMATRIX_STATE})
+               if r.id != f"{self.prefix}.fmatrix.unset"]
+        if not env["fmatrix.present"]:
+            r = self.rule_by_id[f"{self.prefix}.fmatrix.reset"]
+            out.insert(0, (r, r.message))
+        return out
+
+    def apply_state(self, case: Case, state: dict[str, Any]) -> None:
+        """With isSetFMatrix the call leaves its own feature map in the register (and with none of its own, l1H =
+        l1W = 0: the feature map is then no longer known here)."""
+        super().apply_state(case, state)
+        env = case.env
+        if not env["defaultConfig.isSetFMatrix"]:
+            return
+        if env["fmatrix.present"]:
+            state[FMATRIX_STATE] = {"fields": {f: env[f] for f in FMATRIX_MEMBER_FIELDS}, "dtype": case.ctx.dtype.name}
+        else:
+            state.pop(FMATRIX_STATE, None)
+
+    def unchecked(self, case: Case) -> Iterator[tuple[str, str, str]]:
+        """Load3DBitMode's notes, worded for the feature map this call would set itself."""
+        own = case.env["defaultConfig.isSetFMatrix"]
+        for rule_id, reason, source in super().unchecked(case):
+            if own and reason.startswith("no fmatrix given"):
+                reason = ("no fmatrix given: with defaultConfig.isSetFMatrix = true (the default) the call sets the "
+                          "feature map from its own l1H, l1W, padList, which the case does not give")
+            yield rule_id, reason, source
 
     # -- construction -------------------------------------------------------------------------------------------
 

@@ -207,15 +207,20 @@ class LoadAlign(ApiModel):
                  (TABLES_DIST, NOTES)),
         SpecNote("reg_load_align.effective-address", "Which address the alignment applies to",
                  "The dist's alignment (32 / 16 / 32 bytes) applies to the effective address: srcAddr plus, in the "
-                 "AddrReg form, the AddrReg offset x sizeof(T) bytes. srcAddr itself needs only the natural alignment "
-                 "of T (it is a T* pointer), so an AddrReg offset may realign it. The bytes read must lie inside "
-                 "srcAddr (the tensor describes the region the pointer may read) and so inside UB.",
-                 "The page gives the alignment per dist and says the actual start address is srcAddr + offset; "
+                 "AddrReg form, the AddrReg offset x sizeof(T) bytes; in the AddrReg form the offset x sizeof(T) "
+                 "must be so aligned on its own too (reg_load_align.addrReg.align), so srcAddr is aligned as well. "
+                 "The bytes read must lie inside srcAddr (the tensor describes the region the pointer may read) and "
+                 "so inside UB.",
+                 "Page 001 gives the alignment per dist and says the actual start address is srcAddr + offset; "
                  "HARDWARE_NOTES: the AddrReg offset counts elements of T and the alignment applies to the byte "
-                 "address. A raw __ubuf__ pointer is not bound by the 32-byte LocalTensor start rule.",
-                 (_t(1, "offset"), TABLES_DIST, NOTES),
-                 ("reg_load_align.srcAddr.dist_align", "reg_load_align.srcAddr.align", "reg_load_align.srcAddr.read",
-                  "reg_load_align.srcAddr.read_start")),
+                 "address. The vendor's newer LoadAlign page (MaskReg) adds: 'the alignment of the AddrReg offset x "
+                 "sizeof(T): see Table 3' (Parameters, offset) and 'the UB address, the offset and the AddrReg "
+                 "offset x sizeof(T) are aligned per MaskDist' (Restrictions); its own calls (CreateAddrReg(i, 32) "
+                 "from a 32-byte aligned tensor) keep both parts aligned.",
+                 (_t(1, "offset"), TABLES_DIST, NOTES, f"{VENDOR_PAGE}, Parameters (offset)",
+                  f"{VENDOR_PAGE}, Restrictions"),
+                 ("reg_load_align.srcAddr.dist_align", "reg_load_align.addrReg.align", "reg_load_align.srcAddr.align",
+                  "reg_load_align.srcAddr.read", "reg_load_align.srcAddr.read_start")),
         SpecNote("reg_load_align.addr-reg", "The AddrReg",
                  "addrReg = {\"strides\": [...], \"indices\": [...]}, one entry per loop level, 1 to 4 levels; the "
                  "offset is sum(indices[k] * strides[k]) elements of T. Indices are uint16, strides uint32 (the "
@@ -225,14 +230,16 @@ class LoadAlign(ApiModel):
                  (_t(1, "offset"), NOTES, "asc-devkit docs/api/context/AddrReg.md"),
                  ("reg_load_align.addrReg.levels",)),
         SpecNote("reg_load_align.types", "Element types per form",
-                 "T is accepted by its width: b8, b16, b32, b64 and every concrete type of that width (int8, half, "
-                 "float, int64...); int4b is not. Every form takes 64-bit types; with the AddrReg form a 64-bit T "
+                 "T is accepted by its width: b8, b16, b32, b64 and every concrete type of that width (bool, int8, "
+                 "half, float, int64...); int4b is not. Every form takes 64-bit types; with the AddrReg form a 64-bit T "
                  "is a warning (reg_load_align.dtype.addr_reg), since Table 1 lists b8, b16 and b32 only.",
                  "The page lists bN types; a kernel calls LoadAlign<half>. An older vendor implementation "
                  "static_asserts 1, 2 or 4 bytes for every form; the current one (dav_3510 DataCopyImpl for a MaskReg "
                  "with an AddrReg) static_asserts b8/b16/b32/b64, the vendor's newer LoadAlign page lists b64 for "
                  "every form, and its own 950 test loads a MaskReg with an AddrReg for uint64 and int64 (mode 9): "
-                 "refusing b64 there would refuse the vendor's code.",
+                 "refusing b64 there would refuse the vendor's code. bool is a b8 type (the vendor's built-in data types "
+                 "page: 'b8: bool, int8_t, uint8_t...'; its RegTensor page: 'bool only supports data movement'), and "
+                 "the same 950 test instantiates every mode for bool.",
                  (_t(1, "T"), _t(2, "T"), _t(3, "T"), IMPL_LOAD,
                   "asc-devkit tests/api/reg_compute_api/ascendc_case_ascend950pr_9599_reg_compute/"
                   "test_operator_reg_compute_datacopy.cpp:230-238, 496"),
@@ -297,6 +304,18 @@ class LoadAlign(ApiModel):
                                          "align": align_bytes(v)},
                    notes=("reg_load_align.effective-address", "reg_load_align.dist-units"),
                    help="the effective address (srcAddr + offset) aligned to 32 / 16 / 32 bytes for NORM / US / DS")
+        yield rule(f"{p}.addrReg.align", ("addrReg", "dist", "dtype"),
+                   lambda v, ctx: Mod(addr_reg_elems(v) * ctx.sizeof(), align_bytes(v)) == 0,
+                   "the AddrReg offset is {elems} x {size} = {nbytes} bytes; {dist} needs it {align}-byte aligned "
+                   "(the effective address's alignment is not enough: each part is aligned)",
+                   f"{VENDOR_PAGE}, Parameters (offset: the AddrReg offset x sizeof(T) per Table 3) and Restrictions; "
+                   f"{TABLES_DIST}",
+                   when=lambda v, ctx: v["addrReg.present"], notes=("reg_load_align.effective-address",),
+                   facts=lambda v, ctx: {"elems": addr_reg_elems(v), "size": ctx.sizeof(),
+                                         "nbytes": addr_reg_elems(v) * ctx.sizeof(),
+                                         "dist": DIST.choices[int(v.dist)] if 0 <= int(v.dist) < 4 else v.dist,
+                                         "align": align_bytes(v)},
+                   help="the AddrReg offset x sizeof(T) aligned to 32 / 16 / 32 bytes for NORM / US / DS")
         yield rule(f"{p}.offset.align", ("offset", "postMode", "dist"),
                    lambda v, ctx: Mod(v.offset, align_bytes(v)) == 0,
                    "offset={offset} bytes: srcAddr moves by it after the load, and {dist} needs it {align}-byte "

@@ -16,13 +16,19 @@ from ..cases.case import Case
 from ..core.memory import Memory, Trace
 from ..spec.errors import InputError, did_you_mean
 from ..spec.model import ApiModel, SpecNote
+from ..spec.params import Arg, EnumType
 from ..spec.registry import register
+from ..spec.rules import field_one_of
 from .codec import NOTES, SEED
 from .load3d import FMATRIX, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, Load3DBitMode, fmatrix_rules, inherited_notes
 
 MEMBERS = tuple(m.name for m in FMATRIX.members)
 #: The vendor's page of SetFmatrix itself (asc-devkit docs, the matrix APIs; read at commit 93c993b).
 VENDOR_PAGE = "SetFmatrix (asc-devkit docs)"
+#: SetFmatrix's last parameter: which feature-map register it sets (the vendor's page: only FMATRIX_LEFT for now)
+FMATRIX_MODE = EnumType("FmatrixMode", ("FMATRIX_LEFT", "FMATRIX_RIGHT"))
+MODE_ARG = Arg("fmatrixMode", FMATRIX_MODE, f"{VENDOR_PAGE}, Parameters (fmatrixMode)",
+               "FMATRIX_LEFT (default): the feature map loads with fmatrixCtrl = false read", default="FMATRIX_LEFT")
 #: Products the vendor's SetFmatrix page marks 支持 (supported) where ascverify does not model the loads that read
 #: the feature map (LoadData3DV1/V2): a call there is not refused, it is not modelled.
 UNMODELLED = ("atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")
@@ -53,7 +59,8 @@ class SetFmatrix(ApiModel):
     unmodelled = {p: f"{VENDOR_PAGE}, Product support (HARDWARE_NOTES.md Products); spec note set_fmatrix.products"
                   for p in UNMODELLED}
     default_dtype = "half"
-    args = (ARGS,)
+    args = (ARGS, MODE_ARG)
+    flat_struct = ARGS.name
     notes = (
         SpecNote("set_fmatrix.arguments", "The arguments",
                  "A case gives l1H, l1W, padList [left, right, top, bottom] and optionally padValue (default 0), "
@@ -73,16 +80,21 @@ class SetFmatrix(ApiModel):
                  "SetFmatrix prototype, and a padding value only has a range once its type is known.",
                  (NOTES, f"{SEED} Table 1, T"), ("set_fmatrix.fmatrix.padValue.range", "set_fmatrix.dtype.support")),
         SpecNote("set_fmatrix.left", "Which feature map",
-                 "The call sets the feature map that loads with fmatrixCtrl = false read (the left matrix's); the "
-                 "C++ fmatrixMode argument is not modelled, as the loads may only read that one.",
+                 "The call sets the feature map that loads with fmatrixCtrl = false read (the left matrix's): "
+                 "fmatrixMode is FMATRIX_LEFT (the default); FMATRIX_RIGHT is an error and sets no state a modelled "
+                 "load reads.",
                  "Page 002: fmatrixCtrl 'can only be set to false (retrieve the FeatureMap attribute descriptions "
-                 "from the left matrix)'.", (f"{SEED} Table 5, fmatrixCtrl",)),
+                 "from the left matrix)'. The vendor's SetFmatrix page: 'only FMATRIX_LEFT is currently supported' "
+                 "(its implementation writes the right register for FMATRIX_RIGHT, which no load reads); its own "
+                 "calls pass FMATRIX_LEFT.",
+                 (f"{SEED} Table 5, fmatrixCtrl", f"{VENDOR_PAGE}, Parameters (fmatrixMode)"),
+                 ("set_fmatrix.fmatrixMode.left",)),
         SpecNote("set_fmatrix.pyasc", "pyasc's name",
                  "The call answers to set_fmatrix, with the C++ argument names (l1H, l1W, padList).",
                  "pyasc declares SetFmatrix as the IR operation set_fmatrix with arguments l1H, l1W, padList and "
                  "fmatrixMode (include/ascir/Dialect/Asc/IR/Basic/OpMm.td, AscendC_SetFmatrixOp); its Python API "
                  "(python/asc/language/basic) has no function for it, so there are no other argument names to "
-                 "accept; fmatrixMode is not modelled (set_fmatrix.left).",
+                 "accept.",
                  ("pyasc include/ascir/Dialect/Asc/IR/Basic/OpMm.td", NOTES)),
         SpecNote("set_fmatrix.products", "Products",
                  "Modelled on atlas-350, like the loads that read it. On atlas-a3, atlas-a2, atlas-200i-500-a2 and "
@@ -101,32 +113,43 @@ class SetFmatrix(ApiModel):
 
     def api_rules(self):
         yield from fmatrix_rules(self.prefix, optional=False)
+        yield field_one_of(f"{self.prefix}.fmatrixMode.left", "fmatrixMode", ("FMATRIX_LEFT",),
+                           f"{VENDOR_PAGE}, Parameters (fmatrixMode: only FMATRIX_LEFT is supported); {SEED} Table 5, "
+                           "fmatrixCtrl", type=FMATRIX_MODE, notes=("set_fmatrix.left",),
+                           message="fmatrixMode={value}: only FMATRIX_LEFT is supported (the loads read the left "
+                                   "feature map)")
 
     def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
         """The feature map as the one struct argument ``fmatrix`` (`normalize_args` returns it unchanged)."""
-        return arg_keys == ("fmatrix",)
+        return arg_keys in (("fmatrix",), ("fmatrix", MODE_ARG.name), (MODE_ARG.name, "fmatrix"))
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The flat form (l1H, l1W, padList, padValue) into the one struct argument ``fmatrix``."""
+        """The flat form (l1H, l1W, padList, padValue) into the one struct argument ``fmatrix``; fmatrixMode as it
+        stands."""
+        mode = {k: v for k, v in args.items() if k == MODE_ARG.name}
         if "fmatrix" in args:
-            other = next((k for k in args if k != "fmatrix"), None)
+            other = next((k for k in args if k not in ("fmatrix", MODE_ARG.name)), None)
             if other is not None:
                 raise InputError(f"{other!r} and fmatrix both give the feature map; give the members either flat or "
                                  "as fmatrix", field=f"args.{other}" if isinstance(other, str) else "args")
             return args
         for k in args:
-            if k not in MEMBERS:
-                raise InputError(f"unknown argument {k!r} of {self.name}{did_you_mean(k, (*MEMBERS, 'fmatrix'))}",
+            if k not in MEMBERS and k != MODE_ARG.name:
+                raise InputError(f"unknown argument {k!r} of {self.name}"
+                                 f"{did_you_mean(k, (*MEMBERS, 'fmatrix', MODE_ARG.name))}",
                                  field=f"args.{k}" if isinstance(k, str) and k.isprintable() else "args")
-        return {"fmatrix": dict(args)}
+        return {"fmatrix": {k: v for k, v in args.items() if k != MODE_ARG.name}, **mode}
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
 
     def execute(self, case: Case, trace: Any) -> None:
-        trace.memory.special[FMATRIX_STATE] = register_value(case)
+        key = FMATRIX_STATE if case.env[MODE_ARG.name] == FMATRIX_MODE.code("FMATRIX_LEFT") else "fmatrix_right"
+        trace.memory.special[key] = register_value(case)
 
     def apply_state(self, case: Case, state: dict[str, Any]) -> None:
+        if case.env[MODE_ARG.name] != FMATRIX_MODE.code("FMATRIX_LEFT"):
+            return  # the right feature map: no modelled load reads it
         state[FMATRIX_STATE] = {"fields": {f: case.env[f] for f in FMATRIX_MEMBER_FIELDS}, "dtype": case.ctx.dtype.name}
 
 

@@ -2,8 +2,10 @@
 
 No seed page documents SetVectorMask itself; page 004 (is_set_mask) names it as the way to set the
 mask outside an op, HARDWARE_NOTES (Masks) give the mask's encoding, and the vendor's own SetVectorMask page
-(asc-devkit docs) its products, its ranges (contiguous 0 included) and mask = 0 as a no-op. Its rules are the mask
-rules of the pages; in a program its mask becomes the effective mask of later masked calls.
+(asc-devkit docs) its products, its ranges (contiguous 0 included), mask = 0 as a no-op and its two modes: Normal
+(the mask of one repeat; the mask rules of the pages, judged as a setter of the 128-bit register) and Counter (the
+number of elements of the whole computation). In a program a Normal-mode mask becomes the effective mask of later
+masked calls; after a Counter-mode count their mask is unknown.
 """
 
 from __future__ import annotations
@@ -15,20 +17,39 @@ import numpy as np
 from ..cases.case import Case
 from ..core.memory import Memory, Trace
 from ..spec.model import ApiModel, SpecNote
-from ..spec.params import MaskArg
+from ..spec.logic import And, Not, Or
+from ..spec.params import INT32, Arg, EnumType, MaskArg
 from ..spec.products import PRODUCT_IDS
 from ..spec.registry import register
-from ..spec.rules import WARNING
-from .vector_common import NOTES_MASKS, VECTOR_MASK_STATE as STATE_KEY, lane_mask, mask_rules
+from ..spec.rules import WARNING, Context, Values, rule
+from .vector_common import NOTES_MASKS, VECTOR_MASK_STATE as STATE_KEY, Register, lane_mask, mask_rules
 
 PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
 #: The vendor's page of SetVectorMask itself (asc-devkit ``docs/api/SIMD-API/基础API/Memory矢量计算/掩码操作/
 #: SetVectorMask.md``, read at commit 93c993b).
 VENDOR_PAGE = "SetVectorMask (asc-devkit docs)"
-TYPES = ("half", "float", "int16", "uint16", "int32", "uint32")
+#: T is 'the vector operands' type': the page gives Normal-mode ranges for 16-, 32- and 64-bit operands, and the
+#: vendor's own code sets Counter-mode counts with uint8 (layernorm, dropout, gelu, the reduce example), masks for
+#: uint8 in Normal mode (its adv_api tests) and for bfloat16 (the 950 Select and 310B1 copy tests).
+TYPES = ("half", "float", "bfloat16", "int16", "uint16", "int32", "uint32", "int8", "uint8", "int64", "uint64")
+MODE = EnumType("MaskMode", ("NORMAL", "COUNTER"))
+NORMAL, COUNTER = MODE.codes(MODE.choices)
+#: SetVectorMask(int32_t len): the contiguous form's C type.
+LEN_MAX = INT32.hi
 #: Products whose SetVectorMask page says 不支持 (not supported): the inference series' Vector Core.
 UNSUPPORTED = ("atlas-inference-vectorcore",)
 MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
+
+
+def _normal_documented(v: Values, ctx: Context) -> Any:
+    """The page's Normal-mode mask rules apply: Normal mode with a 16-, 32- or 64-bit T (an 8-bit T there is
+    `normal.width`'s warning)."""
+    return And(v.mode == NORMAL, ctx.dtype.bits >= 16)
+
+
+def counter_count(v: Values) -> Any:
+    """The Counter-mode count: len (the integer form) or maskLow (mask[0] of the list form)."""
+    return v.mask.count + v.mask.words[0]  # the form not given holds 0
 
 
 @register
@@ -40,15 +61,20 @@ class SetVectorMask(ApiModel):
     summary = "set the vector mask register for later masked ops called with isSetMask=false"
     support = {p: TYPES for p in PRODUCT_IDS if p not in UNSUPPORTED}
     support_source = (f"{VENDOR_PAGE}, Product support (HARDWARE_NOTES.md Products: the inference series' Vector Core "
-                      f"is atlas-inference-vectorcore); types: the 16- and 32-bit operands of {NOTES_MASKS}")
+                      f"is atlas-inference-vectorcore); types: the vector operands' types (Template parameters, T: the "
+                      f"Normal-mode ranges of 16-, 32- and 64-bit operands; the vendor's calls with uint8 and bfloat16)")
     default_dtype = "half"
-    args = (MaskArg("mask", source=f"{PAGE}; {NOTES_MASKS}"),)
+    args = (MaskArg("mask", source=f"{PAGE}; {NOTES_MASKS}"),
+            Arg("mode", MODE, f"{VENDOR_PAGE}, Template parameters (mode)",
+                "MaskMode: NORMAL (default; the mask of one repeat) or COUNTER (mask = the elements of the whole "
+                "computation: an integer, or [count] / [count, 0])", default="NORMAL"))
     notes = (
         SpecNote("set_vector_mask.no-page", "SetVectorMask has no seed page",
                  "Modelled from page 004 (is_set_mask: 'use set_vector_mask to set the mask'), HARDWARE_NOTES "
-                 "Masks and the vendor's SetVectorMask page: the same two modes and ranges as an op's mask "
-                 "argument, except that contiguous 0 is in range (a warning: no lane enabled), for the 16- and "
-                 "32-bit types of the vector ops, on every product but the inference series' Vector Core.",
+                 "Masks and the vendor's SetVectorMask page: in Normal mode the same two forms and ranges as an "
+                 "op's mask argument, except that contiguous 0 is in range (a warning: no lane enabled) and the "
+                 "list is the setter's (maskLow, maskHigh); Counter mode as spec note set_vector_mask.counter; on "
+                 "every product but the inference series' Vector Core.",
                  "None of the five seed pages documents SetVectorMask; the vendor's page (asc-devkit docs) lists "
                  "it as supported on every product but 'Atlas inference series Vector Core: not supported', and "
                  "gives 'for 16-bit operands mask in [0, 128]; for 32-bit in [0, 64]'. A hardware engineer expects "
@@ -74,34 +100,109 @@ class SetVectorMask(ApiModel):
                   "test_set_vector_mask.cpp, SetVectorMaskNoApiCheckLowLevel"),
                  ("set_vector_mask.mask.words.nonzero",)),
         SpecNote("set_vector_mask.type-width", "The type of the mask and of the op",
-                 "A later op checks the mask last set against its own T (e.g. two words for half, one for float).",
+                 "A later op checks the mask last set against its own T (e.g. two words for half, one for float); "
+                 "an op of 32 or 64 bits reads the low word only, so a second word the setter gave is not its.",
                  "The mask register is shared; the pages give the mask's shape per operand width, so the op's width "
                  "decides whether the stored mask is well formed for it.",
                  (PAGE, NOTES_MASKS)),
+        SpecNote("set_vector_mask.register", "What the setter writes to the register",
+                 "The list form is the (maskLow, maskHigh) prototype: for a 32- or 64-bit T a second word may be "
+                 "given, a warning when it is not 0 (set_vector_mask.mask.words.high); a 64-bit maskLow past "
+                 "2^32-1 (mask.words.width) and a contiguous mask past the type's lanes (mask.count.range: every "
+                 "lane is then enabled) are warnings too. For an op's own mask argument all three stay errors. "
+                 "The contiguous form is SetVectorMask(int32_t len): beyond 2^31-1 an error "
+                 "(set_vector_mask.len.int32).",
+                 "The vendor's page: 'for 16-bit operands mask in [0, 128], 32-bit [0, 64], 64-bit [0, 32]; for "
+                 "32-bit operands maskHigh is 0, for 64-bit maskHigh is 0 and maskLow in [0, 2^32-1]'. Its "
+                 "implementation writes both words to the 128-bit register whatever T is (SetVectorMaskImpl: "
+                 "set_vector_mask(maskHigh, maskLow)); a contiguous len >= 128 or equal to the type's lanes sets "
+                 "all 128 bits, another sets the low len bits (AscendCUtils::SetMask<T>(len)), so an op reads "
+                 "every one of its lanes on; ResetMask sets all 128 bits before ops of every width. The vendor's "
+                 "own code sets (2^64-1, 2^64-1) for uint64 (kfc) and its 310B1 copy test sets len 121, 158 and "
+                 "200 for 32-bit types: refusing them would refuse the vendor's code.",
+                 (f"{VENDOR_PAGE}, Description (Normal mode)", "asc-devkit impl/basic_api/kernel_reg.h "
+                  "(SetVectorMaskImpl, ResetMaskImpl)", "asc-devkit impl/basic_api/kernel_utils_base.h (SetMask(len))",
+                  "asc-devkit impl/adv_api/detail/kfc/kfc_register_obj.h:32",
+                  "asc-devkit tests/api/basic_api/ascendc_case_ascend310b1/test_copy.cpp:263"),
+                 ("set_vector_mask.mask.words.high", "set_vector_mask.mask.words.width", "set_vector_mask.mask.words.count",
+                  "set_vector_mask.mask.count.range", "set_vector_mask.len.int32")),
+        SpecNote("set_vector_mask.counter", "Counter mode",
+                 "mode = COUNTER (MaskMode, default NORMAL): the mask is the number of elements of the whole "
+                 "computation, given as an integer (the int32_t len prototype: at most 2^31-1, an error beyond) or "
+                 "as [count] / [count, maskHigh] (the uint64 maskLow, maskHigh prototype: maskHigh not 0 is a "
+                 "warning, it has no effect). A count of 0 is a warning. Any 8-, 16-, 32- or 64-bit T. In Normal "
+                 "mode an 8-bit T is a warning and its mask is not checked (the page gives no range for it). A "
+                 "masked op after a Counter-mode setter is not judged by its mask rules and its results are "
+                 "unspecified in `run` (Counter-mode semantics of the ops are not modelled). That SetMaskCount / "
+                 "SetMaskNorm set the matching mode is not checked (those calls are not modelled).",
+                 "The vendor's SetVectorMask page: template parameter mode (NORMAL / COUNTER); 'Counter mode: the "
+                 "number of elements in the whole vector computation' for len and maskLow; maskHigh 'must be 0 in "
+                 "Counter mode, the parameter has no effect'; 'for Atlas A3 / A2, mask = 0 ... NOP'. The ranges of "
+                 "Normal mode are given for 16-, 32- and 64-bit operands. The vendor's code sets Counter-mode counts "
+                 "with T = uint8 (the reduce example, layernorm, dropout, gelu) and pyasc's own test calls "
+                 "set_vector_mask(128, mode=COUNTER).",
+                 (f"{VENDOR_PAGE}, Template parameters (mode)", f"{VENDOR_PAGE}, Parameters",
+                  f"{VENDOR_PAGE}, Restrictions", "asc-devkit examples/01_simd_cpp_api/03_basic_api/"
+                  "01_memory_vector_compute/reduce/reduce.asc:207"),
+                 ("set_vector_mask.len.int32", "set_vector_mask.counter.nonzero", "set_vector_mask.counter.high",
+                  "set_vector_mask.normal.width")),
     )
 
     def api_rules(self):
-        yield from mask_rules(self.prefix, f"{VENDOR_PAGE}, Description; {PAGE}", empty=WARNING,
-                              empty_notes=("set_vector_mask.all-zero",), zero_count_notes=("set_vector_mask.count-zero",))
+        p = self.prefix
+        yield from mask_rules(p, f"{VENDOR_PAGE}, Description; {PAGE}", empty=WARNING,
+                              empty_notes=("set_vector_mask.all-zero",), zero_count_notes=("set_vector_mask.count-zero",),
+                              applies=_normal_documented, register=Register(("set_vector_mask.register",)))
+        yield rule(f"{p}.normal.width", ("mode", "dtype"), lambda v, ctx: ctx.dtype.bits >= 16,
+                   "T={dtype} in Normal mode: the page gives the mask of 16-, 32- and 64-bit operands only (8-bit "
+                   "operands are masked in Counter mode in the vendor's code); the mask is not checked",
+                   f"{VENDOR_PAGE}, Description (Normal mode); {NOTES_MASKS}", severity=WARNING, when=lambda v, ctx: v.mode == NORMAL,
+                   notes=("set_vector_mask.counter",), help="a 16-, 32- or 64-bit T in Normal mode")
+        counter = f"{VENDOR_PAGE}, Parameters (len, maskLow, maskHigh: Counter mode); {NOTES_MASKS}"
+        yield rule(f"{p}.len.int32", ("mask",), lambda v, ctx: v.mask.count <= LEN_MAX,
+                   "mask={count}: SetVectorMask(len) takes an int32_t (at most {most}); in Counter mode give "
+                   "[count, 0] for the (maskLow, maskHigh) prototype", f"{VENDOR_PAGE}, Prototype (int32_t len); {NOTES_MASKS}",
+                   when=lambda v, ctx: Not(v.mask.bitwise), notes=("set_vector_mask.register", "set_vector_mask.counter"),
+                   facts=lambda v, ctx: {"count": v.mask.count, "most": LEN_MAX},
+                   help="a contiguous mask (len) within int32_t")
+        yield rule(f"{p}.counter.nonzero", ("mask", "mode"), lambda v, ctx: counter_count(v) != 0,
+                   "Counter-mode count 0: a masked op that uses it computes no element", counter, severity=WARNING,
+                   when=lambda v, ctx: v.mode == COUNTER, notes=("set_vector_mask.counter",),
+                   help="a Counter-mode count above 0")
+        yield rule(f"{p}.counter.high", ("mask", "mode"),
+                   lambda v, ctx: Or(v.mask.nwords < 2, v.mask.words[1] == 0),
+                   "Counter mode with maskHigh (mask[1])={w1}: the page sets it to 0, it has no effect", counter,
+                   severity=WARNING, when=lambda v, ctx: And(v.mode == COUNTER, v.mask.bitwise),
+                   facts=lambda v, ctx: {"w1": v.mask.words[1]}, notes=("set_vector_mask.counter",),
+                   help="maskHigh (mask[1]) 0 in Counter mode")
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
 
     def execute(self, case: Case, trace) -> None:
-        trace.memory.special[STATE_KEY] = {"dtype": case.ctx.dtype.name, "lanes": lane_mask(case)}
+        if case.env["mode"] == COUNTER:
+            trace.memory.special[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": "COUNTER",
+                                               "count": int(counter_count(case.values()))}
+        else:
+            trace.memory.special[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": "NORMAL", "lanes": lane_mask(case)}
 
     def apply_state(self, case: Case, state: dict[str, Any]) -> None:
-        state[STATE_KEY] = {"dtype": case.ctx.dtype.name, "fields": {f: case.env[f] for f in MASK_FIELDS}}
+        state[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": MODE.choices[int(case.env["mode"])],
+                            "fields": {f: case.env[f] for f in MASK_FIELDS}}
 
 
 def mask_register_matches(case: Case, seed: int = 0) -> None:
     """The core's mask register holds, lane by lane, the bits of the words (mask[0] = low 64 lanes)."""
     memory = Memory.for_product(case.ctx.product)
     case.model.execute(case, Trace(memory))
+    if case.env["mode"] == COUNTER:
+        assert memory.special[STATE_KEY]["count"] == int(case.env["mask.count"]) + int(case.env["mask.w0"]), \
+            "counter register differs from the count"
+        return
     lanes = memory.special[STATE_KEY]["lanes"]
-    if case.env["mask.bitwise"]:
+    if case.env["mask.bitwise"]:  # the 128 bits of the two words; an 8-bit T's lanes past them are off
         words = [int(case.env["mask.w0"]), int(case.env["mask.w1"])]
-        expected = [bool((words[j // 64] >> (j % 64)) & 1) for j in range(lanes.size)]
+        expected = [j < 128 and bool((words[j // 64] >> (j % 64)) & 1) for j in range(lanes.size)]
     else:
         expected = [j < int(case.env["mask.count"]) for j in range(lanes.size)]
     assert lanes.tolist() == expected, "mask register differs from the mask's bits"

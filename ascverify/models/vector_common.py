@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from ..cases.case import Case
-from ..spec.logic import And, Between, Implies, Not, Or
+from ..spec.logic import And, Between, If, Implies, Not, Or
 from ..spec.products import PRODUCT_IDS
-from ..spec.rules import ERROR, Context, Rule, Values, field_range, rule
+from ..spec.dtypes import lookup_dtype
+from ..spec.params import MASK_WORDS
+from ..spec.rules import ERROR, WARNING, Context, Rule, Values, field_range, rule
 
 NOTES_MASKS = "HARDWARE_NOTES.md Masks (vector ops)"
 REPEAT_BYTES = 256
+#: Bits of the vector mask register (two 64-bit words).
+REGISTER_BITS = 128
 BLOCK_BYTES = 32
 #: The program state key SetVectorMask sets: the mask that masked calls with isSetMask=false use.
 VECTOR_MASK_STATE = "vector_mask"
+
+
+@dataclass(frozen=True)
+class Register:
+    """`mask_rules` for a setter of the mask register: the spec notes of the warnings it has instead of errors."""
+
+    notes: tuple[str, ...] = ()
 
 
 def lanes_per_repeat(ctx: Context) -> int:
@@ -31,7 +42,8 @@ def mask_word_count(ctx: Context) -> int:
 
 def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: bool = False, flag: str | None = None,
                empty: str = ERROR, empty_notes: tuple[str, ...] = (), zero_count_notes: tuple[str, ...] = (),
-               empty_ok_on: tuple[str, ...] = ()) -> list[Rule]:
+               empty_ok_on: tuple[str, ...] = (), applies: Callable[[Values, Context], Any] | None = None,
+               register: Register | None = None) -> list[Rule]:
     """The mask rules of the pages, for 16-, 32- and 64-bit operands, both modes.
 
     ``placeholder``: the mask argument declares a placeholder (`MaskArg.placeholder`); the rules then
@@ -41,22 +53,33 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
     rule of its own warns of it (``zero_count_notes``: its spec notes; ``empty_notes``: the bitwise rule's).
     ``empty_ok_on``: products where an ERROR-severity ``empty`` does not apply (a mask with no lane is a documented
     no-op there; the caller warns of it). ``flag``: a bool field (isSetMask) without which the mask argument has no
-    effect: the rules then do not apply.
+    effect: the rules then do not apply. ``applies``: when the rules apply at all (SetVectorMask: in Normal mode).
+    ``register``: the mask is written to the 128-bit mask register by a setter (SetVectorMask), not read by an op:
+    the bitwise form is the setter's (maskLow, maskHigh), so a 32- or 64-bit T may give maskHigh as a second word
+    (a warning when it is not 0), a 64-bit maskLow past 2^32-1 and a contiguous count past the type's lanes are
+    warnings (``register.notes``: their spec notes), and the list has 1 or 2 words wherever ``applies`` does not
+    hold (the prototype's two parameters).
     """
 
-    def given(v: Values, cond: Any, *, in_effect: bool = True) -> Any:
+    def given(v: Values, ctx: Context, cond: Any, *, in_effect: bool = True) -> Any:
         if flag is not None and in_effect:
             cond = And(v[flag], cond)
+        if applies is not None and in_effect:
+            cond = And(applies(v, ctx), cond)
         return And(Not(v[f"{name}.placeholder"]), cond) if placeholder else cond
 
+    def least_words(v: Values, ctx: Context) -> Any:
+        """Fewest words of the list: the type's where the rules apply, else (a setter's other modes) 1."""
+        return mask_word_count(ctx) if applies is None else If(applies(v, ctx), mask_word_count(ctx), 1)
+
     def bitwise(v: Values, ctx: Context) -> Any:
-        return given(v, getattr(v, name).bitwise)
+        return given(v, ctx, getattr(v, name).bitwise)
 
     def bitwise_given(v: Values, ctx: Context) -> Any:  # the list's length: its shape, whether the mask counts or not
-        return given(v, getattr(v, name).bitwise, in_effect=False)
+        return given(v, ctx, getattr(v, name).bitwise, in_effect=False)
 
     def contiguous(v: Values, ctx: Context) -> Any:
-        return given(v, Not(getattr(v, name).bitwise))
+        return given(v, ctx, Not(getattr(v, name).bitwise))
 
     def words_nonzero(v: Values, ctx: Context) -> Any:
         m = getattr(v, name)
@@ -75,13 +98,19 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
         field_range(f"{prefix}.{name}.count.range", f"{name}.count",
                     (least_count if empty_ok_on else 1) if empty_is_error else 0, lanes_per_repeat,
                     f"{source}, {name} (contiguous mode); {NOTES_MASKS}", param=name, when=contiguous,
-                    message=f"contiguous {name}={{value}} is outside [{{lo}}, {{hi}}] for T={{dtype}}"),
+                    message=f"contiguous {name}={{value}} is outside [{{lo}}, {{hi}}] for T={{dtype}}"
+                            + ("; the register gets every lane of the type (SetMask<T>(len) saturates)" if register else ""),
+                    severity=WARNING if register else ERROR, notes=register.notes if register else ()),
         rule(f"{prefix}.{name}.words.count", (name, "dtype"),
-             lambda v, ctx: getattr(v, name).nwords == mask_word_count(ctx),
-             f"bitwise {name} has {{n}} words; T={{dtype}} needs {{need}}",
+             (lambda v, ctx: Between(least_words(v, ctx), getattr(v, name).nwords, MASK_WORDS)) if register else
+             (lambda v, ctx: getattr(v, name).nwords == mask_word_count(ctx)),
+             f"bitwise {name} has {{n}} word(s); T={{dtype}} needs {{need}}",
              f"{source}, {name} (bitwise mode: array length)", when=bitwise_given,
-             facts=lambda v, ctx: {"n": getattr(v, name).nwords, "need": mask_word_count(ctx)},
-             help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise"),
+             facts=lambda v, ctx: {"n": getattr(v, name).nwords,
+                                   "need": "1 or 2" if register and least_words(v, ctx) == 1 else
+                                   str(mask_word_count(ctx))},
+             help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise"
+                  + (" (or 2, the second being maskHigh)" if register else "")),
         rule(f"{prefix}.{name}.words.nonzero", (name,), words_nonzero,
              f"bitwise {name}={{{name}}} selects no element (the words must not all be 0)" if empty_is_error else
              f"bitwise {name}={{{name}}} selects no element: a masked op that uses it (isSetMask=false) computes "
@@ -90,10 +119,22 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
              products=[p for p in PRODUCT_IDS if p not in empty_ok_on] if empty_ok_on else None,
              help=f"bitwise {name} words not all 0"),
         rule(f"{prefix}.{name}.words.width", (name, "dtype"), word_width,
-             f"bitwise {name}[0]={{w0}} exceeds 2^32-1 for a 64-bit T", f"{source}, {name} (bitwise mode, 64-bit operands)",
+             f"bitwise {name}[0]={{w0}} exceeds 2^32-1 for a 64-bit T"
+             + (" (the register takes it; a 64-bit op uses the low 32 bits)" if register else ""),
+             f"{source}, {name} (bitwise mode, 64-bit operands)",
              when=bitwise, facts=lambda v, ctx: {"w0": getattr(v, name).words[0]},
+             severity=WARNING if register else ERROR, notes=register.notes if register else (),
              help=f"bitwise {name}[0] <= 2^32-1 for 64-bit T"),
     ]
+    if register:
+        rules.append(rule(f"{prefix}.{name}.words.high", (name, "dtype"),
+                          lambda v, ctx: Or(ctx.dtype.bits <= 16, getattr(v, name).nwords < MASK_WORDS,
+                                            getattr(v, name).words[1] == 0),
+                          f"bitwise {name}[1] (maskHigh)={{w1}} for a {{bits}}-bit T: the page sets maskHigh to 0 for "
+                          f"32- and 64-bit operands (an op of that width uses the low word)",
+                          f"{source}, {name} (bitwise mode, 32- and 64-bit operands)", when=bitwise, severity=WARNING,
+                          facts=lambda v, ctx: {"w1": getattr(v, name).words[1], "bits": ctx.dtype.bits},
+                          notes=register.notes, help=f"maskHigh ({name}[1]) 0 for 32- and 64-bit T"))
     if not empty_is_error:
         rules.append(rule(f"{prefix}.{name}.count.nonzero", (name,), lambda v, ctx: getattr(v, name).count != 0,
                           f"contiguous {name}=0 enables no lane: a masked op that uses it (isSetMask=false) computes "
@@ -120,7 +161,32 @@ def lane_mask(case: Case, name: str = "mask") -> np.ndarray:
     return np.arange(n) < int(env[f"{name}.count"])
 
 
-def effective_mask(state: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The mask fields the last SetVectorMask of a program set (None when none did)."""
+def counter_elements(state: Mapping[str, Any]) -> int | None:
+    """The element count the last SetVectorMask of a program set in Counter mode (None: none did, or in Normal
+    mode)."""
     got = state.get(VECTOR_MASK_STATE)
-    return None if got is None else dict(got["fields"])
+    if got is None or got.get("mode") != "COUNTER":
+        return None
+    return int(got["fields"]["mask.count"]) + int(got["fields"]["mask.w0"])  # len, or maskLow
+
+
+def effective_mask(state: Mapping[str, Any], ctx: Context) -> dict[str, Any] | None:
+    """The mask fields the last SetVectorMask of a program set, as an op of ``ctx``'s type reads the register (a
+    second word past the op's words is not read); None when none did, or when it set a Counter-mode count (which
+    no modelled op's semantics cover)."""
+    got = state.get(VECTOR_MASK_STATE)
+    if got is None or got.get("mode", "NORMAL") != "NORMAL":
+        return None
+    fields = dict(got["fields"])
+    words = mask_word_count(ctx)
+    if fields["mask.bitwise"]:
+        if fields["mask.nwords"] > words:
+            fields["mask.nwords"] = words
+            for i in range(words, MASK_WORDS):
+                fields[f"mask.w{i}"] = 0
+        return fields
+    # SetMask<T>(len): all 128 bits when len >= 128 or len is T's lanes, else the low len bits
+    count, setter_lanes = int(fields["mask.count"]), REPEAT_BYTES * 8 // lookup_dtype(got["dtype"]).bits
+    lanes = lanes_per_repeat(ctx)
+    fields["mask.count"] = lanes if count >= REGISTER_BITS or count == setter_lanes else min(count, lanes)
+    return fields

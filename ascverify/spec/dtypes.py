@@ -76,6 +76,9 @@ DTYPES: tuple[DType, ...] = (
     _d("uint32", 32, "uint32", "uint", "uint32_t"),
     _d("int64", 64, "int64", "int", "int64_t"),
     _d("uint64", 64, "uint64", "uint", "uint64_t"),
+    # bool is a b8 type that only moves data (the vendor's RegTensor page: "bool only supports data movement"):
+    # its bytes are carried as uint8.
+    _d("bool", 8, "uint8", "bits"),
     _d("b8", 8, "uint8", "bits"),
     _d("b16", 16, "uint16", "bits"),
     _d("b32", 32, "uint32", "bits"),

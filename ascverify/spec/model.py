@@ -31,6 +31,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
+class ArgumentForm:
+    """Another form of a case's ``args`` that `ApiModel.normalize_args` reads, described for the JSON Schema: each
+    key with its JSON kind -- "integer", "boolean", "integers:N" (a list of N integers) or "arg" (the model's own
+    argument of that name) -- and the keys the form requires."""
+
+    label: str
+    keys: Mapping[str, str]
+    required: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SpecNote:
     """A place where the pages are silent or contradict each other, and the reading the model takes."""
 
@@ -308,6 +319,13 @@ class ApiModel:
         (`cases.columnar`) then reads them without calling either. Default: true for a model that rewrites
         neither; a model that rewrites says for which keys it does not."""
         return type(self).normalize_args is ApiModel.normalize_args and getattr(self, "normalize_tensors", None) is None
+
+    #: the name of a struct argument that a case may also give flat, its members directly in ``args`` (SetFmatrix's
+    #: ``l1H, l1W, padList``): `normalize_args` gathers them, and the JSON Schema takes both forms
+    flat_struct: str = ""
+    #: the other forms of ``args`` `normalize_args` reads (Load3DBitMode's LoadData3DParamsV2 members, packed
+    #: words, pyasc keywords), for the JSON Schema
+    argument_forms: tuple[ArgumentForm, ...] = ()
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
         """A case's ``args`` object as `caseio` reads it: another form of the arguments (packed register words,

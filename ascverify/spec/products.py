@@ -25,6 +25,13 @@ BUFFER_ALIGNMENT: Mapping[str, int] = MappingProxyType({
 })
 
 POSITIONS: tuple[str, ...] = tuple(POSITION_BUFFER)
+#: The other names of the vendor's TPosition enum (asc-devkit docs, TPosition): no modelled API takes a tensor
+#: there, so a case naming one is told so rather than that the name is unknown (LCM is VECCALC's other name).
+UNMODELLED_POSITIONS: Mapping[str, str] = MappingProxyType({
+    "GM": "global memory is not modelled", "C1": "not modelled", "C2": "not modelled", "CO2": "not modelled",
+    "LCM": "the vendor's other name of VECCALC: write VECCALC", "SPM": "not modelled", "SHM": "not modelled",
+    "TSCM": "not modelled", "C2PIPE2GM": "not modelled", "C2PIPE2LOCAL": "not modelled",
+})
 BUFFERS: tuple[str, ...] = ("UB", "L1", "L0A", "L0B", "L0C")
 VECTOR_POSITIONS: tuple[str, ...] = ("VECIN", "VECCALC", "VECOUT")
 
@@ -99,3 +106,4 @@ def get_product(name: str) -> Product:
     if product is None:
         raise KeyError(name)
     return product
+
