@@ -283,10 +283,13 @@ def test_family_rules_on_examples(api):
     in_force = {r.id for r in get_api(api).rules_for("atlas-a2")}
     assert ok.valid and {u.rule_id for u in ok.unchecked} == \
         {*(r for r in get_api(api).MASK_RULES if r in in_force), f"{p}.order.vector_mask"}
-    # mask 0: a no-op on atlas-a2/a3 (the ReduceDataBlock page), a warning; the mask range [1, 128] elsewhere
+    # mask 0: a no-op on atlas-a2/a3 (the ReduceDataBlock page), a warning, and on atlas-350 (HARDWARE_NOTES: warn);
+    # the mask range [1, 128] elsewhere
     for mask in (0, [0, 0]):
         on_a2 = check_case(parse_case(call(api=api, mask=mask)))
         assert on_a2.valid and [w.id for w in on_a2.warnings] == [f"{p}.mask.zero"], mask
+        on_350 = check_case(parse_case(call("atlas-350", api=api, mask=mask)))
+        assert on_350.valid and [w.id for w in on_350.warnings] == [f"{p}.noop"], mask
         assert violations(call("atlas-training", api=api, mask=mask)) == \
             [f"{p}.mask.count.range" if mask == 0 else f"{p}.mask.words.nonzero"]
     # repeat 0: nothing happens; a warning either way (atlas-350: not a guaranteed no-op; atlas-a2: a no-op)

@@ -276,7 +276,10 @@ def test_bottom_fractal_coverage():
     assert broken(small_map()) == []  # 16 rows: the whole bottom fractal (rows 9..15 unspecified)
     assert broken(small_map(mStep=9)) == []  # ends at the last row: covered, no multiple needed
     assert broken(small_map(mPos=3, mStep=6)) == []  # mPos 3 is free too when the bottom fractal is covered
-    assert sorted(broken(small_map(mPos=3, mStep=5))) == ["load3d.mPos.multiple", "load3d.mStep.multiple"]
+    # mPos 3 with the bottom fractal not covered: page 002's multiple, which the vendor's newest page dropped: a warning
+    got = check_case(parse_case(small_map(mPos=3, mStep=5)))
+    assert [v.id for v in got.violations] == ["load3d.mStep.multiple"]
+    assert [w.id for w in got.warnings] == ["load3d.mPos.multiple"]
     assert broken(small_map(mStep=32)) == ["load3d.window.m_bounds"]  # past ceil16(9) = 16
     # without fmatrix coverage cannot be seen: the multiple is required
     assert broken(small_map(mStep=9, fmatrix=None)) == ["load3d.mStep.multiple"]
@@ -341,9 +344,12 @@ def test_pad_value_range_follows_t():
     assert broken(doc) == ["load3d.fmatrix.padValue.range"]
 
 
-def test_mpos_above_32767_is_a_warning_and_no_fmatrix_is_a_note():
+def test_mpos_above_32767_is_an_error_and_no_fmatrix_is_a_note():
+    """The vendor's newest Load3DBitMode page (mPos in [0, 32767]) and its LoadData3D page (mStartPt, the same) agree;
+    page 002's [0, 65535] is the older text."""
+    assert check_case(parse_case(example(mPos=32767, fmatrix=None))).valid
     result = check_case(parse_case(example(mPos=32768, fmatrix=None)))
-    assert result.valid and [w.id for w in result.warnings] == ["load3d.mPos.range3d"]
+    assert [v.id for v in result.violations] == ["load3d.mPos.range3d"]
     assert {u.rule_id for u in result.unchecked} == {"load3d.window.m_bounds", "load3d.window.k_bounds",
                                                     "load3d.src.footprint"}
 

@@ -136,10 +136,11 @@ def test_a_counter_mode_count_leaves_the_ops_mask_unknown():
 def test_an_all_zero_mask_is_a_warning_at_the_setter_and_an_error_where_it_is_used():
     # the vendor's own test sets SetVectorMask(0, 0) on purpose ("when mask both 0, do not call api will not cause
     # error"): harmless while unused; an op that then uses it selects no element (HARDWARE_NOTES Masks: the two
-    # words must not both be 0) -- except on atlas-a2/a3, where the ReduceDataBlock page makes it a no-op
+    # words must not both be 0) -- except on atlas-a2/a3, where the ReduceDataBlock page makes it a no-op (and on
+    # atlas-350, where the hardware notes ask for a warning)
     alone = check_program(parse_program(program(set_mask([0, 0]))))
     assert alone.valid and [(w.call, w.id) for w in alone.warnings] == [(0, "set_vector_mask.mask.words.nonzero")]
-    used = check_program(parse_program(program(set_mask([0, 0]), brm(), product="atlas-350")))
+    used = check_program(parse_program(program(set_mask([0, 0]), brm(), product="atlas-training")))
     assert [(v.call, v.id) for v in used.violations] == [(1, "block_reduce_min.mask.words.nonzero")]
     noop = check_program(parse_program(program(set_mask([0, 0]), brm())))  # atlas-a2
     assert noop.valid and (1, "block_reduce_min.mask.zero") in [(w.call, w.id) for w in noop.warnings]

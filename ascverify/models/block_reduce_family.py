@@ -48,7 +48,7 @@ from ..core.run import prepare, run_case
 from ..spec.logic import And, Between, Exists, Implies, Not, Or, is_symbolic
 from ..spec.model import ApiModel, SpecNote
 from ..spec.params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
-from ..spec.products import BUFFERS, POSITION_BUFFER
+from ..spec.products import BUFFERS, POSITION_BUFFER, PRODUCT_IDS
 from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule, state_rule,
                           tensor_min_size)
 from .vector_common import (BLOCK_BYTES, counter_elements, effective_mask, lane_mask,
@@ -62,6 +62,9 @@ PLACEHOLDER = "MASK_PLACEHOLDER"
 KEEP_PRODUCTS = ("atlas-a2", "atlas-a3")
 #: Products where the ReduceDataBlock page makes mask = 0 (or repeatTime = 0) a no-op: a mask of 0 is a warning there.
 NOOP_PRODUCTS = ("atlas-a2", "atlas-a3")
+#: Products where a mask of 0 is not refused: the no-op products, and atlas-350, where the hardware notes ask for a
+#: warning (noop: a no-op is not guaranteed there).
+MASK_ZERO_ALLOWED = NOOP_PRODUCTS + ("atlas-350",)
 #: `BlockReduceFamily.masked_fill`'s answer on those products: store nothing.
 KEEP = "keep"
 
@@ -299,7 +302,7 @@ class BlockReduceFamily(ApiModel):
     def api_rules(self):
         p, c = self.prefix, self.cite
         shown = lambda v, ctx: {"shown": PLACEHOLDER if v["mask.placeholder"] else format(v.mask)}  # noqa: E731
-        yield from mask_rules(p, c.mask, placeholder=True, flag="isSetMask", empty_ok_on=NOOP_PRODUCTS)
+        yield from mask_rules(p, c.mask, placeholder=True, flag="isSetMask", empty_ok_on=MASK_ZERO_ALLOWED)
         yield rule(f"{p}.mask.zero", ("mask", "isSetMask", "product"),
                    lambda v, ctx: Not(And(v.isSetMask, mask_all_zero(v, ctx))),
                    "mask={shown} enables no lane: the call is a no-op on {product} (nothing is stored)",
@@ -308,8 +311,8 @@ class BlockReduceFamily(ApiModel):
                    domain={"kind": "custom", "mask": "mask"})
         yield rule(f"{p}.repeatTime.zero", ("repeatTime", "product"), lambda v, ctx: v.repeatTime != 0,
                    "repeatTime=0: the call is a no-op on {product} (nothing is read or stored)",
-                   c.mask_zero, severity=WARNING, products=NOOP_PRODUCTS, notes=(f"{p}.noop",),
-                   help="repeatTime is not 0 (0 makes the call a no-op)")
+                   c.mask_zero, severity=WARNING, products=tuple(q for q in PRODUCT_IDS if q != "atlas-350"),
+                   notes=(f"{p}.noop",), help="repeatTime is not 0 (0 makes the call a no-op)")
         yield order_rule(f"{p}.order.vector_mask", "vector_mask",
                          "isSetMask=false needs a SetVectorMask earlier in the program (the mask comes from it)",
                          c.set_mask, when=lambda v, ctx: Not(v.isSetMask), params=("isSetMask",),
@@ -691,17 +694,20 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                   "softmax_flashv2_block_reduce_impl.h", FAMILY_NOTES),
                  (f"{p}.dst.src.in_place",)),
         SpecNote(f"{p}.noop", "repeatTime = 0 or mask = 0",
-                 "repeatTime = 0 is valid and stores nothing: a warning on atlas-a2/a3 (repeatTime.zero: a documented "
-                 "no-op, most likely not what the caller meant) and on atlas-350 (noop: a no-op is not guaranteed "
-                 "there); silent elsewhere, where no source says what it does. A mask selecting nothing is a warning on atlas-a2/a3 (mask.zero: the call is a "
-                 "no-op), an error by the mask rules elsewhere (and also draws the warning on atlas-350).",
-                 "The ReduceDataBlock page: on atlas-a2/a3 mask or repeatTime 0 is a no-op, nothing is written (it "
-                 "names no other product); the vendor's Mask page gives mask in [0, 128] on A2/A3, and its debug "
-                 "checks only warn ('equivalent to a NOP') there. The hardware notes: on atlas-350 a no-op is not "
-                 "guaranteed. Elsewhere the pyasc page's range ([1, 128] for 16-bit operands, the two words not both "
-                 "0) stands, and the vendor's debug checks refuse 0 on the older inference products.",
-                 (f"{PAGE}, Restrictions", FAMILY_NOTES, "004_2ad9555534615f32.txt 参数说明 mask",
-                  "asc-devkit impl/basic_api/kernel_npu_debug.h:256-323"),
+                 "repeatTime = 0 is valid and stores nothing: a warning on every product (repeatTime.zero), on "
+                 "atlas-350 the warning noop (a no-op is not guaranteed there). A mask selecting nothing is a "
+                 "warning on atlas-a2/a3 (mask.zero: a documented no-op) and on atlas-350 (noop: every datablock is "
+                 "then fully masked and gets +inf), an error by the mask rules elsewhere.",
+                 "The ReduceDataBlock page: on atlas-a2/a3 mask or repeatTime 0 is a no-op, nothing is written. The "
+                 "hardware notes: repeat 0 is a no-op; 'the two words must not both be 0' and a contiguous mask of "
+                 "1..128 for the ops; on atlas-350 'a no-op is not guaranteed (a spec note: warn)'. The vendor's "
+                 "debug checks warn 'equivalent to a NOP' for repeatTime 0 on every product, and for a mask of 0 "
+                 "everywhere but __NPU_ARCH__ 2002 (the inference AI Core), which refuses it; its Mask overview page "
+                 "calls mask = 0 a NOP without naming a product. No vendor call passes a mask of 0, so the hardware "
+                 "notes' mask range stands on atlas-training, atlas-200i-500-a2 and the inference AI Core.",
+                 (f"{PAGE}, Restrictions", FAMILY_NOTES, MASK_NOTES, "004_2ad9555534615f32.txt 参数说明 mask",
+                  "Mask overview (asc-devkit docs, mask = 0)", "asc-devkit impl/basic_api/kernel_npu_debug.h:128-133, "
+                  "250-323", "asc-devkit impl/basic_api/kernel_operator_vec_reduce_intf_impl.h:69"),
                  (f"{p}.noop", f"{p}.mask.zero", f"{p}.repeatTime.zero", f"{p}.mask.count.range",
                   f"{p}.mask.words.nonzero")),
         SpecNote(f"{p}.same-type", "dst and src element types",

@@ -673,15 +673,16 @@ class Load3DBitMode(ApiModel):
                  "for the 32-bit types), kStep too unless the window covers the rightmost fractal: errors for every "
                  "type. mStep is a multiple of 16 unless the window covers the bottom fractal: an error for the 8- and "
                  "16-bit types; free for the 32-bit types. mPos is a multiple of 16 unless the bottom fractal is "
-                 "covered: an error for half, int8 and uint8, the types the page names; a warning "
-                 "(mPos.multiple_unnamed) for every other type.",
+                 "covered: a warning, mPos.multiple for half, int8 and uint8 (the types page 002 names) and "
+                 "mPos.multiple_unnamed for every other type.",
                  "Page 002 names half (16) and int8/uint8 (32; 16 along M) only. The vendor's LoadData3DParamsV2 "
                  "table (LoadData_3D.md, LoadDataWithStride.md) gives the rest by width: kExtension a multiple of 8 "
                  "(b32), 16 (b16), 32 (b8) unless it covers the rightmost fractal, kStartPt likewise, mExtension a "
                  "multiple of 16 for b4/b8/b16 and 'no requirement for b32' (translated) (none for b32) unless it covers the bottom fractal, "
-                 "and mStartPt no multiple at all. So K follows C0 for every type, mStep the vendor's widths, and "
-                 "mPos the page where it speaks; where no source requires the mPos multiple a start inside a 16-row "
-                 "group is flagged, not refused.",
+                 "and mStartPt no multiple at all; the vendor's newest page of this API gives mPos no multiple "
+                 "either, and its bit-mode implementation checks none. So K follows C0 for every type, mStep the "
+                 "vendor's widths, and a start inside a 16-row group is flagged, not refused (page 002's multiple "
+                 "for half, int8 and uint8 is older than the page that dropped it).",
                  (_t("kStep"), _t("kPos"), _t("mStep"), _t("mPos"), f"{DOC_L3D} (LoadData3DParamsV2 table)",
                   f"{DOC_LDWS} (LoadData3DParamsV2 table)", f"{DOC_BITMODE} (mPos)", UNITS),
                  ("load3d.kPos.multiple", "load3d.kStep.multiple", "load3d.mPos.multiple", "load3d.mStep.multiple",
@@ -713,11 +714,12 @@ class Load3DBitMode(ApiModel):
                   "asc-devkit impl/basic_api/kernel_operator_mm_check.h:539-615 (CheckLoadData3dv2ChannelSize)"),
                  ("load3d.sizeChannel.values", "load3d.sizeChannel.values_unnamed", "load3d.sizeChannel.type")),
         SpecNote("load3d.mPos-range", "mPos above 32767",
-                 "mPos in [0, 65535] is valid (the 16-bit field, page 002); above 32767 a warning says that the "
-                 "LoadData3D page allows [0, 32767] only.",
-                 "Page 002 gives [0, 65535]; HARDWARE_NOTES: the LoadData3D page gives [0, 32767]. The page of this "
-                 "API is the contract; the other page is a reason for caution.",
-                 (_t("mPos"), NOTES), ("load3d.mPos.range3d",)),
+                 "mPos is in [0, 32767]: above, an error (load3d.mPos.range3d), although the field has 16 bits.",
+                 "Page 002 gives [0, 65535]; HARDWARE_NOTES: the LoadData3D page gives [0, 32767]; the vendor's "
+                 "newest page of this API (LoadData_3D_BitMode.md, mPos) gives [0, 32767] too. Two of the vendor's "
+                 "pages, one of them this API's own and newer than page 002, agree; no vendor call goes above. (Until "
+                 "the newest page was read this was a warning.)",
+                 (_t("mPos"), NOTES, f"{DOC_BITMODE} (mPos)"), ("load3d.mPos.range3d",)),
         SpecNote("load3d.transpose", "transpose",
                  "transpose=true with dst in A2 stores the window transposed (load3d.output) for every type of Table "
                  "1: 8-, 16- and 32-bit. With dst in B2 it has no effect: the B2 path always transposes, the call "
@@ -942,9 +944,11 @@ class Load3DBitMode(ApiModel):
         for name in ("Wk", "Hk", "dilationW", "dilationH"):
             yield field_range(f"{p}.{name}.range", name, 1, 255, f"{_t(name)} ([1, 255])")
         yield rule(f"{p}.mPos.range3d", ("mPos",), lambda v, ctx: v.mPos <= MAX_MPOS_3D,
-                   f"mPos={{mPos}} is above {MAX_MPOS_3D}, the LoadData3D page's limit for mStartPt",
-                   f"{_t('mPos')} ([0, 65535]); {NOTES} (the LoadData3D page gives [0, 32767])", severity=WARNING,
-                   notes=("load3d.mPos-range",), help=f"mPos <= {MAX_MPOS_3D} (LoadData3D page)")
+                   f"mPos={{mPos}} is above {MAX_MPOS_3D}: the vendor's Load3DBitMode page (and the LoadData3D page for "
+                   "mStartPt) gives mPos in [0, 32767]",
+                   f"{DOC_BITMODE} (mPos: [0, 32767]); {NOTES} (the LoadData3D page gives [0, 32767]); {_t('mPos')} "
+                   "([0, 65535] in its older version)", notes=("load3d.mPos-range",),
+                   help=f"mPos <= {MAX_MPOS_3D} (the vendor's Load3DBitMode and LoadData3D pages)")
         multiples = ("load3d.multiples",)
         yield rule(f"{p}.kPos.multiple", ("kPos", "dtype"), lambda v, ctx: Mod(v.kPos, c0_of(ctx)) == 0,
                    "kPos={kPos} is not a multiple of {c0} (32 bytes of T)",
@@ -966,15 +970,18 @@ class Load3DBitMode(ApiModel):
                    facts=lambda v, ctx: {"why": _coverage_why(v, ctx, "m")},
                    notes=("load3d.multiples", "load3d.covered"),
                    help="mStep a multiple of 16 unless the window covers the bottom fractal (8- and 16-bit T)")
-        for rid, named, severity in (("mPos.multiple", True, "error"), ("mPos.multiple_unnamed", False, WARNING)):
+        for rid, named in (("mPos.multiple", True), ("mPos.multiple_unnamed", False)):
             yield rule(f"{p}.{rid}", ("mStep", "mPos", "fmatrix"),
                        (lambda named: lambda v, ctx: True if (ctx.dtype.name in M_NAMED) != named else
                         Or(Mod(v.mPos, FRACTAL_ROWS) == 0, covered_m(v, ctx)))(named),
                        "mPos={mPos} is not a multiple of 16 and the window does not cover the bottom fractal{why}"
-                       + ("" if named else " (the Load3DBitMode (LoadData) page requires it for half, int8 and "
-                                           "uint8; for T={dtype} no source does)"),
-                       f"{_t('mPos')}" + ("" if named else f"; {DOC_L3D} (mStartPt: no multiple)") + f"; {UNITS}",
-                       severity=severity, facts=lambda v, ctx: {"why": _coverage_why(v, ctx, "m")},
+                       + (" (the Load3DBitMode (LoadData) page requires it for T={dtype}; the vendor's newest "
+                          "version of the page and its bit-mode implementation do not)" if named else
+                          " (the Load3DBitMode (LoadData) page requires it for half, int8 and uint8; for T={dtype} "
+                          "no source does)"),
+                       f"{_t('mPos')}; {DOC_BITMODE} (mPos: no multiple)"
+                       + ("" if named else f"; {DOC_L3D} (mStartPt: no multiple)") + f"; {UNITS}",
+                       severity=WARNING, facts=lambda v, ctx: {"why": _coverage_why(v, ctx, "m")},
                        notes=("load3d.multiples", "load3d.covered"),
                        help="mPos a multiple of 16 unless the window covers the bottom fractal"
                             + (" (half, int8, uint8)" if named else " (the other types: a warning)"))
