@@ -632,7 +632,10 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "repeatTime and the three strides are int32 (the prototype) with the ranges repeatTime in [0, 255] "
                  "and strides in [0, 65535]; the contiguous mask is int32, the bitwise words uint64.",
                  "The ReduceDataBlock page gives both ranges; the int32 prototype alone would let negative values "
-                 "through. pyasc materialises the arguments as int32 and the words as uint64.",
+                 "through. pyasc materialises the arguments as int32 and the words as uint64. A contiguous mask past "
+                 "the lanes stays an error although the vendor's Mask overview page says such a mask 'is computed "
+                 "as the type's largest': its debug checks assert [0, 128] for 16-bit operands and pyasc's docstring "
+                 "gives [1, 128].",
                  (f"{PAGE}, Prototype", f"{par}, repeatTime", f"{par}, dstRepStride",
                   f"{PY_SIGNATURES}, reduce_op_impl"),
                  (f"{p}.repeatTime.range", f"{p}.dstRepStride.range", f"{p}.srcBlkStride.range",

@@ -127,8 +127,8 @@ class BlockReduceMin(BlockReduceFamily):
                  ("block_reduce_min.mask.placeholder",)),
         SpecNote("block_reduce_min.arg-spellings", "Argument names",
                  "Cases may use the Ascend C names (repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, "
-                 "mask) or the pyasc names (repeat, dst_rep_stride, src_blk_stride, src_rep_stride, is_set_mask, "
-                 "mask), not both in one case. 'repeat_time' is not accepted.",
+                 "mask) or the pyasc names (repeat or repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, "
+                 "is_set_mask, mask), not both in one case (block_reduce_min.repeat-name).",
                  "The page's parameter table says repeat_time, its signatures and examples say repeat; pyasc's "
                  "keyword is the one the signature shows.",
                  (f"{SEED} signature and 调用示例", _param("repeat_time"))),

@@ -906,9 +906,13 @@ class Load3DBitMode(ApiModel):
                  "SetFmatrix precedes the bit-mode call, whose parameter does not carry l1H, l1W or padList.",
                  (f"{SEED} Examples", NOTES)),
         SpecNote("load3d.path", "Data paths",
-                 "src in A1 goes with dst in A2, src in B1 with dst in B2; A1 -> B2 and B1 -> A2 are refused.",
-                 "Function Usage: 'The following data paths are supported: A1 -> A2 and B1 -> B2.'",
-                 (f"{SEED} Function Usage",), ("load3d.path",)),
+                 "src in A1 goes with dst in A2, src in B1 with dst in B2; A1 -> B2 and B1 -> A2 are refused. "
+                 "B1 -> B2 is accepted although the vendor's CPU-debug build of the bit-mode LoadData stops on it.",
+                 "Function Usage: 'The following data paths are supported: A1 -> A2 and B1 -> B2.' The vendor's "
+                 "bit-mode implementation checks `Src != TPosition::A1 && Src != TPosition::A2` before it raises "
+                 "(kernel_operator_mm_base_impl.h), which refuses B1 in CPU-debug builds only: most likely a typo for "
+                 "B1, as the page and the NPU path take it; no vendor test loads B1 -> B2 in bit mode.",
+                 (f"{SEED} Function Usage", f"{IMPL_BASE} (the bit-mode LoadData's position check)"), ("load3d.path",)),
         SpecNote("load3d.program-fmatrix", "The feature map in a program",
                  "In a program the load reads the feature map the last SetFmatrix set: the call is checked and run with "
                  "that fmatrix (l1H, l1W, padList, padValue), also when it gives one of its own; when its own differs, "
