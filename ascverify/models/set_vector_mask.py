@@ -30,8 +30,12 @@ PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
 VENDOR_PAGE = "SetVectorMask (asc-devkit docs)"
 #: T is 'the vector operands' type': the page gives Normal-mode ranges for 16-, 32- and 64-bit operands, and the
 #: vendor's own code sets Counter-mode counts with uint8 (layernorm, dropout, gelu, the reduce example), masks for
-#: uint8 in Normal mode (its adv_api tests) and for bfloat16 (the 950 Select and 310B1 copy tests).
+#: uint8 in Normal mode (its adv_api tests) and for bfloat16 (the 950 Select and 310B1 copy tests); the setter writes
+#: the register whatever T is (SetVectorMaskImpl), T only sizes the lanes of the len form.
 TYPES = ("half", "float", "bfloat16", "int16", "uint16", "int32", "uint32", "int8", "uint8", "int64", "uint64")
+#: atlas-350's 8-bit float types, which its vector ops take (the vendor's 950 Cast test sets Counter-mode counts with
+#: hifloat8_t, fp8_e5m2_t and fp8_e4m3fn_t).
+TYPES_350 = TYPES + ("fp8_e4m3fn", "fp8_e5m2", "hifloat8")
 MODE = EnumType("MaskMode", ("NORMAL", "COUNTER"))
 NORMAL, COUNTER = MODE.codes(MODE.choices)
 #: SetVectorMask(int32_t len): the contiguous form's C type.
@@ -59,10 +63,11 @@ class SetVectorMask(ApiModel):
     prefix = "set_vector_mask"
     seed = "004_2ad9555534615f32.txt"
     summary = "set the vector mask register for later masked ops called with isSetMask=false"
-    support = {p: TYPES for p in PRODUCT_IDS if p not in UNSUPPORTED}
+    support = {p: TYPES_350 if p == "atlas-350" else TYPES for p in PRODUCT_IDS if p not in UNSUPPORTED}
     support_source = (f"{VENDOR_PAGE}, Product support (HARDWARE_NOTES.md Products: the inference series' Vector Core "
                       f"is atlas-inference-vectorcore); types: the vector operands' types (Template parameters, T: the "
-                      f"Normal-mode ranges of 16-, 32- and 64-bit operands; the vendor's calls with uint8 and bfloat16)")
+                      f"Normal-mode ranges of 16-, 32- and 64-bit operands; the vendor's calls with uint8, bfloat16 and, "
+                      f"on atlas-350, hifloat8 and the fp8 types)")
     default_dtype = "half"
     args = (MaskArg("mask", source=f"{PAGE}; {NOTES_MASKS}"),
             Arg("mode", MODE, f"{VENDOR_PAGE}, Template parameters (mode)",
