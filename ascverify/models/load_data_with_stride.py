@@ -195,6 +195,24 @@ class LoadDataWithStride(Load3DBitMode):
                   f"{IMPL_BASE} (LoadDataWithStrideImpl)", NOTES),
                  ("load_data_with_stride.fmatrix.reset", "load_data_with_stride.fmatrix.differs",
                   "load_data_with_stride.fmatrix.unset")),
+        SpecNote("load_data_with_stride.zero-nop", "Zero values the vendor's page calls a NOP",
+                 "l1H, l1W, sizeChannel (channelSize), kStep (kExtension), mStep (mExtension) and Wk / Hk (filterW / "
+                 "filterH without filterSizeW / H) of 0 are refused by Load3DBitMode's ranges, as are a dilation "
+                 "of 0 and strideW / strideH of 0: the NOP the newer page describes is not modelled (the window, "
+                 "footprint and output rules and the core need them at least 1).",
+                 "The vendor's LoadDataWithStride page (Table 3) gives l1H, l1W in [0, 32767], channelSize, "
+                 "kExtension, mExtension in [0, 65535] and says 0 'is treated as a NOP', likewise filterW / filterH = 0 "
+                 "with filterSizeW / H false; it gives dilationFilterW / H in [0, 255] and strideW / H in [0, 63]. "
+                 "Page 002 (the same instruction) gives [1, ...] for all of them, and the vendor's "
+                 "implementation asserts strideW / strideH in [1, 63] (kernel_operator_mm_check.h). No vendor call "
+                 "passes any of these zeros: a stricter reading that refuses no shipping code, recorded here as a "
+                 "known difference from the newer page.",
+                 (f"{DOC_LDWS} (Table 3)", f"{SEED_LOAD3D} Tables 4-5", "asc-devkit impl/basic_api/"
+                  "kernel_operator_mm_check.h (strideW / strideH in [1, 63])"),
+                 tuple(f"load_data_with_stride.{r}" for r in (
+                     "fmatrix.l1H.range", "fmatrix.l1W.range", "sizeChannel.values", "kStep.range", "mStep.range",
+                     "Wk.range", "Hk.range", "dilationW.range", "dilationH.range", "strideW.range",
+                     "strideH.range"))),
         SpecNote("load_data_with_stride.b8-b2", "8-bit types into B2",
                  "An 8-bit T (int8, uint8, fp8_e4m3fn, fp8_e5m2, hifloat8) with dst in B2 draws the warning "
                  "b8.b2, not an error.",
