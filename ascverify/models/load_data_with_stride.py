@@ -69,6 +69,11 @@ CONFIG = StructArg(
 EXTRA = ("repeat", CONFIG.name)
 
 
+def _without_fmatrix(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A program's state without the feature map SetFmatrix set (a call that sets its own does not read it)."""
+    return {k: v for k, v in state.items() if k != FMATRIX_STATE}
+
+
 def _b8_b2_ok(v: Any, ctx: Context) -> Any:
     return True if ctx.dtype.name not in B8 else Not(And(v.dst.present, v.dst.position == _CODE["B2"]))
 
@@ -274,8 +279,7 @@ class LoadDataWithStride(Load3DBitMode):
         isSetPadding its own padValue, else the one the register holds."""
         env = case.env
         if env["defaultConfig.isSetFMatrix"]:
-            state = {k: v for k, v in state.items() if k != FMATRIX_STATE}
-            return super().with_state(case, state)
+            return super().with_state(case, _without_fmatrix(state))
         got = super().with_state(case, state)
         if env["defaultConfig.isSetPadding"] and got.env["fmatrix.present"]:  # its own (LoadData3DParamsV2's 0 if none)
             got = got.with_fields(**{"fmatrix.padValue": env["fmatrix.padValue"]})
@@ -287,7 +291,7 @@ class LoadDataWithStride(Load3DBitMode):
         env = case.env
         if not env["defaultConfig.isSetFMatrix"]:
             return super().state_warnings(case, state)
-        out = [(r, m) for r, m in super().state_warnings(case, {k: v for k, v in state.items() if k != FMATRIX_STATE})
+        out = [(r, m) for r, m in super().state_warnings(case, _without_fmatrix(state))
                if r.id != f"{self.prefix}.fmatrix.unset"]
         if not env["fmatrix.present"]:
             r = self.rule_by_id[f"{self.prefix}.fmatrix.reset"]

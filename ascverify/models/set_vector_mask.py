@@ -22,7 +22,7 @@ from ..spec.params import INT32, Arg, EnumType, MaskArg
 from ..spec.products import PRODUCT_IDS
 from ..spec.registry import register
 from ..spec.rules import WARNING, Context, Values, rule
-from .vector_common import NOTES_MASKS, VECTOR_MASK_STATE as STATE_KEY, Register, lane_mask, mask_rules
+from .vector_common import NOTES_MASKS, VECTOR_MASK_STATE as STATE_KEY, Register, counter_count, lane_mask, mask_rules
 
 PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
 #: The vendor's page of SetVectorMask itself (asc-devkit ``docs/api/SIMD-API/基础API/Memory矢量计算/掩码操作/
@@ -49,11 +49,6 @@ def _normal_documented(v: Values, ctx: Context) -> Any:
     """The page's Normal-mode mask rules apply: Normal mode with a 16-, 32- or 64-bit T (an 8-bit T there is
     `normal.width`'s warning)."""
     return And(v.mode == NORMAL, ctx.dtype.bits >= 16)
-
-
-def counter_count(v: Values) -> Any:
-    """The Counter-mode count: len (the integer form) or maskLow (mask[0] of the list form)."""
-    return v.mask.count + v.mask.words[0]  # the form not given holds 0
 
 
 @register

@@ -161,13 +161,19 @@ def lane_mask(case: Case, name: str = "mask") -> np.ndarray:
     return np.arange(n) < int(env[f"{name}.count"])
 
 
+def counter_count(fields: Any) -> Any:
+    """A Counter-mode count from a mask's fields (a case's values, columns or Z3 terms, or the fields a program's
+    state holds): len (the integer form) or maskLow (mask[0] of the list form); the form not given holds 0."""
+    return fields["mask.count"] + fields["mask.w0"]
+
+
 def counter_elements(state: Mapping[str, Any]) -> int | None:
     """The element count the last SetVectorMask of a program set in Counter mode (None: none did, or in Normal
     mode)."""
     got = state.get(VECTOR_MASK_STATE)
     if got is None or got.get("mode") != "COUNTER":
         return None
-    return int(got["fields"]["mask.count"]) + int(got["fields"]["mask.w0"])  # len, or maskLow
+    return int(counter_count(got["fields"]))
 
 
 def effective_mask(state: Mapping[str, Any], ctx: Context) -> dict[str, Any] | None:
