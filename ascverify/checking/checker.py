@@ -101,6 +101,12 @@ class Result:
     def valid(self) -> bool:
         return self.error is None and not self.violations
 
+    def repeated(self) -> "Result":
+        """The same verdict for another occurrence of the same case (its own lists: `promote_warnings` changes
+        them)."""
+        return Result(self.file, self.index, self.case, list(self.violations), list(self.warnings),
+                      list(self.unchecked), self.error, self.program)
+
     def promote_warnings(self) -> "Result":
         """Count every warning as an error (``check --strict``); returns self."""
         for w in self.warnings:
@@ -659,8 +665,28 @@ def _order_flags(r: Rule, v: Values, ctx: Any, n: int) -> list[bool] | None:
 
 
 def check_cases(cases: Iterable[Case]) -> list[Result]:
-    """Every rule each case breaks, in the order given (batched by API and context)."""
+    """Every rule each case breaks, in the order given (batched by API and context). A case given more than once
+    (the same object: `caseio.read_cases` with ``repeats``) is checked once; each further occurrence gets a copy of
+    its result."""
     cases = list(cases)
+    first: dict[int, int] = {}
+    slots = [first.setdefault(id(c), len(first)) for c in cases]
+    if len(first) < len(cases):
+        distinct: list[Case | None] = [None] * len(first)
+        for c, slot in zip(cases, slots):
+            distinct[slot] = c
+        checked = _check_distinct(distinct)  # type: ignore[arg-type]
+        seen = [False] * len(checked)
+        out: list[Result] = []
+        for slot in slots:
+            out.append(checked[slot].repeated() if seen[slot] else checked[slot])
+            seen[slot] = True
+        return out
+    return _check_distinct(cases)
+
+
+def _check_distinct(cases: list[Case]) -> list[Result]:
+    """`check_cases` of distinct case objects."""
     groups: dict[tuple, list[int]] = defaultdict(list)
     for i, c in enumerate(cases):  # contexts are made once per model and key (ApiModel.context): by identity
         groups[(id(c.model), id(c.ctx))].append(i)

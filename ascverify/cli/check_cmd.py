@@ -173,7 +173,8 @@ def _check_chunk(job: tuple) -> _FileReport:
     on every product)."""
     path, chunk, first_index, first_line, fmt, verbose, strict, data_root, max_bytes, product, strict_schema = job
     with gc_paused(), read_limits(data_root=data_root, max_bytes=max_bytes):
-        entries: Iterable[Any] = cases_from_lines(chunk, path, first_index, first_line, keep_raw=strict_schema)
+        entries: Iterable[Any] = cases_from_lines(chunk, path, first_index, first_line, keep_raw=strict_schema,
+                                                   repeats=True)
         if strict_schema:
             entries = _schema_checked(entries)
         if product and product != "all":
@@ -229,7 +230,7 @@ def _serial_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: in
 
     def sources() -> Iterator[tuple[str, Iterable[Any]]]:
         for path in files:
-            entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema)
+            entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema, repeats=True)
             if strict_schema:
                 entries = _schema_checked(entries)
             yield path, (on_product(entries, product) if product else entries)

@@ -366,8 +366,8 @@ def checked_items(items: Sequence[tuple[str, Any]], cache: DataCache) -> list[Re
         checked = check_cases([entry.case for _, entry in items])
         for (path, entry), r in zip(items, checked):
             r.file, r.index = path, entry.index
-            if r.error is not None:
-                r.error = bare_error(r.error, path, location(path, r.index))
+            if r.error is not None:  # located at the case's origin: a repeated case's first occurrence
+                r.error = bare_error(r.error, path, location(path, r.index), entry.case.origin)
         return checked
     results: list[Result | None] = []
     readable: list[tuple[int, str, int, Case]] = []  # (slot in results, file, case index, case)
@@ -396,7 +396,7 @@ def checked_items(items: Sequence[tuple[str, Any]], cache: DataCache) -> list[Re
     for (slot, path, index, _), r in zip(readable, checked):
         r.file, r.index = path, index
         if r.error is not None:
-            r.error = bare_error(r.error, path, location(path, r.index))
+            r.error = bare_error(r.error, path, location(path, r.index), r.case.origin if r.case else "")
         results[slot] = r
     return results  # type: ignore[return-value]
 

@@ -1,0 +1,109 @@
+"""Lines of a case file seen before: a repeated line is read once (a kernel's trace calls the same intrinsic with
+the same arguments thousands of times), within bounds that keep memory flat however long the file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .case import Case
+from .columnar import RowCase
+
+#: Distinct lines remembered at once; when full, everything remembered is forgotten and remembering starts again ...
+MOST_LINES = 8192
+#: ... unless fewer than one line in this many was a repeat by then: a file of distinct lines (a fuzzer's output)
+#: then stops paying for remembering (about a tenth of `check`'s time).
+FEW_REPEATS = 16
+#: A longer line is never remembered (inline data, long names: rarely repeated, and costly to keep).
+MOST_LINE_BYTES = 2048
+#: Rows of the blocks of columns (`columnar.Block`) that remembered cases may keep alive (about what one window of
+#: `check` keeps alive anyway).
+MOST_ROWS = 65536
+
+
+class Repeats:
+    """What one reading of one file remembers of its lines: a line's JSON value (the same object each time the
+    line comes again, so that it is parsed and checked for duplicate keys once), and the case read from that value
+    (the same `Case` object, so that `check` checks it once per window). Only plain cases are remembered: a
+    value that is a JSON object without ``calls`` (not a program), read into a case without data sources."""
+
+    __slots__ = ("values", "_held", "_cases", "_blocks", "_rows", "active", "lines", "hits")
+
+    def __init__(self) -> None:
+        #: line text -> its JSON value
+        self.values: dict[bytes, Any] = {}
+        self._held: dict[int, Any] = {}  # id -> value, of the values held
+        #: id of a held value -> the case read from it
+        self._cases: dict[int, tuple[Any, Case]] = {}
+        #: id of a block that remembered cases keep alive -> the block (held: its id names it alone) and the ids of
+        #: those cases' values (oldest block first)
+        self._blocks: dict[int, tuple[Any, list[int]]] = {}
+        self._rows = 0  # rows of those blocks
+        #: False once the file has shown too few repeats to be worth remembering (`FEW_REPEATS`)
+        self.active = True
+        #: lines looked up, and how many of them were seen before
+        self.lines = self.hits = 0
+
+    def seen(self, lines: list[bytes]) -> list[Any]:
+        """Per line, the value remembered for it (None: not seen before)."""
+        got = self.values.get
+        known = [got(line) for line in lines]
+        self.lines += len(lines)
+        self.hits += len(lines) - known.count(None)
+        return known
+
+    def remember_value(self, line: bytes, value: Any) -> None:
+        """Keep ``value`` (read from ``line`` with no problem) for the line's next occurrences."""
+        if type(value) is not dict or len(line) > MOST_LINE_BYTES or "calls" in value or not self.active:
+            return
+        if line in self.values:  # read again before it was remembered (twice in one batch): the first is kept
+            return
+        if len(self.values) >= MOST_LINES:
+            self.clear()
+            if self.hits * FEW_REPEATS < self.lines:
+                self.active = False
+                return
+        self.values[line] = value
+        self._held[id(value)] = value
+
+    def case(self, value: Any) -> Case | None:
+        """The case remembered for ``value`` (the object itself: an id alone may name a later object)."""
+        got = self._cases.get(id(value))
+        return got[1] if got is not None and got[0] is value else None
+
+    def has_cases(self) -> bool:
+        """Whether any case is remembered."""
+        return bool(self._cases)
+
+    def remember_case(self, value: Any, case: Case) -> None:
+        """Keep ``case``, read from ``value``, when the value is held and the case is plain. A case read
+        column-wise keeps its block alive: past `MOST_ROWS` rows, the cases of the oldest blocks are forgotten (their
+        lines, seen again, are read again, into a newer block)."""
+        key = id(value)
+        if self._held.get(key) is not value or case.data_sources or case.registers or self.case(value) is case:
+            return
+        if case.__class__ is RowCase:
+            block = case.block  # type: ignore[attr-defined]
+            got = self._blocks.get(id(block))
+            if got is None:
+                while self._blocks and self._rows + len(block) > MOST_ROWS:
+                    self._forget_block(next(iter(self._blocks)))
+                got = self._blocks[id(block)] = (block, [])
+                self._rows += len(block)
+            got[1].append(key)
+        self._cases[key] = (value, case)
+
+    def _forget_block(self, block: int) -> None:
+        held, keys = self._blocks.pop(block)
+        self._rows -= len(held)
+        for key in keys:
+            got = self._cases.get(key)
+            if got is not None and id(getattr(got[1], "block", None)) == block:
+                del self._cases[key]
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self.values.clear()
+        self._held.clear()
+        self._cases.clear()
+        self._blocks.clear()
+        self._rows = 0
