@@ -135,7 +135,9 @@ def test_repeats_change_no_byte_of_any_format(tmp_path: Path, monkeypatch: pytes
     path = _file(tmp_path, 6000, seed=1)[0] if kind == "mixed" else _named_prologue(tmp_path)
     formats = [("--format", f) for f in ("text", "json", "jsonl", "sarif", "junit")]
     runs = [(*f, "--workers", "1") for f in formats] + [("--format", "jsonl", "--workers", "2"),
-                                                        ("--product", "all", "--workers", "1")]
+                                                        ("--product", "all", "--workers", "1"),
+                                                        ("--product", "all", "--strict", "--format", "json"),
+                                                        ("--product", "atlas-350", "--format", "jsonl")]
     remembered = [_check(*run, str(path)) for run in runs]
     original_read, original_lines = check_cmd.read_cases, check_cmd.cases_from_lines
     monkeypatch.setattr(check_cmd, "read_cases", lambda *a, **k: original_read(*a, **{**k, "repeats": False}))

@@ -454,16 +454,16 @@ def _block_entries(block: list[tuple[int, Any, InputError | None]], path: str, b
     out: list[Entry] = []
     add = out.append
     remember = repeats.remember_case if repeats is not None else None
-    for (index, doc, err), case, origin in zip(block, fast, origins):
+    for at, ((index, doc, err), case, origin) in enumerate(zip(block, fast, origins)):
         if err is not None:
             add(Entry(index, None, err))
             continue
         raw = doc if keep_raw else None
         if case is None and repeats is not None:  # read case by case: seen earlier in this block?
             case = repeats.case(doc)
+        elif remember is not None and (known is None or known[at] is None):
+            remember(doc, case)
         if case is not None:
-            if remember is not None:
-                remember(doc, case)
             add(Entry(index, case, None, raw))
             continue
         try:

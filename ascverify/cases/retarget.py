@@ -33,11 +33,27 @@ def retarget_program(program: Program, product: str) -> Program:
                    calls=[Call(c.index, retarget(c.case, product), c.shared) for c in program.calls])
 
 
+#: Cases `on_product` remembers having moved (then forgotten all at once: memory stays flat).
+MOVED_MOST = 8192
+
+
 def on_product(entries: Iterable[Entry], product: str) -> Iterator[Entry]:
-    """A file's entries with each case (or program) moved to ``product``; unreadable entries as they are."""
+    """A file's entries with each case (or program) moved to ``product``; unreadable entries as they are. A case
+    object that comes again (a repeated line, `caseio.read_cases` with ``repeats``) is moved once: its entries get
+    the same moved case, which `check_cases` then checks once."""
+    moved: dict[int, tuple[Case, Case]] = {}  # id(case) -> (the case, held: the id names it alone; moved)
     for e in entries:
         if e.case is not None:
-            e.case = retarget(e.case, product)
+            case = e.case
+            got = moved.get(id(case))
+            if got is not None and got[0] is case:
+                e.case = got[1]
+            else:
+                e.case = retarget(case, product)
+                if not case.data_sources and not case.registers:
+                    if len(moved) >= MOVED_MOST:
+                        moved.clear()
+                    moved[id(case)] = (case, e.case)
         elif e.program is not None:
             e.program = retarget_program(e.program, product)
         yield e

@@ -102,17 +102,19 @@ class Result:
         return self.error is None and not self.violations
 
     def repeated(self) -> "Result":
-        """The same verdict for another occurrence of the same case (its own lists: `promote_warnings` changes
-        them)."""
-        return Result(self.file, self.index, self.case, list(self.violations), list(self.warnings),
-                      list(self.unchecked), self.error, self.program)
+        """The same verdict for another occurrence of the same case. The lists are shared: a result's lists are
+        not changed once checked (`promote_warnings` makes new ones)."""
+        return Result(self.file, self.index, self.case, self.violations, self.warnings, self.unchecked, self.error,
+                      self.program)
 
     def promote_warnings(self) -> "Result":
-        """Count every warning as an error (``check --strict``); returns self."""
-        for w in self.warnings:
-            w.promoted = True
-        self.violations.extend(self.warnings)
-        self.warnings = []
+        """Count every warning as an error (``check --strict``); returns self. New lists: another result may share
+        the old ones (`repeated`)."""
+        if self.warnings:
+            for w in self.warnings:
+                w.promoted = True
+            self.violations = self.violations + self.warnings
+            self.warnings = []
         return self
 
     @property

@@ -89,8 +89,11 @@ def check_on_products(results: Sequence[Result], products: Sequence[str] = PRODU
     readable = [r for r in results if r.error is None and calls_of(r)]
     per_product: dict[str, list[Result | None]] = {p: [None] * len(readable) for p in products}
     single = [k for k, r in enumerate(readable) if r.program is None]
-    # one batch for every product: a case's products form one family of the checker (`checking.families`)
-    got = check_cases([retarget(readable[k].case, p) for p in products for k in single])
+    # one batch for every product: a case's products form one family of the checker (`checking.families`); a case
+    # object that several results share (a repeated line) is moved once per product, so that it is checked once
+    moved: dict[tuple[int, str], Any] = {}  # the results hold their cases meanwhile: an id names one case
+    got = check_cases([moved[key] if (key := (id(readable[k].case), p)) in moved else
+                       moved.setdefault(key, retarget(readable[k].case, p)) for p in products for k in single])
     for j, p in enumerate(products):
         mine = per_product[p]
         for k, g in zip(single, got[j * len(single):(j + 1) * len(single)]):
