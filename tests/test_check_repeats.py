@@ -38,6 +38,9 @@ def _distinct_lines() -> list[str]:
     data = json.loads(json.dumps(BASE))
     data["tensors"]["src"]["data"] = [1.0] * 128
     lines.append(json.dumps(data))
+    lower = json.loads(json.dumps(BASE))
+    lower["api"] = "blockreducemax"  # read (any letter case), but not the schema's spelling: refused by --schema
+    lines.append(json.dumps(lower))
     lines += ['{"api": "BlockReduceMax", "api": "BlockReduceMin"}', '{not json', '42',
               '{"api": "NoSuchApi", "product": "atlas-a2", "args": {}, "tensors": {}}']
     return lines
@@ -128,7 +131,7 @@ def _named_prologue(tmp_path: Path) -> Path:
 def test_repeats_change_no_byte_of_any_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               most_lines: int | None, kind: str) -> None:
     """The whole output with repeated lines remembered and with each line read afresh (`read_cases` without
-    ``repeats``) is the same, in every format and with two workers; also when the memory is full every few lines
+    ``repeats``) is the same, in every format, with two workers and with --schema (a document validated once); also when the memory is full every few lines
     (forgotten and started again) and when a file of distinct lines turns remembering off before its repeats."""
     if most_lines is not None:
         monkeypatch.setattr(repeats_module, "MOST_LINES", most_lines)
@@ -137,7 +140,8 @@ def test_repeats_change_no_byte_of_any_format(tmp_path: Path, monkeypatch: pytes
     runs = [(*f, "--workers", "1") for f in formats] + [("--format", "jsonl", "--workers", "2"),
                                                         ("--product", "all", "--workers", "1"),
                                                         ("--product", "all", "--strict", "--format", "json"),
-                                                        ("--product", "atlas-350", "--format", "jsonl")]
+                                                        ("--product", "atlas-350", "--format", "jsonl"),
+                                                        ("--schema", "--format", "jsonl")]
     remembered = [_check(*run, str(path)) for run in runs]
     original_read, original_lines = check_cmd.read_cases, check_cmd.cases_from_lines
     monkeypatch.setattr(check_cmd, "read_cases", lambda *a, **k: original_read(*a, **{**k, "repeats": False}))

@@ -22,6 +22,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
+import orjson
+
 from ..spec.citations import cite
 from ..spec.dtypes import dtype_names
 from ..spec.model import ApiModel, ArgumentForm
@@ -409,3 +411,34 @@ def validate(doc: Any) -> list[str]:
     v = _validator()
     out = [f"{path}: {_short(msg)}" for error in v.iter_errors(doc) for path, msg in _messages(error)]
     return sorted(dict.fromkeys(out))
+
+
+#: Documents `RepeatedValidation` remembers at once (then forgets all: memory stays flat) ...
+VALIDATED_MOST = 8192
+#: ... each at most this long as JSON text (a repeated line is at most `repeats.MOST_LINE_BYTES` long).
+VALIDATED_MOST_BYTES = 2048
+
+
+class RepeatedValidation:
+    """`validate` for the documents of one file, where a repeated line gives the same document object
+    (`caseio.read_cases` with ``repeats``): such a document is validated once."""
+
+    __slots__ = ("_done",)
+
+    def __init__(self) -> None:
+        self._done: dict[int, tuple[Any, list[str]]] = {}  # id -> (the document, held: the id names it alone; problems)
+
+    def __call__(self, doc: Any) -> list[str]:
+        got = self._done.get(id(doc))
+        if got is not None and got[0] is doc:
+            return got[1]
+        problems = validate(doc)
+        try:  # about a thousandth of what validating it cost
+            small = len(orjson.dumps(doc)) <= VALIDATED_MOST_BYTES
+        except (orjson.JSONEncodeError, TypeError):
+            small = False
+        if small:
+            if len(self._done) >= VALIDATED_MOST:
+                self._done.clear()
+            self._done[id(doc)] = (doc, problems)
+        return problems

@@ -16,7 +16,7 @@ import orjson
 from ..cases.bounded_read import LineReader, NotRegular, open_regular
 from ..cases.caseio import Entry, cases_from_lines, read_cases
 from ..cases.retarget import on_product
-from ..cases.schema import validate
+from ..cases.schema import RepeatedValidation
 from ..cases.sources import _LIMITS, read_limits
 from ..checking.checker import Result
 from ..engines import interrupts, portability
@@ -190,7 +190,9 @@ def _part(results: Sequence[Result], fmt: str, verbose: bool, strict: bool, prod
 
 
 def _schema_checked(entries: Iterable[Any]) -> Iterator[Any]:
-    """The entries, with a case that the JSON Schema refuses turned into an input error."""
+    """The entries, with a case that the JSON Schema refuses turned into an input error (a document that comes
+    again, a repeated line, validated once)."""
+    validate = RepeatedValidation()
     for e in entries:
         if e.error is None and e.raw is not None and getattr(e, "program", None) is None:
             # the schema describes single cases; a program's calls were validated when parsed
