@@ -318,6 +318,11 @@ for _api, _p in (("Load3DBitMode", "load3d"), ("LoadDataWithStride", "load_data_
     KNOWN[(_api, None, f"{_p}.dst.size", "nop")] = (
         "over-strict warning by design: repeatTime = 0 stores nothing, the dst.size warning still asks for one "
         "repeat's fractals (spec note load_data_with_stride.nop / load3d.nop)")
+for _p in ("block_reduce_min", "block_reduce_max", "block_reduce_sum"):
+    KNOWN[(ascverify.get_api(_p).name, None, f"{_p}.src.footprint.masked", "random")] = (
+        "over-strict warning by design: it asks for the datablocks after the last one with an active lane, which "
+        "the core does not read (spec note *.masked-blocks: whether the hardware fetches them is not documented; "
+        "the vendor's ReduceMax/ReduceMin rely on their not being needed); src.footprint is the tight error")
 for _p in ("atlas-a2", "atlas-a3"):
     KNOWN[("BilinearInterpolation", _p, "bilinear.sharedTmpBuffer.size", "random")] = (
         "over-strict by the page: the page's temporary space (src0.size*32 + src1.size*32 bytes) exceeds what "
@@ -519,13 +524,19 @@ def test_the_boundary_generator_s_minimum_is_the_audited_one(api, product, dtype
         case = g.cases[t.cases[0]].case
         tensor = model.rule_by_id[t.rule].domain["tensor"]
         got = needs(case, tensor)
-        if t.expect == "success":
+        if not t.id.endswith("the minimum - 1"):
+            assert t.expect == "success"
             assert case.env[f"{tensor}.size"] == got[t.rule] == max(got.values()), t.id
             verdicts = [v for rid, v in audit(case, tensor) if rid == t.rule]
-            assert verdicts and all(v.kind == "ok" for v in verdicts), [v.text for v in verdicts]
+            # a rule judged over-strict by design (`KNOWN`) asks for bytes the core does not touch
+            ok = ("ok", "over") if _known(api, product, t.rule, "random") else ("ok",)
+            assert verdicts and all(v.kind in ok for v in verdicts), [v.text for v in verdicts]
         else:
             assert case.env[f"{tensor}.size"] == got[t.rule] - 1, t.id
-            assert t.rule in {v.id for v in check_case(case).violations}, t.id
+            result = check_case(case)
+            # an error's case is invalid; a warning's stays valid and draws the warning
+            found = result.violations if t.expect != "success" else result.warnings
+            assert t.rule in {v.id for v in found}, t.id
         seen += 1
     assert seen == 2 * len(size_rules(model, product)), seen  # both sides of every size rule
 

@@ -111,23 +111,45 @@ def test_the_op_reads_the_register_in_its_own_type():
     assert got[:8].tolist() == expected[:8].tolist() == [(128 - 15 - 16 * b) / 4 for b in range(8)]
 
 
-def test_a_counter_mode_count_leaves_the_ops_mask_unknown():
-    """Counter-mode semantics of the ops are not modelled: after SetVectorMask(COUNTER) an op with isSetMask=false
-    is not judged by its mask rules (a note says so) and `run` marks its results unspecified."""
+def test_a_counter_mode_count_of_whole_repeats_is_checked_and_run():
+    """After SetVectorMask(COUNTER) the hardware ignores repeatTime and runs ceil(count / lanes) repeats (the vendor's
+    Mask page). When every repeat has the same lanes the op is checked and run as such: 64 halves are one repeat of
+    64 lanes (blocks 0-3 of 16 lanes), as repeatTime = 1 says (no warning)."""
     counter = {"api": "set_vector_mask", "args": {"mask": [64, 0], "mode": "COUNTER"}, "dtype": "uint8"}
+    prog = program(counter, brm())
+    data = (np.arange(128, 0, -1) / 4).tolist()
+    prog["tensors"]["x"]["data"] = data
+    parsed = parse_program(prog)
+    result = check_program(parsed)
+    assert result.valid and not result.warnings
+    assert not any(u.rule_id == "block_reduce_min.mask.count.range" for u in result.unchecked)
+    got = run_program(parsed).runs[1].tensors["dst"]
+    expected = run_case(_direct_brm(64, "half", data)).tensors["dst"]
+    # blocks 0-3: each block's minimum is its last element, (128 - 15 - 16*b) / 4, as with the contiguous mask 64
+    assert got[:4].tolist() == expected[:4].tolist() == [(128 - 15 - 16 * b) / 4 for b in range(4)]
+    # 512 floats are ceil(512 / 64) = 8 whole repeats of 64 lanes: repeatTime=1 has no effect (a warning), and
+    # src, 128 floats here, must hold 8 repeats' datablocks (8 x 64 floats): an error at the op (dst, 16 results,
+    # must hold 8 x 8 too)
+    counter["args"]["mask"] = [512, 0]
+    wide = check_program(parse_program(program(counter, brm(), dtype="float")))
+    assert [(w.call, w.id) for w in wide.warnings] == [(1, "block_reduce_min.counter_mode")]
+    assert "ceil(512 / 64) = 8 repeat(s) of 64 lanes" in wide.warnings[0].message
+    errors = {v.id: v for v in wide.violations}
+    assert {v.call for v in wide.violations} == {1} and "block_reduce_min.src.footprint" in errors
+    assert "needs 512" in errors["block_reduce_min.src.footprint"].message
+
+
+def test_a_counter_mode_count_with_a_shorter_last_repeat_leaves_the_ops_mask_unknown():
+    """200 halves are ceil(200 / 128) = 2 repeats, the last of 72 lanes: one mask cannot say it, so the op's mask
+    rules are not checked (a note says so), a warning gives the repeats, and `run` marks its results unspecified."""
+    counter = {"api": "set_vector_mask", "args": {"mask": [200, 0], "mode": "COUNTER"}, "dtype": "uint8"}
     parsed = parse_program(program(counter, brm()))
     result = check_program(parsed)
     assert result.valid
     assert any(u.rule_id == "block_reduce_min.mask.count.range" for u in result.unchecked)
-    # the vendor's Mask page: in Counter mode repeatTime is ignored, the repeats follow from the count: 64 halves are
-    # one repeat of 128 lanes (as repeatTime = 1 says); 512 floats are ceil(512 / 64) = 8, seven more than checked
     assert [(w.call, w.id) for w in result.warnings] == [(1, "block_reduce_min.counter_mode")]
-    assert "more repeats" not in result.warnings[0].message
-    counter["args"]["mask"] = [512, 0]
-    wide = check_program(parse_program(program(counter, brm(), dtype="float")))
-    assert [(w.call, w.id) for w in wide.warnings] == [(1, "block_reduce_min.counter_mode")]
-    assert "ceil(512 / 64) = 8 repeats" in wide.warnings[0].message
-    assert "stores 7 more repeats of results than were checked" in wide.warnings[0].message
+    assert "ceil(200 / 128) = 2 repeats, the last of 72 lanes" in result.warnings[0].message
+    assert "stores 1 more repeats of results than were checked" in result.warnings[0].message
     run = run_program(parsed).runs[1]
     # the 8 results (2 bytes each) at z's address are unspecified, not numbers
     assert run.memory.poisoned("UB", 512, 16).all()
@@ -177,6 +199,12 @@ def _inline(case):
     return {"api": doc["api"], "args": doc["args"], "tensors": doc["tensors"], "dtype": doc["dtype"]}
 
 
+#: SetVectorMask in Normal mode: after a Counter-mode count the hardware runs the repeats the count needs, whatever
+#: the op's repeatTime, so an op valid on its own may not be valid there (the Counter-mode tests above)
+NORMAL_SETTERS = strategies.cases("SetVectorMask", product=PRODUCT, dtype="half").filter(
+    lambda c: c.env["mode"] == 0)
+
+
 class ProgramMachine(RuleBasedStateMachine):
     """Random legal calls appended one by one; after each step the program is checked and run.
 
@@ -191,7 +219,7 @@ class ProgramMachine(RuleBasedStateMachine):
         self.mask_set = False
         self.expected = []  # (call index, rule id)
 
-    @rule(case=strategies.cases("SetVectorMask", product=PRODUCT, dtype="half"))
+    @rule(case=NORMAL_SETTERS)
     def set_vector_mask(self, case):
         self.calls.append(_inline(case))
         self.mask_set = True
@@ -225,7 +253,7 @@ TestPrograms = ProgramMachine.TestCase
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(strategies.cases("BlockReduceMin", product=PRODUCT, dtype="half"), min_size=1, max_size=4),
-       strategies.cases("SetVectorMask", product=PRODUCT, dtype="half"))
+       NORMAL_SETTERS)
 def test_programs_missing_only_their_set_vector_mask_break_only_the_ordering_rule(ops, setter):
     """A legal program (SetVectorMask first) minus its SetVectorMask breaks exactly the ordering rule, at
     each call with isSetMask=false."""

@@ -47,7 +47,7 @@ from ..spec.rules import (
     tensor_min_size,
     tensors_disjoint,
 )
-from .vector_common import BLOCK_BYTES, REPEAT_BYTES, lane_mask, mask_rules
+from .vector_common import BLOCK_BYTES, REPEAT_BYTES, lane_mask, mask_high_word_note, mask_rules
 
 SEED = "000_f2fe3f8fa92b9dd9.txt"
 NOTES = "HARDWARE_NOTES.md BilinearInterpolation"
@@ -527,6 +527,7 @@ class BilinearInterpolation(ApiModel):
                    required_on=TMP_PRODUCTS),
     )
     notes = (
+        mask_high_word_note("bilinear", _t2("mask[]/mask")),
         SpecNote("bilinear.mask-word-order", "Bitwise mask word order",
                  "mask[0] holds the low 64 elements, mask[1] the high 64: [0, 8] selects element 68, [8, 0] element 4.",
                  "Page 000's example says mask = [0, 8] selects the fourth element; page 004 says [8, 0] does. "

@@ -16,8 +16,8 @@ from ..core.extremes import masked_extreme
 from ..spec.model import SpecNote
 from ..spec.registry import register
 from .block_reduce_family import (INT_ARGS, KEEP, KEEP_PRODUCTS, PLACEHOLDER, SHARED_INVARIANTS, BlockReduceFamily,
-                                  Citations, check_masked_block, lanes_of, stored_results)
-from .vector_common import lane_mask
+                                  Citations, check_masked_block, lanes_of, masked_blocks_note, stored_results)
+from .vector_common import lane_mask, mask_high_word_note
 
 SEED = "004_2ad9555534615f32.txt"
 NOTES = "HARDWARE_NOTES.md BlockReduceMin"
@@ -132,13 +132,13 @@ class BlockReduceMin(BlockReduceFamily):
                  "The page's parameter table says repeat_time, its signatures and examples say repeat; pyasc's "
                  "keyword is the one the signature shows.",
                  (f"{SEED} signature and 调用示例", _param("repeat_time"))),
-        SpecNote("block_reduce_min.full-footprints", "Footprints ignore the mask",
-                 "Every byte of all 8 datablocks of every repeat must lie inside src, and all 8 results of every "
-                 "repeat inside dst, whatever the mask (for repeatTime >= 1).",
+        SpecNote("block_reduce_min.full-footprints", "dst's footprint ignores the mask",
+                 "All 8 results of every repeat must lie inside dst, whatever the mask (for repeatTime >= 1).",
                  "The page is silent. The mask may come from SetVectorMask (unknown to the call), and on atlas-350 "
-                 "and atlas-200i-500-a2 fully masked blocks still store a result; the block reads are modelled as "
-                 "whole datablocks.",
-                 (f"{SEED} 参数说明", NOTES), ("block_reduce_min.src.footprint", "block_reduce_min.dst.footprint")),
+                 "and atlas-200i-500-a2 fully masked blocks still store a result.",
+                 (f"{SEED} 参数说明", NOTES), ("block_reduce_min.dst.footprint",)),
+        masked_blocks_note("block_reduce_min"),
+        mask_high_word_note("block_reduce_min", _proto("const uint64_t mask[]")),
         SpecNote("block_reduce_min.in-place", "dst sharing memory with src",
                  "dst may overlap src, except that no result of repeat r may land on a source byte read by a later "
                  "repeat r' > r (exact, on the footprints: all 8 results of r against all 8 blocks of r'). Overlap "

@@ -11,6 +11,7 @@ from ..cases.case import Case
 from ..spec.logic import And, Between, If, Implies, Not, Or
 from ..spec.products import PRODUCT_IDS
 from ..spec.dtypes import lookup_dtype
+from ..spec.model import SpecNote
 from ..spec.params import MASK_WORDS
 from ..spec.rules import ERROR, WARNING, Context, Rule, Values, field_range, rule
 
@@ -38,6 +39,23 @@ def lanes_per_repeat(ctx: Context) -> int:
 def mask_word_count(ctx: Context) -> int:
     """Words of a bitwise mask: 2 for 16-bit operands, 1 otherwise (pages 000 and 004, mask)."""
     return 2 if ctx.dtype.bits <= 16 else 1
+
+
+def mask_high_word_note(prefix: str, source: str) -> SpecNote:
+    """The reading of a bitwise mask's second word for a 32- or 64-bit op (a model whose op takes `mask_rules`)."""
+    return SpecNote(
+        f"{prefix}.mask-high-word", "A second mask word for a 32- or 64-bit T",
+        "A bitwise mask of a 32- or 64-bit op may have two words, as the C++ array uint64_t mask[2] has: the op reads "
+        "mask[0] only (64 lanes or fewer), so the second word has no effect: a warning when it is not 0, nothing "
+        "when it is. One word, or for a 16-bit op two, as before; no word or more than two: an error.",
+        "The prototype takes const uint64_t mask[] whatever T; the vendor's shipping code passes two-word arrays "
+        "for float ops, e.g. ReduceMax/ReduceMin's uint64_t mainMask[] = {mainMaskLow, mainMaskHigh} with "
+        "mainMaskHigh 0 for float (asc-devkit impl/adv_api/detail/reduce/reduce_common_util_v220_impl.h, "
+        "DoReduceLessThanBlk, and ComputeMaskBit), so a faithful translation of that call has two words. The "
+        "hardware notes: mask[0] holds the low 64 elements, mask[1] the high 64.",
+        (source, NOTES_MASKS,
+         "asc-devkit impl/adv_api/detail/reduce/reduce_common_util_v220_impl.h (DoReduceLessThanBlk)"),
+        (f"{prefix}.mask.words.count", f"{prefix}.mask.words.high"))
 
 
 def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: bool = False, flag: str | None = None,
@@ -103,14 +121,16 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
                     severity=WARNING if register else ERROR, notes=register.notes if register else ()),
         rule(f"{prefix}.{name}.words.count", (name, "dtype"),
              (lambda v, ctx: Between(least_words(v, ctx), getattr(v, name).nwords, MASK_WORDS)) if register else
-             (lambda v, ctx: getattr(v, name).nwords == mask_word_count(ctx)),
+             (lambda v, ctx: getattr(v, name).nwords == MASK_WORDS if mask_word_count(ctx) == MASK_WORDS else
+              Between(1, getattr(v, name).nwords, MASK_WORDS)),
              f"bitwise {name} has {{n}} word(s); T={{dtype}} needs {{need}}",
              f"{source}, {name} (bitwise mode: array length)", when=bitwise_given,
              facts=lambda v, ctx: {"n": getattr(v, name).nwords,
-                                   "need": "1 or 2" if register and least_words(v, ctx) == 1 else
+                                   "need": "1 or 2" if not register or least_words(v, ctx) == 1 else
                                    str(mask_word_count(ctx))},
-             help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise"
-                  + (" (or 2, the second being maskHigh)" if register else "")),
+             help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise (or 2, the second being "
+                  + ("maskHigh)" if register else "the array's mask[1], which a 32- or 64-bit op does not read)"),
+             notes=() if register else (f"{prefix}.mask-high-word",)),
         rule(f"{prefix}.{name}.words.nonzero", (name,), words_nonzero,
              f"bitwise {name}={{{name}}} selects no element (the words must not all be 0)" if empty_is_error else
              f"bitwise {name}={{{name}}} selects no element: a masked op that uses it (isSetMask=false) computes "
@@ -126,15 +146,18 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
              severity=WARNING if register else ERROR, notes=register.notes if register else (),
              help=f"bitwise {name}[0] <= 2^32-1 for 64-bit T"),
     ]
-    if register:
-        rules.append(rule(f"{prefix}.{name}.words.high", (name, "dtype"),
-                          lambda v, ctx: Or(ctx.dtype.bits <= 16, getattr(v, name).nwords < MASK_WORDS,
-                                            getattr(v, name).words[1] == 0),
-                          f"bitwise {name}[1] (maskHigh)={{w1}} for a {{bits}}-bit T: the page sets maskHigh to 0 for "
-                          f"32- and 64-bit operands (an op of that width uses the low word)",
-                          f"{source}, {name} (bitwise mode, 32- and 64-bit operands)", when=bitwise, severity=WARNING,
-                          facts=lambda v, ctx: {"w1": getattr(v, name).words[1], "bits": ctx.dtype.bits},
-                          notes=register.notes, help=f"maskHigh ({name}[1]) 0 for 32- and 64-bit T"))
+    rules.append(rule(f"{prefix}.{name}.words.high", (name, "dtype"),
+                      lambda v, ctx: Or(ctx.dtype.bits <= 16, getattr(v, name).nwords < MASK_WORDS,
+                                        getattr(v, name).words[1] == 0),
+                      f"bitwise {name}[1] (maskHigh)={{w1}} for a {{bits}}-bit T: the page sets maskHigh to 0 for "
+                      f"32- and 64-bit operands (an op of that width uses the low word)" if register else
+                      f"bitwise {name}[1]={{w1}} for a {{bits}}-bit T has no effect: an op of that width reads "
+                      f"mask[0] only ({{lanes}} lanes)",
+                      f"{source}, {name} (bitwise mode, 32- and 64-bit operands)", when=bitwise, severity=WARNING,
+                      facts=lambda v, ctx: {"w1": getattr(v, name).words[1], "bits": ctx.dtype.bits,
+                                            "lanes": lanes_per_repeat(ctx)},
+                      notes=register.notes if register else (f"{prefix}.mask-high-word",),
+                      help=f"{name}[1] 0 for 32- and 64-bit T"))
     if not empty_is_error:
         rules.append(rule(f"{prefix}.{name}.count.nonzero", (name,), lambda v, ctx: getattr(v, name).count != 0,
                           f"contiguous {name}=0 enables no lane: a masked op that uses it (isSetMask=false) computes "
