@@ -20,6 +20,39 @@ MOST_LINE_BYTES = 2048
 MOST_ROWS = 65536
 
 
+class ByIdentity:
+    """Something remembered per object, by its identity (the object is held meanwhile, so that its id names it
+    alone); at most ``most`` objects at once (then all are forgotten: memory stays flat), or unbounded (None)."""
+
+    __slots__ = ("_got", "most")
+
+    def __init__(self, most: int | None = None) -> None:
+        self._got: dict[int, tuple[Any, Any]] = {}  # id -> (the object, what is remembered of it)
+        self.most = most
+
+    def get(self, obj: Any) -> Any:
+        """What is remembered of ``obj`` (None: nothing)."""
+        got = self._got.get(id(obj))
+        return got[1] if got is not None and got[0] is obj else None
+
+    def put(self, obj: Any, value: Any) -> None:
+        """Remember ``value`` (not None) of ``obj``."""
+        if self.most is not None and len(self._got) >= self.most and id(obj) not in self._got:
+            self._got.clear()
+        self._got[id(obj)] = (obj, value)
+
+    def pop(self, obj: Any) -> None:
+        """Forget ``obj``."""
+        if self.get(obj) is not None:
+            del self._got[id(obj)]
+
+    def clear(self) -> None:
+        self._got.clear()
+
+    def __len__(self) -> int:
+        return len(self._got)
+
+
 class Repeats:
     """What one reading of one file remembers of its lines: a line's JSON value (the same object each time the
     line comes again, so that it is parsed and checked for duplicate keys once), and the case read from that value
@@ -31,12 +64,12 @@ class Repeats:
     def __init__(self) -> None:
         #: line text -> its JSON value
         self.values: dict[bytes, Any] = {}
-        self._held: dict[int, Any] = {}  # id -> value, of the values held
-        #: id of a held value -> the case read from it
-        self._cases: dict[int, tuple[Any, Case]] = {}
-        #: id of a block that remembered cases keep alive -> the block (held: its id names it alone) and the ids of
-        #: those cases' values (oldest block first)
-        self._blocks: dict[int, tuple[Any, list[int]]] = {}
+        self._held = ByIdentity()  # the values held -> True
+        #: a held value -> the case read from it
+        self._cases = ByIdentity()
+        #: id of a block that remembered cases keep alive -> the block (held: its id names it alone) and the values
+        #: of those cases (oldest block first)
+        self._blocks: dict[int, tuple[Any, list[Any]]] = {}
         self._rows = 0  # rows of those blocks
         #: False once the file has shown too few repeats to be worth remembering (`FEW_REPEATS`)
         self.active = True
@@ -63,23 +96,21 @@ class Repeats:
                 self.active = False
                 return
         self.values[line] = value
-        self._held[id(value)] = value
+        self._held.put(value, True)
 
     def case(self, value: Any) -> Case | None:
         """The case remembered for ``value`` (the object itself: an id alone may name a later object)."""
-        got = self._cases.get(id(value))
-        return got[1] if got is not None and got[0] is value else None
+        return self._cases.get(value)
 
     def has_cases(self) -> bool:
         """Whether any case is remembered."""
-        return bool(self._cases)
+        return len(self._cases) > 0
 
     def remember_case(self, value: Any, case: Case) -> None:
         """Keep ``case``, read from ``value``, when the value is held and the case is plain. A case read
         column-wise keeps its block alive: past `MOST_ROWS` rows, the cases of the oldest blocks are forgotten (their
         lines, seen again, are read again, into a newer block)."""
-        key = id(value)
-        if self._held.get(key) is not value or case.data_sources or case.registers or self.case(value) is case:
+        if not self._held.get(value) or case.data_sources or case.registers or self.case(value) is case:
             return
         if case.__class__ is RowCase:
             block = case.block  # type: ignore[attr-defined]
@@ -89,16 +120,15 @@ class Repeats:
                     self._forget_block(next(iter(self._blocks)))
                 got = self._blocks[id(block)] = (block, [])
                 self._rows += len(block)
-            got[1].append(key)
-        self._cases[key] = (value, case)
+            got[1].append(value)
+        self._cases.put(value, case)
 
     def _forget_block(self, block: int) -> None:
-        held, keys = self._blocks.pop(block)
+        held, values = self._blocks.pop(block)
         self._rows -= len(held)
-        for key in keys:
-            got = self._cases.get(key)
-            if got is not None and id(getattr(got[1], "block", None)) == block:
-                del self._cases[key]
+        for value in values:
+            if getattr(self._cases.get(value), "block", None) is held:
+                self._cases.pop(value)
 
     def clear(self) -> None:
         """Forget everything."""

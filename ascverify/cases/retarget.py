@@ -12,6 +12,7 @@ from .case import Case
 from .caseio import Entry
 from .columnar import RowCase
 from .program import Call, Program
+from .repeats import ByIdentity
 
 
 def retarget(case: Case, product: str) -> Case:
@@ -41,19 +42,17 @@ def on_product(entries: Iterable[Entry], product: str) -> Iterator[Entry]:
     """A file's entries with each case (or program) moved to ``product``; unreadable entries as they are. A case
     object that comes again (a repeated line, `caseio.read_cases` with ``repeats``) is moved once: its entries get
     the same moved case, which `check_cases` then checks once."""
-    moved: dict[int, tuple[Case, Case]] = {}  # id(case) -> (the case, held: the id names it alone; moved)
+    moved = ByIdentity(MOVED_MOST)  # a case -> the case moved
     for e in entries:
         if e.case is not None:
             case = e.case
-            got = moved.get(id(case))
-            if got is not None and got[0] is case:
-                e.case = got[1]
+            got = moved.get(case)
+            if got is not None:
+                e.case = got
             else:
                 e.case = retarget(case, product)
                 if not case.data_sources and not case.registers:
-                    if len(moved) >= MOVED_MOST:
-                        moved.clear()
-                    moved[id(case)] = (case, e.case)
+                    moved.put(case, e.case)
         elif e.program is not None:
             e.program = retarget_program(e.program, product)
         yield e

@@ -30,6 +30,7 @@ from ..spec.model import ApiModel, ArgumentForm
 from ..spec.params import ABS_MAX, ABS_MIN, MAX_LEVELS_LIST, BoolType, EnumType, IntType, LevelsArg, MaskArg, StructArg
 from ..spec.products import POSITIONS, PRODUCTS, product_names
 from ..spec.registers import FILES, GEOMETRIES
+from .repeats import ByIdentity
 from ..spec.registry import apis
 from . import parse, program
 
@@ -426,19 +427,17 @@ class RepeatedValidation:
     __slots__ = ("_done",)
 
     def __init__(self) -> None:
-        self._done: dict[int, tuple[Any, list[str]]] = {}  # id -> (the document, held: the id names it alone; problems)
+        self._done = ByIdentity(VALIDATED_MOST)  # a document -> its problems
 
     def __call__(self, doc: Any) -> list[str]:
-        got = self._done.get(id(doc))
-        if got is not None and got[0] is doc:
-            return got[1]
+        got = self._done.get(doc)
+        if got is not None:
+            return got
         problems = validate(doc)
         try:  # about a thousandth of what validating it cost
             small = len(orjson.dumps(doc)) <= VALIDATED_MOST_BYTES
         except (orjson.JSONEncodeError, TypeError):
             small = False
         if small:
-            if len(self._done) >= VALIDATED_MOST:
-                self._done.clear()
-            self._done[id(doc)] = (doc, problems)
+            self._done.put(doc, problems)
         return problems
