@@ -380,3 +380,30 @@ def test_a_load_program_missing_its_repeat_setter_breaks_only_the_ordering_rule(
     assert check_program(legal).valid
     broken = check_program(parse_program({"product": CUBE, "dtype": "half", "calls": maps + [_load(case, own)]}))
     assert [(v.call, v.id) for v in broken.violations] == [(len(maps), LOAD_ORDER)]
+
+
+def test_an_in_place_call_on_a_shared_tensor_without_data_reads_generated_inputs():
+    """The vendor's ReduceMax / ReduceSum (asc-devkit reduce_common_util_v220_impl.h GetReduceValOnRep,
+    reduce_sum_v220_impl.h ReduceSumInLargeLast) call BlockReduce*(tmp, tmp, ...): dst and src one tensor. Without
+    data the tensor's inputs are generated, as for any tensor a call reads (the core once loaded it through dst,
+    as an output, and faulted on reading bytes nothing wrote)."""
+    prog = {"product": "atlas-a2", "dtype": "float",
+            "tensors": {"t": {"position": "VECCALC", "addr": 0, "size": 64}},
+            "calls": [{"api": "BlockReduceSum",
+                       "args": {"repeatTime": 1, "mask": 64, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
+                       "tensors": {"dst": "t", "src": "t"}}]}
+    parsed = parse_program(prog)
+    assert check_program(parsed).valid
+    run = run_program(parsed, seed=3)
+    assert not run.faults
+    first = run.runs[0]
+    x = np.asarray(first.case.data("src"), dtype=np.float32)  # what the run generated for the read
+    assert np.isfinite(x).all() and x.size == 64
+    blocks = x.reshape(8, 8)
+    # each datablock's sum as the hardware adds it: neighbours, then the pair sums, then the two halves (float32)
+    pairs = blocks[:, 0::2] + blocks[:, 1::2]
+    quads = pairs[:, 0::2] + pairs[:, 1::2]
+    expected = quads[:, 0] + quads[:, 1]
+    got = first.tensors["dst"]
+    assert got[:8].view(np.uint32).tolist() == expected.view(np.uint32).tolist()
+    assert got[8:].view(np.uint32).tolist() == x[8:].view(np.uint32).tolist()  # the rest is the input, untouched

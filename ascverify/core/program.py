@@ -39,7 +39,7 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
     state: dict[str, Any] = {}
     for call in program.calls:
         case = call.case.model.with_state(call.case, state)
-        for decl in case.model.tensors:
+        for decl in _loading_order(case, call.shared):
             name = call.shared.get(decl.name)
             if name in filled or not fits(case, decl.name, memory):
                 continue
@@ -47,7 +47,7 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
                 filled.add(name)
             elif decl.role == "out" and case.data(decl.name) is None:
                 continue  # an inline output without data keeps what earlier calls left there
-            generate = not (decl.role == "tmp" or (decl.role == "out" and name is not None))
+            generate = decl.role not in ("tmp", "out")
             load_tensor(case, decl.name, memory, rng, generate=generate)
         trace = Trace(memory, strict=strict)
         case.model.execute(case, trace)
@@ -56,3 +56,10 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
         runs.append(res)
         call.case.model.apply_state(call.case, state)
     return ProgramRun(program, runs, memory)
+
+
+def _loading_order(case: Any, shared: dict[str, str]) -> list[Any]:
+    """The call's tensor parameters, those that read their tensor first: a shared tensor that one parameter writes
+    and another reads (an in-place call, dst and src the same tensor) is loaded, generated when it has no data,
+    through the one that reads it."""
+    return sorted(case.model.tensors, key=lambda d: d.role in ("tmp", "out"))
