@@ -111,7 +111,7 @@ def test_arguments_that_no_draw_can_complete_give_no_case_at_all():
     ({"api": "BlockReduceMin", "dtype": "float8"}, "unknown element type"),
     ({"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "int32"}, "does not support T=int32"),
     ({"api": "BlockReduceMin", "dtype": "int8"}, "no product supports BlockReduceMin with T=int8"),
-    ({"api": "SetFmatrix", "product": "atlas-a2"}, "SetFmatrix is not supported on atlas-a2"),
+    ({"api": "SetFmatrix", "product": "atlas-a2"}, "SetFmatrix is not modelled on atlas-a2"),
 ])
 def test_a_context_with_no_valid_case_is_refused_when_the_strategy_is_made(kw, words):
     """Unknown names, and a product or type the API does not support (per its support table, where every case would

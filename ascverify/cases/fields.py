@@ -66,6 +66,9 @@ def read_supported_type(model: Any, product: Product, dtype: Any, product_field:
     supported = model.support.get(product.id, ())
     if not supported:
         ok = ", ".join(model.supported_products())
+        if product.id in model.unmodelled:
+            raise InputError(f"{model.name} is not modelled on {product.id} (the vendor documents it there; "
+                             f"`check` checks its argument rules): cases are drawn and run on {ok}", field=product_field)
         raise InputError(f"{model.name} is not supported on {product.id} (supported: {ok})", field=product_field)
     if dtype is None:
         return supported[0]

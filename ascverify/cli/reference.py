@@ -89,9 +89,11 @@ def support(fmt: str) -> None:
     if fmt == "json":
         print_json({"products": list(PRODUCT_IDS),
                "apis": [{"api": m.name, "aliases": list(m.aliases), "source": cite(m.support_source or f"{m.seed} Applicability"),
-                         "support": {p: list(m.support.get(p, ())) for p in PRODUCT_IDS}} for m in models]})
+                         "support": {p: list(m.support.get(p, ())) for p in PRODUCT_IDS},
+                         "not_modelled": {p: {"types": list(m.unmodelled_types.get(p, ())), "source": cite(src)}
+                                          for p, src in m.unmodelled.items()}} for m in models]})
         return
-    rows = [[m.name, *(", ".join(m.support.get(p, ())) or "-" for p in PRODUCT_IDS)] for m in models]
+    rows = [[m.name, *(_support_cell(m, p) for p in PRODUCT_IDS)] for m in models]
     width = _width()
     table = table_text(["API", *PRODUCT_IDS], rows)
     if max(len(line) for line in table.splitlines()) <= width:
@@ -106,15 +108,39 @@ def _width() -> int:
     return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 
+def _support_kind(model: Any, product: str) -> tuple[int, tuple[str, ...]]:
+    """0 and the types where the API is modelled, 1 and the documented types where it is accepted but not modelled
+    (`ApiModel.unmodelled`), 2 where it is not supported."""
+    if product in model.support:
+        return 0, tuple(model.support[product])
+    if product in model.unmodelled:
+        return 1, tuple(model.unmodelled_types.get(product, ()))
+    return 2, ()
+
+
+def _support_cell(model: Any, product: str) -> str:
+    kind, types = _support_kind(model, product)
+    if kind == 1:
+        return "not modelled" + (f" ({', '.join(types)})" if types else "")
+    return ", ".join(types) or "-"
+
+
 def _support_lines(model: Any, width: int) -> str:
-    """One API's support as ``PRODUCTS: TYPES`` lines, products with the same types on one line, wrapped at
-    ``width``."""
-    groups: dict[tuple[str, ...], list[str]] = {}
+    """One API's support as ``PRODUCTS: TYPES`` lines, products with the same types on one line, then the products
+    where it is accepted but not modelled, then those without it, wrapped at ``width``."""
+    groups: dict[tuple[int, tuple[str, ...]], list[str]] = {}
     for p in PRODUCT_IDS:
-        groups.setdefault(tuple(model.support.get(p, ())), []).append(p)
+        groups.setdefault(_support_kind(model, p), []).append(p)
     lines = [model.name]
-    for types, products in sorted(groups.items(), key=lambda g: not g[0]):  # "not supported" last
-        text = f"{', '.join(products)}: {', '.join(types)}" if types else f"not supported: {', '.join(products)}"
+    for (kind, types), products in sorted(groups.items(), key=lambda g: g[0][0]):
+        names = ", ".join(products)
+        if kind == 0:
+            text = f"{names}: {', '.join(types)}"
+        elif kind == 1:
+            text = (f"not modelled (accepted, the rules its page states there checked; `run` leaves its results "
+                    f"unspecified): {names}" + (f": {', '.join(types)}" if types else ""))
+        else:
+            text = f"not supported: {names}"
         lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False)
     return "\n".join(lines) + "\n"
 
@@ -200,12 +226,14 @@ def rules(api: str | None, product_name: str | None, fmt: str) -> None:
                          f"{', '.join(m.name for m in apis())} (ascverify rules lists them)", field="API")
     model = model_for(api)
     product = product_for(product_name) if product_name is not None else None
-    if product is not None and product.id not in model.support:
+    if product is not None and product.id not in model.support and product.id not in model.unmodelled:
         raise InputError(f"{model.name} is not supported on {product.id} (supported: "
                          f"{', '.join(model.supported_products())})", field="--product")
     selected = model.rules_for(product.id) if product is not None else model.rules
-    # a bound that depends on the product and type is given for each type the product supports
-    contexts = [model.context(product.id, t) for t in model.support[product.id]] if product is not None else []
+    # a bound that depends on the product and type is given for each type the product supports (where the API is
+    # documented but not modelled: the types documented there, else the default one)
+    contexts = ([model.context(product.id, t) for t in model.documented_types(product.id, model.default_dtype)]
+                if product is not None else [])
     if fmt == "json":
         print_json({"api": model.name, "product": product.id if product else None,
                "rules": [{"id": r.id, "severity": r.severity, "params": list(r.params),

@@ -75,6 +75,27 @@ PYASC_TYPES = "pyasc python/asc/language/core/types.py"
 M_NAMED = ("half", "int8", "uint8")
 #: The types page 002's sizeChannel row lists values for (int4b_t too, not a type here).
 CHANNEL_NAMED = ("uint32", "int32", "float", "half", "bfloat16", "int8", "uint8")
+#: Where the img2col load is modelled: atlas-350's bit-mode load (page 002). The rules that depend on its layout,
+#: its repeat register or its ranges hold there only (spec note load3d.products-v2).
+MODELLED = ("atlas-350",)
+#: Where the vendor documents the LoadData3DParamsV2 load (LoadData_3D.md, Product support, v2 interface) and
+#: ascverify does not model it: the source, and the element types its data-type section lists there (int4b_t, which
+#: it lists too, is not a type here).
+V2_SOURCE = (f"{DOC_L3D}, Product support (v2 interface) and Data types; {SEED} Applicability (the bit-mode load: "
+             "atlas-350); spec note load3d.products-v2")
+V2_TYPES = ("int8", "uint8", "half", "bfloat16", "int32", "uint32", "float")
+V2_UNMODELLED = {"atlas-a3": V2_TYPES, "atlas-a2": V2_TYPES, "atlas-200i-500-a2": V2_TYPES,
+                 "atlas-inference-aicore": ("int8", "uint8", "half")}
+#: The products whose channel counts are page 002's list (LoadData_3D.md gives the same list for Ascend 950, Atlas
+#: A3, Atlas A2 and Atlas 200I/500 A2; another one for the inference AI Core, not checked)
+CHANNEL_LIST_PRODUCTS = (*MODELLED, "atlas-a3", "atlas-a2", "atlas-200i-500-a2")
+#: The V2 products where L1 -> L0B takes no 8-bit type and the transposed L1 -> L0A load none either
+#: (LoadData_3D.md, Restrictions: Atlas A3 and Atlas A2)
+V2_NO_B8 = ("atlas-a3", "atlas-a2")
+#: The V2 products whose data-type section lists fewer types for B1/B2 than for A1/A2 (LoadData_3D.md, Data types)
+V2_B2_PRODUCTS = ("atlas-a3", "atlas-a2", "atlas-200i-500-a2")
+#: The types the V2 load takes into L0B there (LoadData_3D.md, Data types, TPosition B1/B2)
+V2_B2_TYPES = ("half", "bfloat16", "int32", "uint32", "float")
 
 
 def _bits(width: int) -> IntType:
@@ -536,13 +557,32 @@ FMATRIX_STATE = "fmatrix"
 FMATRIX_MEMBER_FIELDS = tuple(f.name for m in FMATRIX.members for f in FMATRIX.member_fields(m))
 
 
-def fmatrix_rules(p: str, optional: bool = True) -> Iterator[Any]:
+def v2_rules(p: str) -> Iterator[Any]:
+    """The LoadData page's restrictions of the V2 load on the A2 family (spec note load3d.products-v2)."""
+    yield rule(f"{p}.dtype.b2", ("dtype", "dst"),
+               lambda v, ctx: Or(v.dst.position != _CODE["B2"], ctx.dtype.name in V2_B2_TYPES),
+               "T={dtype} is not supported with dst in B2 on {product} (B1 -> B2 takes "
+               + ", ".join(V2_B2_TYPES) + ")", f"{DOC_L3D}, Data types (TPosition B1/B2); {DOC_L3D}, Restrictions "
+               f"(L1 -> L0B takes no b4/b8 type on Atlas A3 / A2); {NOTES} (LoadData3DParamsV2)", products=V2_B2_PRODUCTS,
+               notes=("load3d.products-v2",), help="dst in B2 only with half, bfloat16, int32, uint32 or float")
+    yield rule(f"{p}.transpose.b8", ("dtype", "dst", "transpose"),
+               lambda v, ctx: True if ctx.dtype.size != 1 else Not(And(v.transpose, v.dst.position == _CODE["A2"])),
+               "transpose=true with dst in A2 and the 8-bit T={dtype}: the transposed L1 -> L0A load takes no 8-bit "
+               "type on {product}", f"{DOC_L3D}, Restrictions (transposed L1 -> L0A: no b8 on Atlas A3 / A2); "
+               f"{DOC_L3D}, Restrictions (enTranspose: b16/b32 into L0A on Atlas A3 / A2); {NOTES} "
+               "(LoadData3DParamsV2)", products=V2_NO_B8,
+               notes=("load3d.products-v2",), help="no transposed 8-bit load into A2")
+
+
+def fmatrix_rules(p: str, optional: bool = True, products: tuple[str, ...] | None = None) -> Iterator[Any]:
     """The ranges of the feature map's members (``fmatrix`` struct): a load's, in force when it gives the struct
-    (``optional``), and SetFmatrix's own, always (so that strategies draw the members from the ranges)."""
+    (``optional``), and SetFmatrix's own, always (so that strategies draw the members from the ranges). ``products``:
+    where l1H and l1W must be at least 1 (everywhere when None)."""
     present = (lambda v, ctx: v.fmatrix.present) if optional else None
     for name in ("l1H", "l1W"):
         yield field_range(f"{p}.fmatrix.{name}.range", f"fmatrix.{name}", 1, 32767,
-                          f"{NOTES} (SetFmatrix: {name} in [1, 32767])", when=present, notes=("load3d.fmatrix",))
+                          f"{NOTES} (SetFmatrix: {name} in [1, 32767])", when=present, notes=("load3d.fmatrix",),
+                          products=products)
     yield rule(f"{p}.fmatrix.padValue.range", ("fmatrix", "dtype"), _pad_ok,
                "fmatrix.padValue={value} is outside T's range [{lo}, {hi}]", f"{NOTES} (padValue is of type T)",
                when=present, notes=("load3d.padValue",),
@@ -593,6 +633,8 @@ class Load3DBitMode(ApiModel):
     support = {"atlas-350": ("uint8", "int8", "fp8_e4m3fn", "fp8_e5m2", "hifloat8", "half", "bfloat16", "uint32",
                              "int32", "float")}
     support_source = f"{SEED} Applicability and Table 1 (T)"
+    unmodelled = {pid: V2_SOURCE for pid in V2_UNMODELLED}
+    unmodelled_types = V2_UNMODELLED
     default_dtype = "half"
     args = (
         _arg("kStep", "window width (K, columns of the img2col matrix)"),
@@ -623,12 +665,38 @@ class Load3DBitMode(ApiModel):
     )
     notes = (
         SpecNote("load3d.products", "Products",
-                 "Supported on atlas-350 only, with the ten types of Table 1; every other product refuses the call.",
+                 "Modelled on atlas-350 only, with the ten types of Table 1. atlas-a3, atlas-a2, atlas-200i-500-a2 "
+                 "and atlas-inference-aicore accept the call unmodelled (spec note load3d.products-v2); "
+                 "atlas-inference-vectorcore and atlas-training refuse it.",
                  "The Applicability table marks only the Atlas 350 Accelerator Card. The page's example says it is "
                  "'supported on the Atlas inference product AI Core', which the table marks x; the table is the "
                  "contract and the example sentence is taken as copied from another LoadData page.",
                  (f"{SEED} Applicability", f"{SEED} Examples", PRODUCTS_NOTE),
                  ("load3d.product.support", "load3d.dtype.support")),
+        SpecNote("load3d.products-v2", "The LoadData3DParamsV2 load on the A2 family and the inference AI Core",
+                 "On atlas-a3, atlas-a2, atlas-200i-500-a2 and atlas-inference-aicore the call (LoadData with "
+                 "LoadData3DParamsV2, pyasc's load_data) is legal but not modelled: it draws the warning "
+                 "product.modelled, and only the rules that the vendor's LoadData page states for those products "
+                 "are checked: the types (A1/A2: int8, uint8, half, bfloat16, int32, uint32, float; inference AI "
+                 "Core: int8, uint8, half), B1 -> B2 only for half, bfloat16, int32, uint32, float and no transposed "
+                 "8-bit load into A2 (A3/A2: errors), the data paths, dst 512-byte and src 32-byte alignment, the "
+                 "field widths, kPos/kStep/mStep multiples, mPos <= 32767, the channel counts (not on the inference "
+                 "AI Core, whose list differs), fmatrixCtrl false and the feature map inside src. The bit-mode "
+                 "page's ranges (a zero is a NOP there), the repeat register and the output's layout are not: "
+                 "`run` marks all of dst unspecified and reads nothing.",
+                 "Page 002 (the bit-mode load) is supported on the Atlas 350 only, but the vendor's LoadData page "
+                 "(LoadData_3D.md) documents the v2 interface on Ascend 950, Atlas A3, Atlas A2, Atlas 200I/500 A2 "
+                 "and the inference AI Core, with the same fields (kExtension, mExtension, kStartPt, mStartPt, ...) "
+                 "that ascverify already reads as Load3DBitMode's, and the vendor's mmad_load3dv2 example calls it "
+                 "on dav-2201 (Atlas A2). There L0A holds the output in ZZ order (NZ on Ascend 950), there is no "
+                 "SetLoadDataRepeatWithStride, and l1H, l1W, channelSize, kExtension, mExtension or a kernel size of "
+                 "0 make the call a NOP; ascverify models none of that. Refusing the call would contradict the "
+                 "vendor's page and example.",
+                 (f"{DOC_L3D}, Product support (v2 interface)", f"{DOC_L3D}, Data types",
+                  f"{DOC_L3D}, Restrictions (data paths, alignment, dst layout, channelSize)", f"{DOC_L3D}, Table 4",
+                  f"{EX_MMAD}/mmad_load3dv2.asc (the dav-2201 branch)"),
+                 ("load3d.product.support", "load3d.product.modelled", "load3d.dtype.support", "load3d.dtype.b2",
+                  "load3d.transpose.b8")),
         SpecNote("load3d.types", "Element types",
                  "T is one of uint8, int8, fp8_e4m3fn, fp8_e5m2, hifloat8, half, bfloat16, uint32, int32, float; "
                  "int4b_t, which the sizeChannel row mentions, is not among them and is refused.",
@@ -929,7 +997,8 @@ class Load3DBitMode(ApiModel):
     # -- rules --------------------------------------------------------------------------------------------------
 
     def api_rules(self):
-        return self.img2col_rules(self.prefix)
+        yield from self.img2col_rules(self.prefix)
+        yield from v2_rules(self.prefix)
 
     @staticmethod
     def img2col_rules(p: str, *, window_what: str = "the last repeat's window") -> Iterator[Any]:
@@ -942,11 +1011,11 @@ class Load3DBitMode(ApiModel):
                    facts=lambda v, ctx: {"src_pos": v.src.position_name(), "dst_pos": v.dst.position_name()},
                    help="A1 -> A2 or B1 -> B2")
         for name in ("kStep", "mStep"):
-            yield field_range(f"{p}.{name}.range", name, 1, 65535, f"{_t(name)} ([1, 65535])")
+            yield field_range(f"{p}.{name}.range", name, 1, 65535, f"{_t(name)} ([1, 65535])", products=MODELLED)
         for name in ("strideW", "strideH"):
-            yield field_range(f"{p}.{name}.range", name, 1, 63, f"{_t(name)} ([1, 63])")
+            yield field_range(f"{p}.{name}.range", name, 1, 63, f"{_t(name)} ([1, 63])", products=MODELLED)
         for name in ("Wk", "Hk", "dilationW", "dilationH"):
-            yield field_range(f"{p}.{name}.range", name, 1, 255, f"{_t(name)} ([1, 255])")
+            yield field_range(f"{p}.{name}.range", name, 1, 255, f"{_t(name)} ([1, 255])", products=MODELLED)
         yield rule(f"{p}.mPos.range3d", ("mPos",), lambda v, ctx: v.mPos <= MAX_MPOS_3D,
                    f"mPos={{mPos}} is above {MAX_MPOS_3D}: the vendor's Load3DBitMode page (and the LoadData3D page for "
                    "mStartPt) gives mPos in [0, 32767]",
@@ -986,7 +1055,7 @@ class Load3DBitMode(ApiModel):
                        f"{_t('mPos')}; {DOC_BITMODE} (mPos: no multiple)"
                        + ("" if named else f"; {DOC_L3D} (mStartPt: no multiple)") + f"; {UNITS}",
                        severity=WARNING, facts=lambda v, ctx: {"why": _coverage_why(v, ctx, "m")},
-                       notes=("load3d.multiples", "load3d.covered"),
+                       notes=("load3d.multiples", "load3d.covered"), products=MODELLED,
                        help="mPos a multiple of 16 unless the window covers the bottom fractal"
                             + (" (half, int8, uint8)" if named else " (the other types: a warning)"))
         # the page lists the values for the types it names (an error); for the other types (fp8, hifloat8) the list
@@ -1000,7 +1069,9 @@ class Load3DBitMode(ApiModel):
                        if named else
                        "sizeChannel={sizeChannel} is not one of the values the page lists for the types of T={dtype}'s "
                        "width ({allowed}); for T={dtype} no source lists any",
-                       f"{_t('sizeChannel')} (values per type)", severity=severity, notes=("load3d.sizeChannel",),
+                       f"{_t('sizeChannel')} (values per type); {DOC_L3D} (channelSize: the same values on Ascend "
+                       "950, Atlas A3, Atlas A2, Atlas 200I/500 A2)", severity=severity,
+                       notes=("load3d.sizeChannel",), products=CHANNEL_LIST_PRODUCTS,
                        facts=lambda v, ctx: {"allowed": _allowed_text(ctx)},
                        help="sizeChannel one of the page's values for T" + ("" if named else " (the types the page "
                                                                              "does not name: a warning)"),
@@ -1015,7 +1086,7 @@ class Load3DBitMode(ApiModel):
                    help="fmatrixCtrl false")
         # the repeat register and where the output goes (spec notes load3d.repeat, load3d.output, load3d.overlap)
         yield field_range(f"{p}.repeat.repeatMode.range", "repeat.repeatMode", 0, 1, f"{T2_REPEAT}, repeatMode ([0, 1])",
-                          when=lambda v, ctx: v.repeat.present, notes=("load3d.repeat",))
+                          when=lambda v, ctx: v.repeat.present, notes=("load3d.repeat",), products=MODELLED)
         yield tensor_min_size(f"{p}.dst.size", "dst", dst_elems_needed,
                               f"{SEED} Table 2, dst; {T2_REPEAT}, dstStride (in 512-byte fractals); {UNITS} (fractal "
                               "16 x 32 bytes)",
@@ -1024,12 +1095,12 @@ class Load3DBitMode(ApiModel):
                                       "fractals of 512 bytes) reach {need}: the load stores past dst's end, over "
                                       "whatever else lives there",
                               severity=WARNING, params=("mStep", "kStep", "transpose", "repeat"),
-                              notes=("load3d.output", "load3d.dst-size"))
+                              notes=("load3d.output", "load3d.dst-size"), products=MODELLED)
         yield rule(f"{p}.dst.output_bounds", ("dst", "mStep", "kStep", "transpose", "repeat"),
                    lambda v, ctx: output_end(v, ctx) <= dst_capacity(v, ctx),
                    "the output's fractals end at byte {end} of {buffer}, past its {capacity} bytes on {product}",
                    f"{SEED} Table 2, dst; {T2_REPEAT}, dstStride (in 512-byte fractals); HARDWARE_NOTES.md Products "
-                   "(buffer sizes)", notes=("load3d.dst-size",),
+                   "(buffer sizes)", notes=("load3d.dst-size",), products=MODELLED,
                    facts=lambda v, ctx: {"end": output_end(v, ctx),
                                          "buffer": POSITION_BUFFER[POSITION_NAMES[int(v.dst.position)]],
                                          "capacity": dst_capacity(v, ctx)},
@@ -1037,18 +1108,19 @@ class Load3DBitMode(ApiModel):
         yield rule(f"{p}.dstStride.overlap", ("repeat", "mStep", "kStep", "transpose", "dst"), columns_apart,
                    "dstStride={stride} is below the output's {rb} fractal rows: its {cb} fractal columns, {stride} "
                    "fractals apart, store to the same bytes", f"{T2_REPEAT}, dstStride (in 512-byte fractals); "
-                   f"{NOTES_REPEAT}", notes=("load3d.output", "load3d.overlap"),
+                   f"{NOTES_REPEAT}", notes=("load3d.output", "load3d.overlap"), products=MODELLED,
                    facts=lambda v, ctx: {"stride": dst_stride(v, ctx), "rb": row_blocks(v, ctx),
                                          "cb": col_blocks(v, ctx)},
                    help="dstStride >= the output's fractal rows, or one fractal column")
         yield rule(f"{p}.repeat.noop", ("repeat",), lambda v, ctx: Or(Not(v.repeat.present), v.repeat.repeatTime != 0),
                    "repeatTime=0: the call is a NOP, it moves nothing", f"{SEED_REPEAT} 约束说明 (repeatTime=0: NOP)",
-                   severity=WARNING, notes=("load3d.nop",), help="repeatTime > 0 (0 makes the call a NOP)")
+                   severity=WARNING, notes=("load3d.nop",), products=MODELLED,
+                   help="repeatTime > 0 (0 makes the call a NOP)")
         yield rule(f"{p}.repeat.partial", ("repeat", "mStep", "kStep"), whole_repeats,
                    "repeatTime={n} repeats of a window that is not whole fractals along the repeat direction "
                    "(mStep={mStep}, kStep={kStep}): where the next repeat starts is not documented",
                    f"{_t('mStep')}; {_t('kStep')}; {T2_REPEAT}, repeatMode", severity=WARNING,
-                   notes=("load3d.repeat-partial",), facts=lambda v, ctx: {"n": repeats(v)},
+                   notes=("load3d.repeat-partial",), facts=lambda v, ctx: {"n": repeats(v)}, products=MODELLED,
                    help="repeats of whole fractals along the repeat direction")
         yield tensor_min_size(f"{p}.src.footprint", "src", src_elems_needed,
                               f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {SEED} Table 2, src",
@@ -1056,13 +1128,13 @@ class Load3DBitMode(ApiModel):
                               params=("fmatrix", "sizeChannel"), when=lambda v, ctx: _fm_ok(v),
                               notes=("load3d.fmatrix", "load3d.no-fmatrix"))
         # with the feature map
-        yield from fmatrix_rules(p)
+        yield from fmatrix_rules(p, products=MODELLED)
         yield rule(f"{p}.window.m_bounds", ("mPos", "mStep", "fmatrix", "strideH", "strideW", "Hk", "Wk", "filterH",
                                             "filterW", "dilationH", "dilationW", "repeat"),
                    lambda v, ctx: last_m_start(v, ctx) + v.mStep <= m_bound(v, ctx),
                    f"rows [{{start}}, {{end}}) of {window_what} pass the img2col matrix's {{m}} rows (Ho={{ho}} x "
                    "Wo={wo}, ceil16: {bound})", f"{_t('mStep')}; {_t('mPos')}; {NOTES} (SetFmatrix)",
-                   when=lambda v, ctx: _geom_ok(v),
+                   when=lambda v, ctx: _geom_ok(v), products=MODELLED,
                    facts=lambda v, ctx: dict(zip(("ho", "wo"), ho_wo(v)), start=last_m_start(v, ctx),
                                              end=last_m_start(v, ctx) + v.mStep, m=m_total(v, ctx),
                                              bound=m_bound(v, ctx)),
@@ -1073,6 +1145,7 @@ class Load3DBitMode(ApiModel):
                    lambda v, ctx: last_k_start(v, ctx) + v.kStep <= k_total(v, ctx),
                    f"columns [{{start}}, {{end}}) of {window_what} pass the img2col matrix's K = C1*Kh*Kw*C0 = {{k}} "
                    "columns", f"{_t('kStep')}; {_t('kPos')}; {NOTES} (SetFmatrix)", when=lambda v, ctx: _geom_ok(v),
+                   products=MODELLED,
                    facts=lambda v, ctx: {"start": last_k_start(v, ctx), "end": last_k_start(v, ctx) + v.kStep,
                                          "k": k_total(v, ctx)},
                    notes=("load3d.k-order", "load3d.no-fmatrix", "load3d.repeat"),
@@ -1159,8 +1232,11 @@ class Load3DBitMode(ApiModel):
     # -- semantics --------------------------------------------------------------------------------------------
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
-        """Each fractal column of the output: RB fractals from dst + cb*dstStride*512 on (none for a NOP)."""
+        """Each fractal column of the output: RB fractals from dst + cb*dstStride*512 on (none for a NOP); on a
+        product where the load is not modelled, all of dst."""
         dst = case.tensor("dst")
+        if case.product in self.unmodelled:
+            return {"dst": [(dst.buffer, dst.addr, dst.end)]}
         out = output_of(case)
         if out.repeats == 0 or out.extent == 0:
             return {"dst": []}
@@ -1169,7 +1245,10 @@ class Load3DBitMode(ApiModel):
                         for cb in range(out.col_blocks)]}
 
     def execute(self, case: Case, trace: Any) -> None:
-        load_img2col(case, trace)
+        if case.product in self.unmodelled:
+            unmodelled_load(case, trace)
+        else:
+            load_img2col(case, trace)
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         if tensor != "src":
@@ -1221,6 +1300,15 @@ def _fractals_stored(out: Output, cap: int) -> tuple[np.ndarray, np.ndarray]:
     pairs.append((rb_n - 1, cb_n - 1) if (r_keep, c_keep) == (rb_n, cb_n) else (r_keep - 1, c_keep - 1))
     rb, cb = np.array(sorted(set(pairs)), dtype=np.int64).T
     return rb, cb
+
+
+def unmodelled_load(case: Case, trace: Any) -> None:
+    """A load on a product where it is not modelled (spec note load3d.products-v2): all of dst unspecified, nothing
+    read (where the load reads and stores there is not modelled)."""
+    dst = case.tensor("dst")
+    if dst.nbytes:
+        trace.write(dst.buffer, [dst.addr], dst.nbytes, np.zeros(dst.nbytes, dtype=np.uint8), [0],
+                    poison=[True], what="dst (the load is not modelled here)", tensor="dst")
 
 
 def load_img2col(case: Case, trace: Any) -> None:

@@ -87,6 +87,10 @@ class LoadDataWithStride(Load3DBitMode):
     summary = ("img2col with repeats: Load3DBitMode's window, repeatTime times along M (repeatMode 0) or K (1), "
                "assembled and stored in 16 x C0 fractals whose columns lie dstStride fractals apart")
     support = Load3DBitMode.support
+    #: not Load3DBitMode's: page 003 documents LoadDataWithStride on Ascend 950 only (the V2 load of the A2 family
+    #: is LoadData, spec note load3d.products-v2)
+    unmodelled: dict[str, str] = {}
+    unmodelled_types: dict[str, tuple[str, ...]] = {}
     support_source = (f"{SEED} 产品支持情况 (Ascend 950PR/950DT = atlas-350, HARDWARE_NOTES.md Products); types: "
                       f"{SEED_LOAD3D} Table 1 (T), as Load3DBitMode")
     args = Load3DBitMode.args + (CONFIG,)

@@ -101,7 +101,9 @@ class SetFmatrix(ApiModel):
                  "atlas-inference-aicore the call is legal but not modelled: its argument rules are checked and a "
                  "warning says it is not modelled. On atlas-training and the inference Vector Core it is an error.",
                  "No seed page documents SetFmatrix; the only APIs in scope that read it (Load3DBitMode, "
-                 "LoadDataWithStride) exist on atlas-350 only (page 002 Applicability, page 003 产品支持情况). The "
+                 "LoadDataWithStride) are modelled on atlas-350 only (page 002 Applicability, page 003 产品支持情况; "
+                 "Load3DBitMode's V2 load is accepted unmodelled on the same four products, spec note "
+                 "load3d.products-v2). The "
                  "vendor's SetFmatrix page lists it as supported on Ascend 950, Atlas A3, Atlas A2, Atlas 200I/500 A2 "
                  "and the inference series' AI Core, and not supported on the inference Vector Core and the training "
                  "series (an older version marks A2/A3 not supported): there it feeds LoadData3DV1/V2, which ascverify "

@@ -67,6 +67,8 @@ class ApiModel:
     #: Products where the vendor documents the API but ascverify does not model it, with the source that says so:
     #: a call there is not refused (its type and range rules still hold), it draws the warning ``PREFIX.product.modelled``
     unmodelled: ClassVar[Mapping[str, str]] = {}
+    #: The element types the vendor documents on an ``unmodelled`` product (absent: any type is let through there)
+    unmodelled_types: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     #: False for an API without an element type (its ``support`` names a stand-in): a case's other T draws a
     #: warning (the type is ignored), not an error
     typed: ClassVar[bool] = True
@@ -194,11 +196,11 @@ class ApiModel:
                  help="the product supports the API"),
             # on a product without the API the product rule says it all: no second error for the type
             rule(f"{p}.dtype.support", ("dtype",),
-                 lambda v, ctx: ctx.product.id not in self.support or ctx.dtype.name in self.support[ctx.product.id],
+                 lambda v, ctx: ctx.dtype.name in self.documented_types(ctx.product.id, ctx.dtype.name),
                  "T={dtype} is not supported on {product} (supported: {supported})" if self.typed else
                  f"{self.name} takes no element type: T={{dtype}} is ignored (the stand-in is {{supported}})",
                  support_src, severity=ERROR if self.typed else WARNING,
-                 facts=lambda v, ctx: {"supported": ", ".join(self.support.get(ctx.product.id, ())) or "none"},
+                 facts=lambda v, ctx: {"supported": ", ".join(self.documented_types(ctx.product.id, None)) or "none"},
                  help="the element type is supported on the product"),
         ]
         if self.unmodelled:
@@ -260,6 +262,15 @@ class ApiModel:
             got = tuple(r for r in self.rules if r.applies(product_id))
             self._rules_for[product_id] = got
         return got
+
+    def documented_types(self, product_id: str, dtype: str | None) -> tuple[str, ...]:
+        """The element types the API takes on a product: ``support``'s, an unmodelled product's documented ones (any,
+        ``dtype`` included, when none are listed), none where the API is not supported (the product rule says so)."""
+        if product_id in self.support:
+            return self.support[product_id]
+        if product_id in self.unmodelled_types:
+            return self.unmodelled_types[product_id]
+        return (dtype,) if dtype is not None else ()
 
     def supported_products(self) -> tuple[str, ...]:
         return tuple(pid for pid in PRODUCT_IDS if pid in self.support)

@@ -1,0 +1,204 @@
+"""Load3DBitMode on the products where the vendor documents the LoadData3DParamsV2 load but ascverify does not model it
+(spec note load3d.products-v2): accepted with a warning, checked by the rules the vendor's LoadData page states for
+those products, run with all of dst unspecified.
+
+Expected values come from the vendor's LoadData page (asc-devkit docs/.../LoadData_3D.md): Product support of the v2
+interface (Ascend 950, Atlas A3, Atlas A2, Atlas 200I/500 A2, inference AI Core: supported; inference Vector Core and
+the training series: not), its Data types section (A1/A2: int4b_t, int8_t, uint8_t, half, bfloat16_t, int32_t,
+uint32_t, float; B1/B2: half, bfloat16_t, int32_t, uint32_t, float; inference AI Core: int4b_t, int8_t, uint8_t, half),
+its Restrictions (A3/A2: L1 -> L0B takes no b4/b8, the transposed L1 -> L0A no b8; dst 512-byte aligned in L0A/L0B)
+and Table 4 (kExtension, mExtension, l1H, l1W = 0: a NOP).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from ascverify import check_case, get_api, parse_case, run_case
+from ascverify.cli import main
+from ascverify.core.unspecified import unspecified_elements
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "load3d_example.json"
+MODEL = get_api("Load3DBitMode")
+V2_PRODUCTS = ("atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")
+
+
+def example(product: str = "atlas-a2", dtype: str = "half", **args) -> dict:
+    """The shipped example on ``product`` with type ``dtype`` (its data dropped: the type changes), args overridden."""
+    doc = json.loads(EXAMPLE.read_text())
+    doc["tensors"]["src"].pop("data", None)
+    doc["product"], doc["dtype"] = product, dtype
+    for k, v in args.items():
+        if v is None:
+            doc["args"].pop(k, None)  # fmatrix=None: no feature map (its channel count depends on the type)
+        else:
+            doc["args"][k] = v
+    return doc
+
+
+def verdict(doc: dict) -> tuple[list[str], list[str]]:
+    result = check_case(parse_case(doc))
+    return [v.id for v in result.violations], [w.id for w in result.warnings]
+
+
+def to_b2(doc: dict) -> dict:
+    doc["tensors"]["dst"]["position"], doc["tensors"]["src"]["position"] = "B2", "B1"
+    return doc
+
+
+@pytest.mark.parametrize("product", V2_PRODUCTS)
+def test_accepted_unmodelled_where_the_vendor_documents_v2(product):
+    errors, warnings = verdict(example(product))
+    assert errors == [] and "load3d.product.modelled" in warnings
+
+
+@pytest.mark.parametrize("product", ("atlas-inference-vectorcore", "atlas-training"))
+def test_refused_where_the_vendor_marks_v2_unsupported(product):
+    errors, warnings = verdict(example(product))
+    assert "load3d.product.support" in errors and "load3d.product.modelled" not in warnings
+
+
+def test_modelled_product_draws_no_modelled_warning():
+    errors, warnings = verdict(example("atlas-350"))
+    assert errors == [] and "load3d.product.modelled" not in warnings
+
+
+@pytest.mark.parametrize("product,dtype,ok", [
+    ("atlas-a2", "bfloat16", True), ("atlas-a2", "float", True), ("atlas-a2", "int8", True),
+    ("atlas-a2", "fp8_e4m3fn", False), ("atlas-a2", "hifloat8", False), ("atlas-a3", "fp8_e5m2", False),
+    ("atlas-200i-500-a2", "uint32", True),
+    ("atlas-inference-aicore", "int8", True), ("atlas-inference-aicore", "bfloat16", False),
+    ("atlas-inference-aicore", "float", False),
+])
+def test_types_are_the_data_type_section_s(product, dtype, ok):
+    errors, _ = verdict(example(product, dtype, fmatrix=None))
+    assert ("load3d.dtype.support" not in errors) == ok
+
+
+@pytest.mark.parametrize("product,dtype,ok", [
+    ("atlas-a2", "int8", False), ("atlas-a3", "uint8", False), ("atlas-200i-500-a2", "int8", False),
+    ("atlas-a2", "half", True), ("atlas-a2", "float", True),
+    # the inference AI Core's list has no per-path split; atlas-350's bit-mode load takes 8-bit types into B2
+    ("atlas-inference-aicore", "int8", True), ("atlas-350", "int8", True),
+])
+def test_no_8_bit_type_into_b2_on_the_a2_family(product, dtype, ok):
+    errors, _ = verdict(to_b2(example(product, dtype, fmatrix=None)))
+    assert ("load3d.dtype.b2" not in errors) == ok, errors
+
+
+@pytest.mark.parametrize("product,dtype,ok", [
+    ("atlas-a2", "int8", False), ("atlas-a3", "uint8", False),
+    ("atlas-a2", "half", True), ("atlas-a2", "float", True),
+    # the restriction names A3 and A2 only; atlas-350 transposes b8 into L0A (LoadData page: b8/b16/b32 on 950)
+    ("atlas-200i-500-a2", "int8", True), ("atlas-350", "int8", True),
+])
+def test_no_transposed_8_bit_load_into_a2_on_a3_a2(product, dtype, ok):
+    errors, _ = verdict(example(product, dtype, fmatrix=None, transpose=True))
+    assert ("load3d.transpose.b8" not in errors) == ok, errors
+
+
+def test_zero_extents_are_a_nop_on_v2_products_and_an_error_in_bit_mode():
+    """Table 4: kExtension = 0 (or mExtension, l1H, l1W) makes the V2 call a NOP; page 002 gives kStep in [1, 65535]."""
+    for field in ("kStep", "mStep"):
+        assert verdict(example("atlas-a2", **{field: 0}))[0] == []
+        assert f"load3d.{field}.range" in verdict(example("atlas-350", **{field: 0}))[0]
+    doc = example("atlas-a2")
+    doc["args"]["fmatrix"]["l1H"] = 0
+    assert verdict(doc)[0] == []
+    doc["product"] = "atlas-350"
+    assert "load3d.fmatrix.l1H.range" in verdict(doc)[0]
+
+
+def test_the_rules_the_page_states_still_hold_there():
+    moved = example("atlas-a2")
+    moved["tensors"]["dst"]["addr"] = 256  # 'the destination in L0A/L0B must be 512-byte aligned'
+    assert verdict(moved)[0] == ["load3d.dst.align"]
+    path = example("atlas-a2")
+    path["tensors"]["src"]["position"] = "B1"  # data paths L1 -> L0A, L1 -> L0B
+    assert verdict(path)[0] == ["load3d.path"]
+    assert verdict(example("atlas-a2", fmatrixCtrl=True))[0] == ["load3d.fmatrixCtrl.false"]
+    # half: kStartPt a multiple of 16, channelSize one of 4, 8, N*16, N*16+4, N*16+8
+    assert "load3d.kPos.multiple" in verdict(example("atlas-a2", kPos=8))[0]
+    assert "load3d.sizeChannel.values" in verdict(example("atlas-a2", sizeChannel=12))[0]
+    # the inference AI Core lists other channel counts (4, 8, 16, N*16+4, N*16+8 for half): not checked there
+    assert "load3d.sizeChannel.values" not in verdict(example("atlas-inference-aicore", sizeChannel=12))[0]
+
+
+def test_layout_rules_are_not_in_force_where_the_layout_is_not_modelled():
+    on_a2 = {r.id for r in MODEL.rules_for("atlas-a2")}
+    on_350 = {r.id for r in MODEL.rules_for("atlas-350")}
+    layout = {"load3d.dst.output_bounds", "load3d.dstStride.overlap", "load3d.window.m_bounds",
+              "load3d.window.k_bounds", "load3d.repeat.partial", "load3d.dst.size"}
+    assert layout <= on_350 and not layout & on_a2
+    assert {"load3d.dtype.b2", "load3d.transpose.b8"} <= on_a2 and not {"load3d.dtype.b2", "load3d.transpose.b8"} & on_350
+
+
+def test_run_marks_all_of_dst_unspecified_and_reads_nothing():
+    doc = example("atlas-a2")
+    case = parse_case(doc)
+    res = run_case(case)
+    dst = case.tensor("dst")
+    assert not res.faults
+    assert res.trace.regions("write", dst.buffer) == [(dst.addr, dst.addr + dst.nbytes)]
+    assert not res.trace.regions("read", "L1")
+    assert unspecified_elements(res.memory, dst.buffer, dst.addr, dst.size, dst.dtype.size).all()
+    # on atlas-350 the same call computes its window: defined values, the feature map read
+    case350 = parse_case(example("atlas-350"))
+    res350 = run_case(case350)
+    dst = case350.tensor("dst")
+    assert res350.trace.regions("read", "L1")
+    assert not unspecified_elements(res350.memory, dst.buffer, dst.addr, dst.size, dst.dtype.size).all()
+
+
+def test_run_from_the_cli_says_why_the_output_is_unspecified(tmp_path):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(example("atlas-a2")))
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["run", "-o", str(out), str(path)])
+    assert r.exit_code == 0, r.output
+    assert "load3d.product.modelled" in r.output and "unspecified" in r.output
+    marks = np.load(out / "dst.unspecified.npy")
+    assert marks.all()
+
+
+@pytest.mark.parametrize("command", (["gen", "--mode", "random", "-n", "1"], ["synth", "-n", "1"]))
+def test_drawing_cases_there_says_not_modelled(tmp_path, command):
+    r = CliRunner().invoke(main, [*command, "--product", "atlas-a2", "-o", str(tmp_path / "o"), "Load3DBitMode"])
+    assert r.exit_code == 2
+    assert "not modelled on atlas-a2" in r.output and "Traceback" not in r.output
+
+
+def test_rules_lists_what_is_checked_there():
+    r = CliRunner().invoke(main, ["rules", "Load3DBitMode", "--product", "atlas-a2", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    ids = {x["id"] for x in json.loads(r.output)["rules"]}
+    assert "load3d.product.modelled" in ids and "load3d.dst.output_bounds" not in ids
+    r = CliRunner().invoke(main, ["rules", "Load3DBitMode", "--product", "atlas-training"])
+    assert r.exit_code == 2 and "not supported on atlas-training" in r.output
+
+
+def test_load_data_with_stride_stays_refused_off_atlas_350():
+    """Page 003 documents LoadDataWithStride on Ascend 950 only; the A2 family's V2 load is LoadData, not it."""
+    ldws = get_api("LoadDataWithStride")
+    assert not ldws.unmodelled
+    assert "load_data_with_stride.product.support" in {r.id for r in ldws.rules_for("atlas-a2")}
+    assert "load_data_with_stride.product.modelled" not in {r.id for r in ldws.rules}
+
+
+def test_support_lists_the_v2_products_as_not_modelled():
+    r = CliRunner().invoke(main, ["support", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    by_api = {a["api"]: a for a in json.loads(r.output)["apis"]}
+    load3d = by_api["Load3DBitMode"]
+    assert set(load3d["not_modelled"]) == set(V2_PRODUCTS)
+    assert load3d["not_modelled"]["atlas-inference-aicore"]["types"] == ["int8", "uint8", "half"]
+    assert load3d["support"]["atlas-a2"] == [] and by_api["LoadDataWithStride"]["not_modelled"] == {}
+    text = CliRunner().invoke(main, ["support"], env={"COLUMNS": "100"}).output
+    block = text.split("Load3DBitMode\n", 1)[1].split("\nSetFmatrix", 1)[0]
+    assert "not modelled" in block and "not supported: atlas-inference-vectorcore, atlas-training" in block
