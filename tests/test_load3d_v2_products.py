@@ -75,6 +75,8 @@ def test_modelled_product_draws_no_modelled_warning():
     ("atlas-200i-500-a2", "uint32", True),
     ("atlas-inference-aicore", "int8", True), ("atlas-inference-aicore", "bfloat16", False),
     ("atlas-inference-aicore", "float", False),
+    # int4b_t: listed for A1/A2 on the A2 family and the inference AI Core; not among page 002's ten types
+    ("atlas-a2", "int4b", True), ("atlas-inference-aicore", "int4b", True), ("atlas-350", "int4b", False),
 ])
 def test_types_are_the_data_type_section_s(product, dtype, ok):
     errors, _ = verdict(example(product, dtype, fmatrix=None))
@@ -83,7 +85,7 @@ def test_types_are_the_data_type_section_s(product, dtype, ok):
 
 @pytest.mark.parametrize("product,dtype,ok", [
     ("atlas-a2", "int8", False), ("atlas-a3", "uint8", False), ("atlas-200i-500-a2", "int8", False),
-    ("atlas-a2", "half", True), ("atlas-a2", "float", True),
+    ("atlas-a2", "int4b", False), ("atlas-a2", "half", True), ("atlas-a2", "float", True),
     # the inference AI Core's list has no per-path split; atlas-350's bit-mode load takes 8-bit types into B2
     ("atlas-inference-aicore", "int8", True), ("atlas-350", "int8", True),
 ])
@@ -197,8 +199,45 @@ def test_support_lists_the_v2_products_as_not_modelled():
     by_api = {a["api"]: a for a in json.loads(r.output)["apis"]}
     load3d = by_api["Load3DBitMode"]
     assert set(load3d["not_modelled"]) == set(V2_PRODUCTS)
-    assert load3d["not_modelled"]["atlas-inference-aicore"]["types"] == ["int8", "uint8", "half"]
+    assert load3d["not_modelled"]["atlas-inference-aicore"]["types"] == ["int4b", "int8", "uint8", "half"]
     assert load3d["support"]["atlas-a2"] == [] and by_api["LoadDataWithStride"]["not_modelled"] == {}
     text = CliRunner().invoke(main, ["support"], env={"COLUMNS": "100"}).output
     block = text.split("Load3DBitMode\n", 1)[1].split("\nSetFmatrix", 1)[0]
     assert "not modelled" in block and "not supported: atlas-inference-vectorcore, atlas-training" in block
+
+
+@pytest.mark.parametrize("field,value,words", [
+    ("kStep", 0, "kStep=0 (kExtension)"), ("mStep", 0, "mStep=0 (mExtension)"),
+    ("Wk", 0, "Wk=0 without filterW (filterW=0 without filterSizeW)"),
+])
+def test_a_zero_the_page_calls_a_nop_is_a_warning_and_moves_nothing(field, value, words):
+    """Table 4: kExtension / mExtension / channelSize / l1H / l1W = 0, and filterW = 0 without filterSizeW, make the
+    V2 call a NOP: no error, the warning v2.nop, and `run` leaves dst as it was (no store, nothing unspecified)."""
+    doc = example("atlas-a2", **{field: value})
+    result = check_case(parse_case(doc))
+    assert result.valid
+    nop = [w for w in result.warnings if w.id == "load3d.v2.nop"]
+    assert len(nop) == 1 and words in nop[0].message
+    res = run_case(parse_case(doc))
+    assert not res.faults and not res.trace.regions("write", "L0A") and not res.trace.regions("read", "L1")
+    # with Wk = 0 and filterW set the kernel is 256 wide: not a NOP
+    if field == "Wk":
+        assert "load3d.v2.nop" not in verdict(example("atlas-a2", Wk=0, filterW=True))[1]
+
+
+def test_a_zero_feature_map_side_is_a_nop_and_atlas_350_has_no_nop_rule():
+    doc = example("atlas-a2")
+    doc["args"]["fmatrix"]["l1W"] = 0
+    assert "load3d.v2.nop" in verdict(doc)[1]
+    assert "load3d.v2.nop" not in {r.id for r in MODEL.rules_for("atlas-350")}
+
+
+def test_int4_channel_counts_and_k_multiples_are_the_page_s():
+    """int4b_t (64 elements to 32 bytes): channelSize 8, 16, 32, N*64, N*64+8, N*64+16, N*64+32; kStartPt a multiple
+    of 64 (the LoadData page, V2)."""
+    for channels, ok in ((8, True), (16, True), (32, True), (64, True), (72, True), (96, True), (4, False),
+                         (24, False), (40, False), (48, False), (80, True), (100, False)):
+        errors = verdict(example("atlas-a2", "int4b", fmatrix=None, sizeChannel=channels))[0]
+        assert ("load3d.sizeChannel.values" not in errors) == ok, (channels, errors)
+    assert "load3d.kPos.multiple" in verdict(example("atlas-a2", "int4b", fmatrix=None, kPos=32))[0]
+    assert "load3d.kPos.multiple" not in verdict(example("atlas-a2", "int4b", fmatrix=None, kPos=64))[0]

@@ -193,3 +193,30 @@ def test_a_case_whose_fields_were_changed_moves_with_its_changes():
     moved = retarget(case, "atlas-a3")
     assert moved.env["repeatTime"] == 300
     assert moved.product == "atlas-a3"
+
+
+def test_a_product_where_the_api_is_documented_but_not_modelled(tmp_path):
+    """Load3DBitMode's V2 load on the A2 family (spec note load3d.products-v2): neither 'not supported' nor counted
+    towards portability; the verdict there is the one of the rules in force there."""
+    doc = json.loads((ROOT / "examples" / "load3d_example.json").read_text())
+    doc["tensors"]["src"].pop("data")
+    doc["args"]["sizeChannel"] = 12  # half: 4, 8, N*16, N*16+4, N*16+8 on atlas-350 and the A2 family alike
+    path = tmp_path / "load3d.json"
+    path.write_text(json.dumps(doc))
+    r = invoke("check", "--product", "all", str(path))
+    lines = r.stdout.splitlines()
+    loc = f"{path}:case 0"
+    assert f"{loc}: atlas-350: invalid (the case's product)" in lines
+    for p in ("atlas-a3", "atlas-a2", "atlas-200i-500-a2"):
+        assert (f"{loc}: {p}: not modelled (Load3DBitMode: documented there, not modelled; invalid by the rules in "
+                f"force there)") in lines
+        assert any(l.startswith(f"{loc}: {p}: error: [load3d.sizeChannel.values]") for l in lines)
+    # the inference AI Core lists other channel counts, not checked there
+    assert (f"{loc}: atlas-inference-aicore: not modelled (Load3DBitMode: documented there, not modelled; valid by "
+            "the rules in force there)") in lines
+    for p in ("atlas-inference-vectorcore", "atlas-training"):
+        assert f"{loc}: {p}: not supported (the API is not supported there)" in lines
+    js = json.loads(invoke("check", "--product", "all", "--format", "json", str(path)).stdout)
+    verdicts = {v["product"]: v for v in js["results"][0]["products"]}
+    assert verdicts["atlas-a2"]["not_modelled"] and not verdicts["atlas-a2"]["supported"]
+    assert not verdicts["atlas-training"]["not_modelled"] and not verdicts["atlas-350"]["not_modelled"]

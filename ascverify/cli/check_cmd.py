@@ -708,7 +708,7 @@ def _portability_entry(r: Result, row: Any | None, indent: bool = True) -> str:
             parts.append(style.whole(v.to_json(), 8))
             continue
         add_result_json(parts, v.result, indent=indent, depth=8, close=False)
-        parts.append(style.flags[(v.supported, v.given)])
+        parts.append(style.flags[(v.supported, v.not_modelled, v.given)])
         parts.append(style.differs({"broken_only_here": v.only_here, "broken_only_on_given_product": v.only_given}))
         parts.append(style.close_verdict)
     parts.append("[]" if sep == style.first else style.last)
@@ -729,8 +729,9 @@ class _EntryStyle:
 
         #: after a result's own keys: ``portable`` and the key of ``products``; after a verdict's result: its own keys
         self.portable = {p: f',{key6}"portable"{colon}{flag(p)},{key6}"products"{colon}' for p in (False, True)}
-        self.flags = {(s, g): f',{key10}"supported"{colon}{flag(s)},{key10}"given_product"{colon}{flag(g)},'
-                              f'{key10}"differs"{colon}' for s in (False, True) for g in (False, True)}
+        self.flags = {(s, m, g): f',{key10}"supported"{colon}{flag(s)},{key10}"not_modelled"{colon}{flag(m)},'
+                                 f'{key10}"given_product"{colon}{flag(g)},{key10}"differs"{colon}'
+                      for s in (False, True) for m in (False, True) for g in (False, True)}
         #: the list of verdicts: before the first, between two, after the last
         self.first, self.sep, self.last = ("[\n", ",\n", key6 + "]") if indent else ("[", ",", "]")
         self.close_verdict = result_json_close(8) if indent else "}"

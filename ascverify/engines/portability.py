@@ -23,6 +23,12 @@ def supports(model: ApiModel, product: str, dtype: str) -> bool:
     return dtype in model.support.get(product, ())
 
 
+def documented_unmodelled(model: ApiModel, product: str, dtype: str) -> bool:
+    """The vendor documents the API on ``product`` with T ``dtype`` but ascverify does not model it there
+    (`ApiModel.unmodelled`): the case is checked by the rules in force there, its results are not computed."""
+    return product in model.unmodelled and dtype in model.documented_types(product, dtype)
+
+
 def calls_of(r: Result) -> list[Case]:
     """The cases a result is about: the case, or a program's calls."""
     if r.program is not None:
@@ -47,10 +53,13 @@ class ProductVerdict:
     given: bool
     only_here: list[str] = field(default_factory=list)
     only_given: list[str] = field(default_factory=list)
+    #: not supported (modelled) there, but documented by the vendor: checked by the rules in force there
+    not_modelled: bool = False
 
     def to_json(self) -> dict[str, Any]:
         doc = self.result.to_json()
-        doc.update({"product": self.product, "supported": self.supported, "given_product": self.given,
+        doc.update({"product": self.product, "supported": self.supported, "not_modelled": self.not_modelled,
+                    "given_product": self.given,
                     "differs": {"broken_only_here": self.only_here, "broken_only_on_given_product": self.only_given}})
         return doc
 
@@ -110,9 +119,12 @@ def check_on_products(results: Sequence[Result], products: Sequence[str] = PRODU
             g = per_product[p][k]
             ids = [v.id for v in g.violations]
             ok = all(supports(c.model, p, c.dtype.name) for c in calls_of(r))
+            unmodelled = not ok and all(supports(c.model, p, c.dtype.name) or
+                                        documented_unmodelled(c.model, p, c.dtype.name) for c in calls_of(r))
             verdicts.append(ProductVerdict(p, g, ok, p == r.product,
                                            [i for i in ids if i not in own],
-                                           [v.id for v in r.violations if v.id not in set(ids)]))  # in rule order
+                                           [v.id for v in r.violations if v.id not in set(ids)],  # in rule order
+                                           unmodelled))
         out.append(Portability(r.file, r.index, r, verdicts))
     return out
 
@@ -126,6 +138,12 @@ def portability_lines(rows: Sequence[Portability]) -> list[str]:
             tag = " (the case's product)" if v.given else ""
             if not v.supported:
                 missing = [c for c in calls_of(row.result) if not supports(c.model, v.product, c.dtype.name)]
+                if v.not_modelled:
+                    names = ", ".join(dict.fromkeys(c.model.name for c in missing))
+                    lines.append(f"{loc}: {v.product}: not modelled ({names}: documented there, not modelled; "
+                                 f"{'valid' if v.result.valid else 'invalid'} by the rules in force there){tag}")
+                    lines += _violation_lines(loc, v) if not v.result.valid else []
+                    continue
                 c = missing[0]
                 reason = (f"{c.model.name}" if row.result.program is not None else "the API") \
                     if not c.model.support.get(v.product) else f"T={c.dtype.name}"
@@ -136,13 +154,20 @@ def portability_lines(rows: Sequence[Portability]) -> list[str]:
                 lines.append(f"{loc}: {v.product}: ok{tag}{extra}")
                 continue
             lines.append(f"{loc}: {v.product}: invalid{tag}")
-            for viol in v.result.violations:
-                mark = " [differs]" if viol.id in v.only_here else ""
-                call = f"call {viol.call}: " if viol.call is not None else ""
-                lines.append(f"{loc}: {v.product}: {call}error: [{viol.id}] {one_line(viol.message)} "
-                             f"({viol.rule.citation}){mark}")
+            lines += _violation_lines(loc, v)
             for rid in v.only_given:
                 lines.append(f"{loc}: {v.product}: note: [{rid}] broken on {row.given_product} holds here [differs]")
+    return lines
+
+
+def _violation_lines(loc: str, v: ProductVerdict) -> list[str]:
+    """One ``error:`` line per rule the case breaks on the verdict's product, rules it keeps elsewhere marked."""
+    lines = []
+    for viol in v.result.violations:
+        mark = " [differs]" if viol.id in v.only_here else ""
+        call = f"call {viol.call}: " if viol.call is not None else ""
+        lines.append(f"{loc}: {v.product}: {call}error: [{viol.id}] {one_line(viol.message)} "
+                     f"({viol.rule.citation}){mark}")
     return lines
 
 

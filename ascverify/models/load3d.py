@@ -56,7 +56,10 @@ T3, T4, T5 = f"{SEED} Table 3", f"{SEED} Table 4", f"{SEED} Table 5"
 #: The channel counts the page allows, as remainders modulo C0 (elements of a 32-byte vector); besides them
 #: every count is at least 4. 32-bit types: 4, 8N, 8N+4; 16-bit: 4, 8, 16N, 16N+4, 16N+8; 8-bit: 4, 8, 16,
 #: 32N, 32N+4, 32N+8, 32N+16 (Table 5, sizeChannel).
-CHANNEL_REMAINDERS = {8: (0, 4), 16: (0, 4, 8), 32: (0, 4, 8, 16)}
+CHANNEL_REMAINDERS = {8: (0, 4), 16: (0, 4, 8), 32: (0, 4, 8, 16),
+                      # int4b_t (64 to a vector): 8, 16, 32, N*64, N*64+8, N*64+16, N*64+32 (the vendor's LoadData
+                      # page, V2 channelSize; the rules add "at least 4", which 8, 16 and 32 meet)
+                      64: (0, 8, 16, 32)}
 MAX_MPOS_3D = 32767  # the LoadData3D page's mStartPt range (HARDWARE_NOTES)
 #: The vendor's material cited where the page is silent or disagrees (the Chinese directories of the docs elided).
 DOC_LDWS = "asc-devkit docs/zh/api/SIMD-API/.../LoadDataWithStride.md"
@@ -74,18 +77,18 @@ PYASC_TYPES = "pyasc python/asc/language/core/types.py"
 #: The element types for which page 002 states the M multiples (mStep, mPos): half, int8_t, uint8_t.
 M_NAMED = ("half", "int8", "uint8")
 #: The types page 002's sizeChannel row lists values for (int4b_t too, not a type here).
-CHANNEL_NAMED = ("uint32", "int32", "float", "half", "bfloat16", "int8", "uint8")
+CHANNEL_NAMED = ("uint32", "int32", "float", "half", "bfloat16", "int8", "uint8", "int4b")
 #: Where the img2col load is modelled: atlas-350's bit-mode load (page 002). The rules that depend on its layout,
 #: its repeat register or its ranges hold there only (spec note load3d.products-v2).
 MODELLED = ("atlas-350",)
 #: Where the vendor documents the LoadData3DParamsV2 load (LoadData_3D.md, Product support, v2 interface) and
-#: ascverify does not model it: the source, and the element types its data-type section lists there (int4b_t, which
-#: it lists too, is not a type here).
+#: ascverify does not model it: the source, and the element types its data-type section lists there (int4b_t for A1 /
+#: A2 only: the B1 / B2 list has none of 4 or 8 bits, rule dtype.b2).
 V2_SOURCE = (f"{DOC_L3D}, Product support (v2 interface) and Data types; {SEED} Applicability (the bit-mode load: "
              "atlas-350); spec note load3d.products-v2")
-V2_TYPES = ("int8", "uint8", "half", "bfloat16", "int32", "uint32", "float")
+V2_TYPES = ("int4b", "int8", "uint8", "half", "bfloat16", "int32", "uint32", "float")
 V2_UNMODELLED = {"atlas-a3": V2_TYPES, "atlas-a2": V2_TYPES, "atlas-200i-500-a2": V2_TYPES,
-                 "atlas-inference-aicore": ("int8", "uint8", "half")}
+                 "atlas-inference-aicore": ("int4b", "int8", "uint8", "half")}
 #: The products whose channel counts are page 002's list (LoadData_3D.md gives the same list for Ascend 950, Atlas
 #: A3, Atlas A2 and Atlas 200I/500 A2; another one for the inference AI Core, not checked)
 CHANNEL_LIST_PRODUCTS = (*MODELLED, "atlas-a3", "atlas-a2", "atlas-200i-500-a2")
@@ -108,8 +111,9 @@ def _t(name: str) -> str:
 
 
 def c0_of(ctx: Context) -> int:
-    """Elements of one 32-byte vector / columns of one fractal: 16 for half, 32 for 8-bit, 8 for 32-bit types."""
-    return VECTOR_BYTES // ctx.dtype.size
+    """Elements of one 32-byte vector / columns of one fractal: 16 for half, 32 for 8-bit, 8 for 32-bit types, 64 for
+    int4b_t (the V2 load's kStartPt and kExtension: multiples of 64 for b4)."""
+    return VECTOR_BYTES * 8 // ctx.dtype.bits
 
 
 def channel_remainders(ctx: Context) -> tuple[int, ...]:
@@ -557,8 +561,37 @@ FMATRIX_STATE = "fmatrix"
 FMATRIX_MEMBER_FIELDS = tuple(f.name for m in FMATRIX.members for f in FMATRIX.member_fields(m))
 
 
+#: The V2 load's fields whose 0 makes the call a NOP (LoadData_3D.md Table 4 and Restrictions), by the page's name
+V2_NOP_FIELDS = (("kStep", "kExtension"), ("mStep", "mExtension"), ("sizeChannel", "channelSize"),
+                 ("fmatrix.l1H", "l1H"), ("fmatrix.l1W", "l1W"))
+
+
+def v2_nop_fields(v: Any) -> list[str]:
+    """The fields (page names) whose value makes a V2 call a NOP (concrete values)."""
+    zero = [f"{name}={0} ({page})" for name, page in V2_NOP_FIELDS
+            if (v.fmatrix.present or not name.startswith("fmatrix.")) and v[name] == 0]
+    zero += [f"{k}=0 without {flag} ({page})" for k, flag, page in (
+                 ("Wk", "filterW", "filterW=0 without filterSizeW"), ("Hk", "filterH", "filterH=0 without filterSizeH"))
+             if v[k] == 0 and not v[flag]]
+    return zero
+
+
+def v2_nop(v: Any) -> Any:
+    """The V2 call moves nothing: a zero extent, channel count, feature map side or kernel size (Table 4)."""
+    return Or(v.kStep == 0, v.mStep == 0, v.sizeChannel == 0, And(v.Wk == 0, Not(v.filterW)),
+              And(v.Hk == 0, Not(v.filterH)), And(v.fmatrix.present, Or(v.fmatrix.l1H == 0, v.fmatrix.l1W == 0)))
+
+
 def v2_rules(p: str) -> Iterator[Any]:
     """The LoadData page's restrictions of the V2 load on the A2 family (spec note load3d.products-v2)."""
+    yield rule(f"{p}.v2.nop", ("kStep", "mStep", "sizeChannel", "Wk", "Hk", "filterW", "filterH", "fmatrix"),
+               lambda v, ctx: Not(v2_nop(v)),
+               "{zero}: the call is a NOP, it moves nothing (dst keeps its contents)",
+               f"{DOC_L3D}, Table 4 (l1H, l1W, channelSize, kExtension, mExtension = 0: NOP) and Restrictions "
+               f"(filterW / filterH = 0 without filterSizeW / H: not executed); {NOTES} (LoadData3DParamsV2)",
+               severity=WARNING, products=tuple(V2_UNMODELLED), notes=("load3d.products-v2",),
+               facts=lambda v, ctx: {"zero": ", ".join(v2_nop_fields(v)) or "a zero field"},
+               help="no zero extent, channel count, feature map side or kernel size (0 makes the call a NOP)")
     yield rule(f"{p}.dtype.b2", ("dtype", "dst"),
                lambda v, ctx: Or(v.dst.position != _CODE["B2"], ctx.dtype.name in V2_B2_TYPES),
                "T={dtype} is not supported with dst in B2 on {product} (B1 -> B2 takes "
@@ -567,11 +600,11 @@ def v2_rules(p: str) -> Iterator[Any]:
                notes=("load3d.products-v2",), help="dst in B2 only with half, bfloat16, int32, uint32 or float")
     yield rule(f"{p}.transpose.b8", ("dtype", "dst", "transpose"),
                lambda v, ctx: True if ctx.dtype.size != 1 else Not(And(v.transpose, v.dst.position == _CODE["A2"])),
-               "transpose=true with dst in A2 and the 8-bit T={dtype}: the transposed L1 -> L0A load takes no 8-bit "
+               "transpose=true with dst in A2 and T={dtype}: the transposed L1 -> L0A load takes no 4- or 8-bit "
                "type on {product}", f"{DOC_L3D}, Restrictions (transposed L1 -> L0A: no b8 on Atlas A3 / A2); "
                f"{DOC_L3D}, Restrictions (enTranspose: b16/b32 into L0A on Atlas A3 / A2); {NOTES} "
                "(LoadData3DParamsV2)", products=V2_NO_B8,
-               notes=("load3d.products-v2",), help="no transposed 8-bit load into A2")
+               notes=("load3d.products-v2",), help="no transposed 4- or 8-bit load into A2")
 
 
 def fmatrix_rules(p: str, optional: bool = True, products: tuple[str, ...] | None = None) -> Iterator[Any]:
@@ -677,13 +710,14 @@ class Load3DBitMode(ApiModel):
                  "On atlas-a3, atlas-a2, atlas-200i-500-a2 and atlas-inference-aicore the call (LoadData with "
                  "LoadData3DParamsV2, pyasc's load_data) is legal but not modelled: it draws the warning "
                  "product.modelled, and only the rules that the vendor's LoadData page states for those products "
-                 "are checked: the types (A1/A2: int8, uint8, half, bfloat16, int32, uint32, float; inference AI "
-                 "Core: int8, uint8, half), B1 -> B2 only for half, bfloat16, int32, uint32, float and no transposed "
+                 "are checked: the types (A1/A2: int4b_t, int8, uint8, half, bfloat16, int32, uint32, float; "
+                 "inference AI Core: int4b_t, int8, uint8, half), B1 -> B2 only for half, bfloat16, int32, uint32, float and no transposed "
                  "8-bit load into A2 (A3/A2: errors), the data paths, dst 512-byte and src 32-byte alignment, the "
                  "field widths, kPos/kStep/mStep multiples, mPos <= 32767, the channel counts (not on the inference "
                  "AI Core, whose list differs), fmatrixCtrl false and the feature map inside src. The bit-mode "
-                 "page's ranges (a zero is a NOP there), the repeat register and the output's layout are not: "
-                 "`run` marks all of dst unspecified and reads nothing.",
+                 "page's ranges, the repeat register and the output's layout are not: a zero extent, channel count, "
+                 "feature map side or kernel size draws the warning v2.nop (the call moves nothing, `run` leaves dst "
+                 "as it was); otherwise `run` marks all of dst unspecified and reads nothing.",
                  "Page 002 (the bit-mode load) is supported on the Atlas 350 only, but the vendor's LoadData page "
                  "(LoadData_3D.md) documents the v2 interface on Ascend 950, Atlas A3, Atlas A2, Atlas 200I/500 A2 "
                  "and the inference AI Core, with the same fields (kExtension, mExtension, kStartPt, mStartPt, ...) "
@@ -696,12 +730,15 @@ class Load3DBitMode(ApiModel):
                   f"{DOC_L3D}, Restrictions (data paths, alignment, dst layout, channelSize)", f"{DOC_L3D}, Table 4",
                   f"{EX_MMAD}/mmad_load3dv2.asc (the dav-2201 branch)"),
                  ("load3d.product.support", "load3d.product.modelled", "load3d.dtype.support", "load3d.dtype.b2",
-                  "load3d.transpose.b8")),
+                  "load3d.transpose.b8", "load3d.v2.nop")),
         SpecNote("load3d.types", "Element types",
                  "T is one of uint8, int8, fp8_e4m3fn, fp8_e5m2, hifloat8, half, bfloat16, uint32, int32, float; "
-                 "int4b_t, which the sizeChannel row mentions, is not among them and is refused.",
+                 "int4b_t, which the sizeChannel row mentions, is not among them and is refused on atlas-350 (the "
+                 "V2 load on the A2 family and the inference AI Core takes it into A2, unmodelled: spec note "
+                 "load3d.products-v2; an int4b_t tensor's size counts one byte per element there, twice its bytes, "
+                 "so its bounds are checked conservatively).",
                  "Table 1 lists the ten types; Table 5 gives channel counts for int4b_t too, most likely copied from a "
-                 "page of an API that takes it.", (f"{SEED} Table 1, T", _t("sizeChannel")),
+                 "page of an API that takes it (the vendor's LoadData page lists int4b_t for the V2 load).", (f"{SEED} Table 1, T", _t("sizeChannel")),
                  ("load3d.dtype.support",)),
         SpecNote("load3d.namings", "Four ways to give the arguments",
                  "A case gives the fields by the page's names (kStep, mStep, kPos, mPos, strideW, strideH, Wk, Hk, "
@@ -1306,6 +1343,8 @@ def unmodelled_load(case: Case, trace: Any) -> None:
     """A load on a product where it is not modelled (spec note load3d.products-v2): all of dst unspecified, nothing
     read (where the load reads and stores there is not modelled)."""
     dst = case.tensor("dst")
+    if v2_nop(case.values()):
+        return  # a NOP (Table 4): dst keeps its contents
     if dst.nbytes:
         trace.write(dst.buffer, [dst.addr], dst.nbytes, np.zeros(dst.nbytes, dtype=np.uint8), [0],
                     poison=[True], what="dst (the load is not modelled here)", tensor="dst")
