@@ -104,12 +104,14 @@ def test_diff_products_bilinear():
                "bilinear.c220_rep_strides"}
     # ... and loads src0Offset a whole vector register at a time (spec note bilinear.3510-offset-loads)
     only_b = {"bilinear.dst.hazard", "bilinear.dst.src0.hazard", "bilinear.src0Offset.vector_read"}
+    # atlas-350's UB has 8 KiB above the 248 KiB a kernel allocates (the library's temporaries): a warning there
+    only_b |= {f"bilinear.{t}.reserved" for t in ("dst", "src0", "src0Offset", "src1", "sharedTmpBuffer")}
     assert {i for i, r in kinds.items() if r.kind == "only_a"} == only_a
     assert {i for i, r in kinds.items() if r.kind == "only_b"} == only_b
     differs = {i for i, r in kinds.items() if r.kind == "differs"}
     assert differs == {f"bilinear.{t}.bounds" for t in ("dst", "src0", "src0Offset", "src1")}
     for i in differs:
-        assert "UB 196608 vs 253952 bytes" in kinds[i].detail
+        assert "UB 196608 vs 262144 bytes" in kinds[i].detail  # the physical sizes: 192 KiB, 256 KiB
     same = diff_api(get_api("BilinearInterpolation"), "atlas-a2", "atlas-a3")
     assert same.same  # same buffers, both require the temporary buffer
 

@@ -146,6 +146,23 @@ def test_gen_boundary_stops_on_sigint_and_writes_what_it_found(tmp_path):
     assert left and all(t["reason"].startswith("undecided") for t in left)
 
 
+def test_gen_boundary_interrupted_after_finding_cases_writes_them(tmp_path):
+    """A signal during the solving, once cases were found: they are written (each with its case file) and the
+    manifest says the run stopped. The writing used to hit a checkpoint that raised the same signal again: 'gen:
+    interrupted while writing: 0 cases written', the cases found lost."""
+    d = tmp_path / "bnd"
+    p = start(tmp_path, "gen", "Load3DBitMode", "--product", "atlas-350", "--mode", "boundary", "-o", str(d))
+    wait_for(p, d.is_dir)
+    time.sleep(9)  # the first cases come within a few seconds (about 10 in 10 s here); the run takes a minute
+    _, err = stop(p, signal.SIGINT)
+    assert p.returncode == 130, err
+    assert "interrupted while writing" not in err and "gen: stopped: interrupted (SIGINT)" in err, err
+    doc = json.loads((d / "manifest.json").read_text())
+    assert doc["stopped"] == "interrupted (SIGINT)" and doc["cases"], err
+    for c in doc["cases"]:
+        json.loads((d / c["case_file"]).read_text())
+
+
 def test_gen_interrupted_while_writing_says_how_many_cases_are_on_disk(tmp_path):
     d = tmp_path / "cases"
     p = start(tmp_path, "gen", "SetVectorMask", "--product", "atlas-a2", "-n", "20000", "-o", str(d),

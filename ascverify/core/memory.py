@@ -84,7 +84,7 @@ class Memory:
     @classmethod
     def for_product(cls, product: Any) -> "Memory":
         """Memory with the buffers (and sizes) of ``product``, and its Reg API register file (None where it has none)."""
-        memory = cls(product.buffers)
+        memory = cls(product.physical_buffers())
         memory.registers = Registers.for_product(product)
         return memory
 

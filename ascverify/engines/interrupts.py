@@ -80,6 +80,7 @@ class _State:
     z3_interrupted = False  # the watcher interrupted the Z3 context in this region (`_clear_z3_interrupt`)
     hold = 0  # `deferred()` sections entered
     ignored = 0  # signals a stopping command let pass (`_handler`: the next one after `FORCE_AFTER` stops it)
+    handled = False  # the command dealt with `requested` and goes on to write what it has (`handled`)
 
 
 #: Held while `in_check` changes and while a query is interrupted: Z3 must only be interrupted during a query.
@@ -94,7 +95,7 @@ _state = _State()
 def _reset_if_forked() -> None:
     if _state.pid != os.getpid():  # a forked child: the parent's regions, watcher and budget are not ours
         _state.pid = os.getpid()
-        _state.requested = None
+        _state.requested, _state.handled = None, False
         _state.depth = 0
         _state.watcher = None
         _state.wake_r = _state.wake_w = -1
@@ -130,9 +131,18 @@ def stop_received() -> int | None:
 
 
 def checkpoint() -> None:
-    """Raise `Interrupted` if a stop was asked for (call between steps of long solver work)."""
-    if requested() is not None:
+    """Raise `Interrupted` if a stop was asked for (call between steps of long solver work), unless the command has
+    dealt with it already (`handled`)."""
+    if requested() is not None and not _state.handled:
         raise Interrupted(_state.requested or signal.SIGINT)
+
+
+def handled() -> None:
+    """The stop that was asked for has been dealt with: the command stops its work and now writes what it has (`gen`
+    writes the cases it found), so `checkpoint()` no longer raises for it. A second signal is let pass as before
+    (`FORCE_AFTER`) and the one after it stops the writing too."""
+    if requested() is not None:
+        _state.handled = True
 
 
 def _main_thread() -> bool:
@@ -265,7 +275,7 @@ def solver_region() -> Iterator[None]:
             _state.depth -= 1
         return
     if _state.commands == 0:  # used as a library: an earlier interrupt was dealt with by the caller
-        _state.requested = None
+        _state.requested, _state.handled = None, False
     old = {s: signal.getsignal(s) for s in _SIGNALS}
     r, w = os.pipe()
     os.set_blocking(w, False)
@@ -323,7 +333,7 @@ def deferred() -> Iterator[None]:
     after the section raises it."""
     _reset_if_forked()
     if _state.commands == 0 and _state.depth == 0 and _state.hold == 0:
-        _state.requested = None  # used as a library: an earlier interrupt was dealt with by the caller
+        _state.requested, _state.handled = None, False  # used as a library: an earlier interrupt was dealt with by the caller
     _state.hold += 1
     try:
         yield
@@ -478,7 +488,7 @@ def _deliver() -> None:
 def _forget() -> None:
     """A signal whose `Interrupted` Python swallowed (see `swallowed_interrupts_redelivered`): taken anew when it comes
     again (a command's later signals are otherwise ignored: `_handler`)."""
-    _state.requested = None
+    _state.requested, _state.handled = None, False
     _state.ignored = 0
 
 
@@ -490,7 +500,7 @@ def command_signals() -> Iterator[None]:
         yield
         return
     old = {s: signal.getsignal(s) for s in _SIGNALS}
-    _state.requested = None
+    _state.requested, _state.handled = None, False
     _state.ignored = 0
     _state.commands += 1
     for s in _SIGNALS:

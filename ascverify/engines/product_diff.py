@@ -103,8 +103,8 @@ def _limits(rule: Rule, ca: Context, cb: Context, model: ApiModel) -> str:
     if kind == "fits":
         t = model.tensor(dom["tensor"])
         bufs = sorted({POSITION_BUFFER[p] for p in t.positions}, key=BUFFERS.index)
-        parts = [f"{buf} {ca.product.buffer_size(buf)} vs {cb.product.buffer_size(buf)} bytes" for buf in bufs
-                 if ca.product.buffer_size(buf) != cb.product.buffer_size(buf)]
+        parts = [f"{buf} {ca.product.physical_size(buf)} vs {cb.product.physical_size(buf)} bytes" for buf in bufs
+                 if ca.product.physical_size(buf) != cb.product.physical_size(buf)]
         if parts:
             return f"{dom['tensor']} must fit its buffer: " + ", ".join(parts) + f" ({a} vs {b})"
     return ""

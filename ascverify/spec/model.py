@@ -11,7 +11,7 @@ from .dtypes import DType, get_dtype
 from .errors import ModelDefinitionError
 from .logic import And, Between, Mod, Not, Or
 from .params import MASK_WORDS, Arg, BoolType, EnumType, Field, LevelsArg, MaskArg, StructArg, TensorDecl
-from .products import PRODUCT_IDS, get_product
+from .products import POSITION_BUFFER, PRODUCT_IDS, PRODUCTS, get_product
 from .rules import (
     ERROR,
     WARNING,
@@ -21,6 +21,7 @@ from .rules import (
     domain_value,
     rule,
     tensor_aligned,
+    tensor_in_allocatable,
     tensor_in_buffer,
     tensor_positions,
 )
@@ -51,6 +52,12 @@ class SpecNote:
     why: str
     sources: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
+
+
+#: The products whose runtime keeps bytes above a buffer's allocatable size (`Product.reserved`), and those buffers:
+#: a tensor reaching into them draws the warning ``PREFIX.TENSOR.reserved`` there
+RESERVING_PRODUCTS: tuple[str, ...] = tuple(p.id for p in PRODUCTS if p.reserved)
+RESERVED_BUFFERS: frozenset[str] = frozenset(b for p in PRODUCTS for b in p.reserved)
 
 
 class ApiModel:
@@ -231,6 +238,11 @@ class ApiModel:
                                           src + "; HARDWARE_NOTES.md Units and alignment",
                                           minimum=getattr(t, "align", 1)))
             out.append(tensor_in_buffer(f"{p}.{t.name}.bounds", t.name, "HARDWARE_NOTES.md Products (buffer sizes)"))
+            if RESERVING_PRODUCTS and any(POSITION_BUFFER[pos] in RESERVED_BUFFERS for pos in t.positions):
+                out.append(tensor_in_allocatable(
+                    f"{p}.{t.name}.reserved", t.name, "HARDWARE_NOTES.md Products (UB: 248 KiB by default, 256 KiB "
+                    "with compile options); asc-devkit impl/basic_api/utils/kernel_utils_constants.h (TMP_UB_OFFSET)",
+                    RESERVING_PRODUCTS))
             if t.optional and t.required_on:
                 out.append(rule(f"{p}.{t.name}.required", (t.name, "product"),
                                 (lambda name: lambda v, ctx: getattr(v, name).present)(t.name),

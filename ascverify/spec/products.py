@@ -48,10 +48,21 @@ class Product:
     vector_length: int = 256
     notes: str = ""
     source: str = f"{NOTES} Products"
+    #: bytes the hardware has above ``buffers``' size that the runtime keeps for the vendor library's temporaries
+    #: (a kernel allocates up to ``buffer_size``; an access there is legal, a tensor there draws a warning)
+    reserved: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}), hash=False)
 
     def buffer_size(self, buffer: str) -> int:
-        """Bytes of ``buffer`` on this product (0 when the product has none)."""
+        """Bytes of ``buffer`` a kernel allocates on this product (0 when the product has none)."""
         return self.buffers.get(buffer, 0)
+
+    def physical_size(self, buffer: str) -> int:
+        """Bytes of ``buffer`` the hardware has: ``buffer_size`` and the runtime's reserved bytes above it."""
+        return self.buffers.get(buffer, 0) + self.reserved.get(buffer, 0)
+
+    def physical_buffers(self) -> Mapping[str, int]:
+        """Every buffer's physical size."""
+        return MappingProxyType({b: self.physical_size(b) for b in self.buffers})
 
     def position_size(self, position: str) -> int:
         """Bytes of the physical buffer that ``position`` maps to."""
@@ -66,7 +77,12 @@ PRODUCTS: tuple[Product, ...] = (
     Product("atlas-350", "Atlas 350 Accelerator Card (Ascend 950PR / 950DT)", "3510",
             _buffers(248 * KiB, 512 * KiB, 64 * KiB, 256 * KiB),
             aliases=("ascend-950pr", "ascend-950dt"),
-            notes="UB is 248 KiB by default (256 KiB with compile options); the default is modelled."),
+            reserved=MappingProxyType({"UB": 8 * KiB}),
+            notes="UB is 248 KiB by default (256 KiB with compile options); the default is what a kernel allocates. "
+                  "The 8 KiB above it exist: the vendor's library keeps its temporaries there (TMP_UB_OFFSET = "
+                  "GetRuntimeUBSize() = 248 KiB, asc-devkit impl/basic_api/utils/kernel_utils_constants.h; its CPU "
+                  "model gives dav-3510 256 KiB of UB), so an access there is not out of bounds; a tensor there draws "
+                  "a warning (rule PREFIX.TENSOR.reserved)."),
     Product("atlas-a3", "Atlas A3 training / inference", "2201",
             _buffers(192 * KiB, 512 * KiB, 64 * KiB, 128 * KiB)),
     Product("atlas-a2", "Atlas A2 training / inference (910B)", "2201",

@@ -435,17 +435,40 @@ def tensor_in_buffer(id: str, tensor: str, source: str, **kw: Any) -> Rule:
 
     def pred(v: Values, ctx: Context) -> Any:
         t = getattr(v, tensor)
-        return And(*(Implies(t.in_buffer(b), t.end <= ctx.product.buffer_size(b)) for b in BUFFERS))
+        return And(*(Implies(t.in_buffer(b), t.end <= ctx.product.physical_size(b)) for b in BUFFERS))
 
     def facts(v: Values, ctx: Context) -> Mapping[str, Any]:
         t = getattr(v, tensor)
         buf = POSITION_BUFFER[t.position_name()]
-        return {"end": t.end, "buffer": buf, "capacity": ctx.product.buffer_size(buf)}
+        return {"end": t.end, "buffer": buf, "capacity": ctx.product.physical_size(buf)}
 
     return Rule(id, (tensor,), pred,
                 f"{tensor} spans bytes [{{{tensor}.addr}}, {{end}}) but {{buffer}} has {{capacity}} bytes on {{product}}",
                 source, ERROR, _products(kw.pop("products", None)), lambda v, ctx: _present(v, tensor), facts,
                 {"kind": "fits", "tensor": tensor}, (), None, tuple(kw.pop("notes", ())), f"{tensor} inside its buffer")
+
+
+def tensor_in_allocatable(id: str, tensor: str, source: str, products: Iterable[str]) -> Rule:
+    """A warning: the tensor ends inside the bytes a kernel allocates, not in those the runtime keeps above them for
+    the vendor library's temporaries (`Product.reserved`)."""
+
+    def pred(v: Values, ctx: Context) -> Any:
+        t = getattr(v, tensor)
+        return And(*(Implies(t.in_buffer(b), t.end <= ctx.product.buffer_size(b)) for b in BUFFERS
+                     if ctx.product.reserved.get(b)))
+
+    def facts(v: Values, ctx: Context) -> Mapping[str, Any]:
+        t = getattr(v, tensor)
+        buf = POSITION_BUFFER[t.position_name()]
+        return {"end": t.end, "buffer": buf, "capacity": ctx.product.buffer_size(buf),
+                "reserved": ctx.product.reserved.get(buf, 0)}
+
+    return Rule(id, (tensor,), pred,
+                f"{tensor} spans bytes [{{{tensor}.addr}}, {{end}}), past the {{capacity}} bytes of {{buffer}} a kernel "
+                "allocates on {product}: the {reserved} bytes above them hold the vendor library's temporaries "
+                "(TMP_UB_OFFSET), which a library call may overwrite", source, WARNING, _products(products),
+                lambda v, ctx: _present(v, tensor), facts, {"kind": "custom"}, (), None, (),
+                f"{tensor} inside the bytes a kernel allocates")
 
 
 def tensor_min_size(id: str, tensor: str, elems: Callable[[Values, Context], Any], source: str, *,

@@ -193,7 +193,7 @@ def classify_rule(case: Case, rule: Rule, sampled: bool | None = True, *, valid:
         tensor = dom["tensor"]
         t = getattr(v, tensor)
         buf = POSITION_BUFFER[t.position_name()]
-        slack = ctx.product.buffer_size(buf) - int(t.end)
+        slack = ctx.product.physical_size(buf) - int(t.end)
         unit = _tensor_align(case, tensor)
         if slack < 0:
             return Point(VIOLATED, slack / unit)

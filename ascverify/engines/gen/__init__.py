@@ -131,6 +131,7 @@ def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int 
         import signal
 
         name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
+        interrupts.handled()  # the caller writes the cases found: its checkpoints do not stop it again
         gen.report["interrupted"] = name
         gen.report["stopped"] = f"interrupted ({name})"
         if mode != "random":

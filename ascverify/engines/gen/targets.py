@@ -86,7 +86,7 @@ def _pred(sv: Solving, r: Rule) -> z3.BoolRef:
 
 
 def _capacity(t: Any, ctx: Any) -> z3.ArithRef:
-    return z3.Sum([z3.If(t.in_buffer(b), ctx.product.buffer_size(b), 0) for b in BUFFERS])
+    return z3.Sum([z3.If(t.in_buffer(b), ctx.product.physical_size(b), 0) for b in BUFFERS])
 
 
 def field_targets(sv: Solving) -> list[Target]:

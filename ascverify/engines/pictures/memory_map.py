@@ -353,7 +353,7 @@ def _problem(case: Case, v: Violation, views: Mapping[str, TensorView]) -> Probl
             add("misaligned", t, t.start, t.start + min(max(t.nbytes, 1), t.align))
         elif kind == "fits" and dom.get("tensor") in views:
             t = views[dom["tensor"]]
-            size = case.ctx.product.buffer_size(t.buffer)
+            size = case.ctx.product.physical_size(t.buffer)
             add("out_of_bounds", t, max(t.start, size), t.stop)
         elif kind == "disjoint":
             a_name, b_name = dom.get("tensors", (None, None))
@@ -474,7 +474,7 @@ def _buffers(case: Case, views: Sequence[TensorView], accesses: Sequence[tuple],
     used = [b for b in BUFFERS if any(t.buffer == b for t in views) or any(a[1] == b for a in accesses)]
     out = []
     for b in used:
-        bv = BufferView(b, product.buffer_size(b), BUFFER_ALIGNMENT.get(b, 1), [t for t in views if t.buffer == b])
+        bv = BufferView(b, product.physical_size(b), BUFFER_ALIGNMENT.get(b, 1), [t for t in views if t.buffer == b])
         mine = [a for a in accesses if a[1] == b]
         groups = _groups(bv.tensors)
         owner = {t.name: k for k, g in enumerate(groups) for t in g}
