@@ -17,6 +17,7 @@ from ascverify.checking.program import check_program
 from ascverify.cli import main
 from ascverify.core.program import run_program
 from ascverify.core.run import run_case
+from ascverify.core.unspecified import unspecified_elements
 from ascverify.spec.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -407,3 +408,51 @@ def test_an_in_place_call_on_a_shared_tensor_without_data_reads_generated_inputs
     got = first.tensors["dst"]
     assert got[:8].view(np.uint32).tolist() == expected.view(np.uint32).tolist()
     assert got[8:].view(np.uint32).tolist() == x[8:].view(np.uint32).tolist()  # the rest is the input, untouched
+
+
+def _count_mask_program(product, mask):
+    return {"product": product, "dtype": "half",
+            "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 128, "data": list(range(128))},
+                        "z": {"position": "VECOUT", "addr": 512, "size": 16}},
+            "calls": [set_mask([255, 0]),
+                      {"api": "BlockReduceMax", "tensors": {"dst": "z", "src": "x"},
+                       "args": {"repeatTime": 1, "mask": mask, "dstRepStride": 1, "srcBlkStride": 1,
+                                "srcRepStride": 8, "isSetMask": False}}]}
+
+
+def test_on_the_310b_a_count_mask_with_is_set_mask_false_is_the_argument():
+    """asc-devkit's dav_m300 (atlas-200i-500-a2) implementation of the int32-mask prototype builds its lanes from
+    the mask argument (plt(mask)) and never reads isSetMask; elsewhere the mask is SetVectorMask's. x[i] = i, so a
+    block's maximum is its last active lane: with SetVectorMask([255, 0]) (lanes 0-7) block 0 gives 7; with the
+    count 16 it gives 15."""
+    for product, expected, warned in (("atlas-a2", 7.0, False), ("atlas-200i-500-a2", 15.0, True)):
+        parsed = parse_program(_count_mask_program(product, 16))
+        result = check_program(parsed)
+        assert result.valid
+        assert ("block_reduce_max.mask.count_argument" in [w.id for w in result.warnings]) == warned, product
+        got = run_program(parsed).runs[1].tensors["dst"]
+        assert float(got[0]) == expected, product
+    # MASK_PLACEHOLDER is 0 there: no lane, nothing reduced; ascverify leaves the results unspecified
+    parsed = parse_program(_count_mask_program("atlas-200i-500-a2", "MASK_PLACEHOLDER"))
+    result = check_program(parsed)
+    assert result.valid and "block_reduce_max.mask.count_argument" in [w.id for w in result.warnings]
+    run = run_program(parsed)
+    assert unspecified_elements(run.memory, "UB", 512, 16, 2).all()
+    # the bitwise prototype reads the register there as everywhere: no warning
+    bitwise = _count_mask_program("atlas-200i-500-a2", [255, 0])
+    result = check_program(parse_program(bitwise))
+    assert "block_reduce_max.mask.count_argument" not in [w.id for w in result.warnings]
+
+
+def test_a_single_count_mask_call_with_is_set_mask_false_warns_per_product():
+    """One call (no program): elsewhere the count 'has no effect' (mask.ignored); on atlas-200i-500-a2 it is the
+    mask (mask.count_argument), not ignored."""
+    prog = _count_mask_program("atlas-a2", 16)
+    one = {"api": "BlockReduceMax", "dtype": "half", "args": prog["calls"][1]["args"],
+           "tensors": {"dst": prog["tensors"]["z"], "src": prog["tensors"]["x"]}}
+    warned = {p: [w.id for w in check_case(parse_case(one | {"product": p})).warnings]
+              for p in ("atlas-a2", "atlas-200i-500-a2")}
+    assert "block_reduce_max.mask.ignored" in warned["atlas-a2"]
+    assert "block_reduce_max.mask.count_argument" not in warned["atlas-a2"]
+    assert "block_reduce_max.mask.count_argument" in warned["atlas-200i-500-a2"]
+    assert "block_reduce_max.mask.ignored" not in warned["atlas-200i-500-a2"]

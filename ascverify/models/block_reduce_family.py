@@ -78,6 +78,11 @@ PY_SIGNATURES = "pyasc python/asc/language/basic/vec_reduce.py"
 #: The hardware notes' section on BlockReduceMin records the page-wide facts of the ReduceDataBlock page.
 FAMILY_NOTES = "HARDWARE_NOTES.md BlockReduceMin (facts of the whole ReduceDataBlock page)"
 MASK_NOTES = "HARDWARE_NOTES.md Masks (vector ops)"
+#: Where the vendor's implementation of the count-mask prototype takes the lanes from the mask argument whatever
+#: isSetMask (dav_m300, CONTINUOUS_MODE_REDUCE_VF: plt from ``mask``), spec note PREFIX.mask-count-m300
+COUNT_MASK_ARGUMENT_PRODUCTS = ("atlas-200i-500-a2",)
+IMPL_M300 = ("asc-devkit impl/basic_api/dav_m300/kernel_operator_vec_reduce_impl.h (CONTINUOUS_MODE_REDUCE_VF: the "
+             "lanes from the mask argument, isSetMask unused)")
 #: Page 004 (pyasc block_reduce_min) carries the is_set_mask sentence the family's docstrings share word for word.
 SEED_004 = "004_2ad9555534615f32.txt"
 #: The in-place sentence of the pre-rename pages and of pyasc's docstrings.
@@ -146,6 +151,11 @@ def last_active_block(v: Values, ctx: Context) -> Any:
     return If(And(v.isSetMask, Not(v["mask.placeholder"])), last, BLOCKS_PER_REPEAT - 1)
 
 
+def count_from_argument(ctx: Context) -> bool:
+    """The product's implementation takes a count mask's lanes from the argument whatever isSetMask."""
+    return ctx.product.id in COUNT_MASK_ARGUMENT_PRODUCTS
+
+
 def counter_repeats(state: Mapping[str, Any], ctx: Context) -> tuple[int, int] | None:
     """After a Counter-mode SetVectorMask: (repeats, lanes of each) when every repeat the hardware runs has the
     same lanes, ceil(count / lanes) repeats (at most repeatTime's range): one repeat of ``count`` lanes, or whole
@@ -158,6 +168,23 @@ def counter_repeats(state: Mapping[str, Any], ctx: Context) -> tuple[int, int] |
     if repeats > MAX_REPEAT or (repeats > 1 and count % lanes):
         return None
     return repeats, min(count, lanes)
+
+
+def mask_count_m300_note(p: str) -> SpecNote:
+    """The count-mask prototype on atlas-200i-500-a2 (shared by the family's members)."""
+    return SpecNote(
+        f"{p}.mask-count-m300", "isSetMask = false with a count mask on atlas-200i-500-a2",
+        "On atlas-200i-500-a2 the count-mask prototype takes its lanes from the mask argument whatever "
+        "isSetMask: with isSetMask=false it draws the warning mask.count_argument (not mask.ignored); in a "
+        "program a count is used as the mask (not the one SetVectorMask set), and MASK_PLACEHOLDER (0, no "
+        "lane) leaves the results unspecified. The bitwise prototype reads the mask register as everywhere.",
+        "The ReduceDataBlock page says the mask comes from SetVectorMask with isSetMask=false. The vendor's "
+        "dav_m300 implementation (the 310B, Atlas 200I/500 A2) of the int32 mask prototype builds its "
+        "predicate with plt from the mask argument (CONTINUOUS_MODE_REDUCE_VF) and never reads isSetMask; "
+        "its uint64_t mask[] prototype reads the register. No vendor test calls it so: a warning, the "
+        "implementation's reading for the core.",
+        (f"{PAGE}, Template parameters, isSetMask", IMPL_M300, "asc-devkit impl/basic_api/kernel_reg.h "
+         "(MASK_PLACEHOLDER = 0)"), (f"{p}.mask.count_argument", f"{p}.mask.ignored"))
 
 
 def masked_blocks_note(p: str) -> SpecNote:
@@ -387,12 +414,21 @@ class BlockReduceFamily(ApiModel):
                    help=f"mask {PLACEHOLDER!r} only with isSetMask=false",
                    domain={"kind": "custom", "mask": "mask"})  # strategies draw the flag with the mask
         yield rule(f"{p}.mask.ignored", ("mask", "isSetMask"),
-                   lambda v, ctx: Implies(Not(v.isSetMask), v["mask.placeholder"]),
+                   lambda v, ctx: Implies(And(Not(v.isSetMask), Or(v.mask.bitwise, Not(count_from_argument(ctx)))),
+                                          v["mask.placeholder"]),
                    f"isSetMask=false with mask={{shown}}: the argument has no effect (the mask comes from "
                    f"SetVectorMask); pass {PLACEHOLDER!r}",
                    c.set_mask, severity=WARNING, notes=(f"{p}.mask-placeholder",), facts=shown,
                    help=f"mask is {PLACEHOLDER!r} with isSetMask=false (any other value has no effect)",
                    domain={"kind": "custom", "mask": "mask"})
+        yield rule(f"{p}.mask.count_argument", ("mask", "isSetMask"),
+                   lambda v, ctx: Not(And(Not(v.isSetMask), Not(v.mask.bitwise))),
+                   "isSetMask=false with the count-mask prototype (mask={shown}) on {product}: the vendor's "
+                   "implementation there takes the lanes from the mask argument, not from SetVectorMask ("
+                   f"{PLACEHOLDER} is 0: no lane, the call reduces nothing and `run` leaves its results unspecified)",
+                   f"{IMPL_M300}; asc-devkit impl/basic_api/kernel_reg.h (MASK_PLACEHOLDER = 0); {MASK_NOTES}",
+                   severity=WARNING, products=COUNT_MASK_ARGUMENT_PRODUCTS, notes=(f"{p}.mask-count-m300",),
+                   facts=shown, help="isSetMask=true, or the bitwise-mask prototype, on this product")
         yield field_range(f"{p}.repeatTime.range", "repeatTime", 0, MAX_REPEAT, c.repeat_range,
                           notes=(f"{p}.int32-args",))
         for name in STRIDES:
@@ -450,6 +486,10 @@ class BlockReduceFamily(ApiModel):
         contiguous mask; otherwise the mask stays unknown, its rules unchecked and the results unspecified."""
         if case.env["isSetMask"]:
             return case
+        if case.product in COUNT_MASK_ARGUMENT_PRODUCTS and not case.env["mask.bitwise"]:
+            if case.env["mask.placeholder"]:
+                return case  # lanes from the placeholder (0): nothing reduced, results unspecified here
+            return case.with_fields(isSetMask=True)  # the count argument is the mask (spec note mask-count-m300)
         fields = effective_mask(state, case.ctx)
         if fields is not None:
             return case.with_fields(**{"isSetMask": True, "mask.placeholder": False, **fields})
@@ -462,9 +502,18 @@ class BlockReduceFamily(ApiModel):
                                    "repeatTime": repeats})
 
     def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
-        """With isSetMask=false after a Counter-mode SetVectorMask: the repeats the count needs, not repeatTime's."""
+        """With isSetMask=false after a Counter-mode SetVectorMask: the repeats the count needs, not repeatTime's. On a
+        product whose count-mask prototype reads its argument (spec note mask-count-m300): that the count given is
+        the mask, not SetVectorMask's."""
+        env = case.env
+        if (case.product in COUNT_MASK_ARGUMENT_PRODUCTS and not env["isSetMask"] and not env["mask.bitwise"]
+                and not env["mask.placeholder"]):
+            r = self.rule_by_id[f"{self.prefix}.mask.count_argument"]
+            return [(r, f"isSetMask=false with the count-mask prototype (mask={env['mask.count']}) on {case.product}: "
+                        "the vendor's implementation there takes the lanes from the mask argument, so this call uses "
+                        f"mask={env['mask.count']}, not the mask SetVectorMask set (checked and run so)")]
         count = counter_elements(state)
-        if case.env["isSetMask"] or count is None:
+        if env["isSetMask"] or count is None:
             return []
         lanes = lanes_per_repeat(case.ctx)
         repeats, given = -(-count // lanes), int(case.env["repeatTime"])
@@ -785,6 +834,7 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  (f"{PAGE}, Parameters", FAMILY_NOTES), (f"{p}.dst.footprint",)),
         masked_blocks_note(p),
         mask_high_word_note(p, f"{PAGE}, Prototype, const uint64_t mask[]"),
+        mask_count_m300_note(p),
         SpecNote(f"{p}.in-place", "dst sharing memory with src",
                  "dst may overlap src, except that no result of repeat r may land on a source byte read by a later "
                  "repeat r' > r (exact, on the footprints). Overlap with bytes of the same or an earlier repeat is "

@@ -16,7 +16,8 @@ from ..core.extremes import masked_extreme
 from ..spec.model import SpecNote
 from ..spec.registry import register
 from .block_reduce_family import (INT_ARGS, KEEP, KEEP_PRODUCTS, PLACEHOLDER, SHARED_INVARIANTS, BlockReduceFamily,
-                                  Citations, check_masked_block, lanes_of, masked_blocks_note, stored_results)
+                                  Citations, check_masked_block, lanes_of, mask_count_m300_note, masked_blocks_note,
+                                  stored_results)
 from .vector_common import lane_mask, mask_high_word_note
 
 SEED = "004_2ad9555534615f32.txt"
@@ -138,6 +139,7 @@ class BlockReduceMin(BlockReduceFamily):
                  "and atlas-200i-500-a2 fully masked blocks still store a result.",
                  (f"{SEED} 参数说明", NOTES), ("block_reduce_min.dst.footprint",)),
         masked_blocks_note("block_reduce_min"),
+        mask_count_m300_note("block_reduce_min"),
         mask_high_word_note("block_reduce_min", _proto("const uint64_t mask[]")),
         SpecNote("block_reduce_min.in-place", "dst sharing memory with src",
                  "dst may overlap src, except that no result of repeat r may land on a source byte read by a later "
