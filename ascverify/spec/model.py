@@ -213,8 +213,9 @@ class ApiModel:
         if self.unmodelled:
             modelled = ", ".join(self.supported_products())
             out.append(rule(f"{p}.product.modelled", ("product",), lambda v, ctx: ctx.product.id not in self.unmodelled,
-                            f"{self.name} on {{product}} is not modelled: only its argument rules are checked (it is "
-                            f"modelled on {modelled})", "; ".join(dict.fromkeys(self.unmodelled.values())),
+                            f"{self.name} on {{product}} is not modelled: only the rules the vendor states for it there "
+                            f"are checked, and `run` computes no result of it (it is modelled on {modelled})",
+                            "; ".join(dict.fromkeys(self.unmodelled.values())),
                             severity=WARNING, help="the API is modelled on the product"))
         for f in self.fields:
             if isinstance(f.type, (BoolType, EnumType)) or f.name.endswith((".bitwise", ".nwords", ".levels")):
