@@ -241,3 +241,25 @@ def test_int4_channel_counts_and_k_multiples_are_the_page_s():
         assert ("load3d.sizeChannel.values" not in errors) == ok, (channels, errors)
     assert "load3d.kPos.multiple" in verdict(example("atlas-a2", "int4b", fmatrix=None, kPos=32))[0]
     assert "load3d.kPos.multiple" not in verdict(example("atlas-a2", "int4b", fmatrix=None, kPos=64))[0]
+
+
+def test_src_holds_the_channel_groups_the_k_window_reads():
+    """The vendor's 910B1 / 310B loaddata tests (test_operator_loaddata.cpp) size L1 for the channel groups their
+    kExtension reads, not for ceil(channelSize / C0) of them. Column k of the img2col matrix is in channel group
+    k // (Kh*Kw*C0): the example (half, C0 = 16, kernel 2 x 2, 32 channels = 2 groups of 64 columns, l1H = l1W = 4)
+    with kStep = 64 from kPos = 0 reads group 0 only: 1 x 4 x 4 x 16 = 256 elements; from kPos = 64, group 1 too."""
+    def verdict_with(src_size, **args):
+        doc = example("atlas-a2", **args)
+        doc["tensors"]["src"]["size"] = src_size
+        return verdict(doc)
+
+    errors, warnings = verdict_with(256, kStep=64)
+    assert "load3d.src.footprint_window" not in errors and "load3d.src.footprint.unreached" in warnings
+    assert "load3d.src.footprint_window" in verdict_with(255, kStep=64)[0]
+    assert "load3d.src.footprint_window" in verdict_with(256, kStep=64, kPos=64)[0]
+    errors, warnings = verdict_with(512, kStep=64, kPos=64)
+    assert not errors and "load3d.src.footprint.unreached" not in warnings
+    # atlas-350's bit-mode load keeps the whole feature map's footprint (page 002 / SetFmatrix)
+    doc = example("atlas-350", kStep=64)
+    doc["tensors"]["src"]["size"] = 256
+    assert "load3d.src.footprint" in verdict(doc)[0]

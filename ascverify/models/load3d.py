@@ -332,6 +332,16 @@ def src_elems_needed(v: Values, ctx: Context) -> Any:
     return If(fm.present, _c1(v, ctx) * fm.l1H * fm.l1W * c0_of(ctx), 0)
 
 
+def src_elems_reached(v: Values, ctx: Context) -> Any:
+    """The channel groups the K window [kPos, kPos+kStep) reaches (column k is in group k // (Kh*Kw*C0), at most C1)
+    x l1H x l1W x C0 elements (0 without fmatrix): the part of the feature map the V2 load reads."""
+    fm = v.fmatrix
+    per_group = Max(_kernel_h(v) * _kernel_w(v) * c0_of(ctx), 1)
+    reached = Div(v.kPos + v.kStep + per_group - 1, per_group)
+    groups = If(reached < _c1(v, ctx), reached, _c1(v, ctx))
+    return If(fm.present, groups * fm.l1H * fm.l1W * c0_of(ctx), 0)
+
+
 def _positions(v: Values) -> tuple[Any, Any]:
     return v.src.position, v.dst.position
 
@@ -584,6 +594,21 @@ def v2_nop(v: Any) -> Any:
 
 def v2_rules(p: str) -> Iterator[Any]:
     """The LoadData page's restrictions of the V2 load on the A2 family (spec note load3d.products-v2)."""
+    v2 = tuple(V2_UNMODELLED)
+    yield tensor_min_size(f"{p}.src.footprint_window", "src", src_elems_reached,
+                          f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {DOC_L3D}, Table 4 (kStartPt, "
+                          "kExtension: the window's columns)", what="the channel groups the K window reads (of C1) x "
+                          "l1H x l1W x C0", params=("fmatrix", "sizeChannel", "kPos", "kStep", "Wk", "Hk", "filterW",
+                                                    "filterH"),
+                          when=lambda v, ctx: _fm_ok(v), notes=("load3d.products-v2", "load3d.fmatrix"), products=v2)
+    yield tensor_min_size(f"{p}.src.footprint.unreached", "src", src_elems_needed,
+                          f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {DOC_L3D}, Table 4",
+                          what="the whole feature map fmatrix describes (C1 x l1H x l1W x C0)",
+                          message="src.size={src.size} elements but the feature map fmatrix describes has {need}: "
+                                  "the K window reads none of the channel groups past src (the vendor's own tests size "
+                                  "L1 so), the load is not modelled here, so whether it touches them is unknown",
+                          params=("fmatrix", "sizeChannel"), severity=WARNING, when=lambda v, ctx: _fm_ok(v),
+                          notes=("load3d.products-v2", "load3d.fmatrix"), products=v2)
     yield rule(f"{p}.v2.nop", ("kStep", "mStep", "sizeChannel", "Wk", "Hk", "filterW", "filterH", "fmatrix"),
                lambda v, ctx: Not(v2_nop(v)),
                "{zero}: the call is a NOP, it moves nothing (dst keeps its contents)",
@@ -714,7 +739,9 @@ class Load3DBitMode(ApiModel):
                  "inference AI Core: int4b_t, int8, uint8, half), B1 -> B2 only for half, bfloat16, int32, uint32, float and no transposed "
                  "8-bit load into A2 (A3/A2: errors), the data paths, dst 512-byte and src 32-byte alignment, the "
                  "field widths, kPos/kStep/mStep multiples, mPos <= 32767, the channel counts (not on the inference "
-                 "AI Core, whose list differs), fmatrixCtrl false and the feature map inside src. The bit-mode "
+                 "AI Core, whose list differs), fmatrixCtrl false, and src holding the channel groups the K window "
+                 "reads (src.footprint_window; the rest of the feature map past src: the warning "
+                 "src.footprint.unreached, as the vendor's 910B1/310B loaddata tests size L1). The bit-mode "
                  "page's ranges, the repeat register and the output's layout are not: a zero extent, channel count, "
                  "feature map side or kernel size draws the warning v2.nop (the call moves nothing, `run` leaves dst "
                  "as it was); otherwise `run` marks all of dst unspecified and reads nothing.",
@@ -1163,7 +1190,7 @@ class Load3DBitMode(ApiModel):
                               f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {SEED} Table 2, src",
                               what="the feature map of fmatrix (C1 x l1H x l1W x C0)",
                               params=("fmatrix", "sizeChannel"), when=lambda v, ctx: _fm_ok(v),
-                              notes=("load3d.fmatrix", "load3d.no-fmatrix"))
+                              notes=("load3d.fmatrix", "load3d.no-fmatrix"), products=MODELLED)
         # with the feature map
         yield from fmatrix_rules(p, products=MODELLED)
         yield rule(f"{p}.window.m_bounds", ("mPos", "mStep", "fmatrix", "strideH", "strideW", "Hk", "Wk", "filterH",
@@ -1201,7 +1228,8 @@ class Load3DBitMode(ApiModel):
                          f"{NOTES_REPEAT}", params=("repeat",), notes=("load3d.repeat",))
 
     #: the rules that need the feature map (ids without the prefix)
-    FMATRIX_RULES = ("window.m_bounds", "window.k_bounds", "src.footprint")
+    FMATRIX_RULES = ("window.m_bounds", "window.k_bounds", "src.footprint", "src.footprint_window",
+                     "src.footprint.unreached")
 
     def unchecked(self, case: Case) -> Iterator[tuple[str, str, str]]:
         """Without fmatrix the feature map is unknown: its bounds are not checked here."""
