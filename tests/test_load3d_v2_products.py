@@ -208,6 +208,7 @@ def test_support_lists_the_v2_products_as_not_modelled():
 
 @pytest.mark.parametrize("field,value,words", [
     ("kStep", 0, "kStep=0 (kExtension)"), ("mStep", 0, "mStep=0 (mExtension)"),
+    ("sizeChannel", 0, "sizeChannel=0 (channelSize)"),
     ("Wk", 0, "Wk=0 without filterW (filterW=0 without filterSizeW)"),
 ])
 def test_a_zero_the_page_calls_a_nop_is_a_warning_and_moves_nothing(field, value, words):

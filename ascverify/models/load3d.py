@@ -1128,7 +1128,8 @@ class Load3DBitMode(ApiModel):
                                      ("sizeChannel.values_unnamed", False, WARNING)):
             yield rule(f"{p}.{rid}", ("sizeChannel", "dtype"),
                        (lambda named: lambda v, ctx: True if (ctx.dtype.name in CHANNEL_NAMED) != named else
-                        And(v.sizeChannel >= 4, InSet(Mod(v.sizeChannel, c0_of(ctx)), channel_remainders(ctx))))(named),
+                        Or(And(ctx.product.id in V2_UNMODELLED, v.sizeChannel == 0),  # V2: a NOP (v2.nop)
+                           And(v.sizeChannel >= 4, InSet(Mod(v.sizeChannel, c0_of(ctx)), channel_remainders(ctx)))))(named),
                        "sizeChannel={sizeChannel} is not a channel count the page allows for T={dtype} ({allowed})"
                        if named else
                        "sizeChannel={sizeChannel} is not one of the values the page lists for the types of T={dtype}'s "
