@@ -39,7 +39,7 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
     state: dict[str, Any] = {}
     for call in program.calls:
         case = call.case.model.with_state(call.case, state)
-        for decl in _loading_order(case, call.shared):
+        for decl in _loading_order(case):
             name = call.shared.get(decl.name)
             if name in filled or not fits(case, decl.name, memory):
                 continue
@@ -58,7 +58,7 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
     return ProgramRun(program, runs, memory)
 
 
-def _loading_order(case: Any, shared: dict[str, str]) -> list[Any]:
+def _loading_order(case: Any) -> list[Any]:
     """The call's tensor parameters, those that read their tensor first: a shared tensor that one parameter writes
     and another reads (an in-place call, dst and src the same tensor) is loaded, generated when it has no data,
     through the one that reads it."""

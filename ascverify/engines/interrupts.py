@@ -92,10 +92,15 @@ _check_lock = threading.Lock()
 _state = _State()
 
 
+def _clear_request() -> None:
+    """No stop asked for (and none being dealt with)."""
+    _state.requested, _state.handled = None, False
+
+
 def _reset_if_forked() -> None:
     if _state.pid != os.getpid():  # a forked child: the parent's regions, watcher and budget are not ours
         _state.pid = os.getpid()
-        _state.requested, _state.handled = None, False
+        _clear_request()
         _state.depth = 0
         _state.watcher = None
         _state.wake_r = _state.wake_w = -1
@@ -275,7 +280,7 @@ def solver_region() -> Iterator[None]:
             _state.depth -= 1
         return
     if _state.commands == 0:  # used as a library: an earlier interrupt was dealt with by the caller
-        _state.requested, _state.handled = None, False
+        _clear_request()
     old = {s: signal.getsignal(s) for s in _SIGNALS}
     r, w = os.pipe()
     os.set_blocking(w, False)
@@ -333,7 +338,7 @@ def deferred() -> Iterator[None]:
     after the section raises it."""
     _reset_if_forked()
     if _state.commands == 0 and _state.depth == 0 and _state.hold == 0:
-        _state.requested, _state.handled = None, False  # used as a library: an earlier interrupt was dealt with by the caller
+        _clear_request()  # used as a library: an earlier interrupt was dealt with by the caller
     _state.hold += 1
     try:
         yield
@@ -488,7 +493,7 @@ def _deliver() -> None:
 def _forget() -> None:
     """A signal whose `Interrupted` Python swallowed (see `swallowed_interrupts_redelivered`): taken anew when it comes
     again (a command's later signals are otherwise ignored: `_handler`)."""
-    _state.requested, _state.handled = None, False
+    _clear_request()
     _state.ignored = 0
 
 
@@ -500,7 +505,7 @@ def command_signals() -> Iterator[None]:
         yield
         return
     old = {s: signal.getsignal(s) for s in _SIGNALS}
-    _state.requested, _state.handled = None, False
+    _clear_request()
     _state.ignored = 0
     _state.commands += 1
     for s in _SIGNALS:

@@ -23,12 +23,6 @@ def supports(model: ApiModel, product: str, dtype: str) -> bool:
     return dtype in model.support.get(product, ())
 
 
-def documented_unmodelled(model: ApiModel, product: str, dtype: str) -> bool:
-    """The vendor documents the API on ``product`` with T ``dtype`` but ascverify does not model it there
-    (`ApiModel.unmodelled`): the case is checked by the rules in force there, its results are not computed."""
-    return product in model.unmodelled and dtype in model.documented_types(product, dtype)
-
-
 def calls_of(r: Result) -> list[Case]:
     """The cases a result is about: the case, or a program's calls."""
     if r.program is not None:
@@ -120,7 +114,7 @@ def check_on_products(results: Sequence[Result], products: Sequence[str] = PRODU
             ids = [v.id for v in g.violations]
             ok = all(supports(c.model, p, c.dtype.name) for c in calls_of(r))
             unmodelled = not ok and all(supports(c.model, p, c.dtype.name) or
-                                        documented_unmodelled(c.model, p, c.dtype.name) for c in calls_of(r))
+                                        c.model.documented_unmodelled(p, c.dtype.name) for c in calls_of(r))
             verdicts.append(ProductVerdict(p, g, ok, p == r.product,
                                            [i for i in ids if i not in own],
                                            [v.id for v in r.violations if v.id not in set(ids)],  # in rule order

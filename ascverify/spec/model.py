@@ -285,6 +285,11 @@ class ApiModel:
             return self.unmodelled_types[product_id]
         return (dtype,) if dtype is not None else ()
 
+    def documented_unmodelled(self, product_id: str, dtype: str) -> bool:
+        """The vendor documents the API on the product with T ``dtype`` but ascverify does not model it there
+        (`unmodelled`): checked by the rules in force there, its results not computed."""
+        return product_id in self.unmodelled and dtype in self.documented_types(product_id, dtype)
+
     def supported_products(self) -> tuple[str, ...]:
         return tuple(pid for pid in PRODUCT_IDS if pid in self.support)
 
