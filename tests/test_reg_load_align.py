@@ -398,3 +398,13 @@ def test_the_post_update_offset_is_aligned_like_the_load(dist, offset, ok):
     NORM, VL/16 = 16 for US, min(32, VL/4) = 32 for DS, VL = 256 bytes); srcAddr moves by it after the load."""
     doc = case_doc({"dist": dist, "postMode": "POST_MODE_UPDATE", "offset": offset}, addr=64, size=64)
     assert ("reg_load_align.offset.align" not in broken(doc)) == ok
+
+
+def test_products_lists_the_reserved_bytes():
+    """atlas-350: 8 KiB of UB above the 248 KiB a kernel allocates (the vendor's TMP_UB_OFFSET = 248 * 1024)."""
+    r = CliRunner().invoke(main, ["products"])
+    assert r.exit_code == 0, r.output
+    assert "atlas-350: UB has 8192 bytes above its 253952" in r.output
+    doc = json.loads(CliRunner().invoke(main, ["products", "--format", "json"]).output)
+    reserved = {p["id"]: p["reserved"] for p in doc["products"]}
+    assert reserved["atlas-350"] == {"UB": 8192} and reserved["atlas-a2"] == {}

@@ -39,7 +39,8 @@ def products(fmt: str) -> None:
     """List the products: buffer sizes, vector length.
 
     Ids and aliases (any of them is accepted in a case file), the size in bytes of each
-    physical buffer (`-`: the product has none), VL in bytes, and the TPosition -> buffer map.
+    buffer a kernel allocates (`-`: the product has none), the bytes the runtime keeps above
+    it for the vendor library (atlas-350's UB), VL in bytes, and the TPosition -> buffer map.
 
     \b
     Examples:
@@ -48,7 +49,8 @@ def products(fmt: str) -> None:
     """
     if fmt == "json":
         print_json({"products": [{"id": p.id, "aliases": list(p.aliases), "name": p.name, "arch": p.arch,
-                             "buffers": {b: p.buffer_size(b) for b in BUFFERS}, "vector_length": p.vector_length,
+                             "buffers": {b: p.buffer_size(b) for b in BUFFERS}, "reserved": dict(p.reserved),
+                             "vector_length": p.vector_length,
                              "notes": p.notes, "source": cite(p.source)} for p in PRODUCTS],
                "positions": {pos: {"buffer": buf, "alignment": BUFFER_ALIGNMENT[buf]}
                              for pos, buf in POSITION_BUFFER.items()}})
@@ -64,6 +66,11 @@ def products(fmt: str) -> None:
         rows = [[p.id, ", ".join(p.aliases) or "-", p.name, p.arch, *(_size(p.buffer_size(b)) for b in BUFFERS),
                  str(p.vector_length)] for p in PRODUCTS]
         emit("Products (buffer sizes and VL in bytes)\n" + table_text(headers, rows))
+    reserved = [f"  {p.id}: {b} has {n} bytes above its {p.buffer_size(b)}: the vendor library's temporaries "
+                f"(in bounds; a tensor there draws the warning PREFIX.TENSOR.reserved)\n"
+                for p in PRODUCTS for b, n in p.reserved.items()]
+    if reserved:
+        emit("Reserved above a kernel's buffers:\n" + "".join(reserved))
     by_buffer: dict[str, list[str]] = {}
     for pos, buf in POSITION_BUFFER.items():
         by_buffer.setdefault(buf, []).append(pos)
