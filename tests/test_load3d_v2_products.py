@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from ascverify import check_case, get_api, parse_case, run_case
+from ascverify import InputError, check_case, check_cases, get_api, parse_case, run_case
 from ascverify.cli import main
 from ascverify.core.unspecified import unspecified_elements
+from ascverify.spec.dtypes import get_dtype
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "load3d_example.json"
@@ -149,13 +150,13 @@ def test_run_marks_all_of_dst_unspecified_and_reads_nothing():
     assert not res.faults
     assert res.trace.regions("write", dst.buffer) == [(dst.addr, dst.addr + dst.nbytes)]
     assert not res.trace.regions("read", "L1")
-    assert unspecified_elements(res.memory, dst.buffer, dst.addr, dst.size, dst.dtype.size).all()
+    assert unspecified_elements(res.memory, dst.buffer, dst.addr, dst.size, dst.dtype).all()
     # on atlas-350 the same call computes its window: defined values, the feature map read
     case350 = parse_case(example("atlas-350"))
     res350 = run_case(case350)
     dst = case350.tensor("dst")
     assert res350.trace.regions("read", "L1")
-    assert not unspecified_elements(res350.memory, dst.buffer, dst.addr, dst.size, dst.dtype.size).all()
+    assert not unspecified_elements(res350.memory, dst.buffer, dst.addr, dst.size, dst.dtype).all()
 
 
 def test_run_from_the_cli_says_why_the_output_is_unspecified(tmp_path):
@@ -264,3 +265,55 @@ def test_src_holds_the_channel_groups_the_k_window_reads():
     doc = example("atlas-350", kStep=64)
     doc["tensors"]["src"]["size"] = 256
     assert "load3d.src.footprint" in verdict(doc)[0]
+
+
+def test_an_int4_tensor_spans_half_a_byte_per_element():
+    """int4b_t packs two elements per byte (the vendor's LoadDataWithTranspose page: "two int4b_t values make one
+    int8_t or uint8_t"): 2048 elements take 1024 bytes, so a dst of 2048 at L0A byte 64512 ends at 65536, the end
+    of the 64 KiB L0A, and 2049 or 2050 elements (1025 bytes) leave it. Checked one case at a time and batched."""
+    def doc(size):
+        d = example("atlas-inference-aicore", "int4b", fmatrix=None)
+        d["tensors"]["dst"].update(addr=64512, size=size)
+        return d
+
+    fits, over, odd = (parse_case(doc(n)) for n in (2048, 2050, 2049))
+    assert "load3d.dst.bounds" not in [v.id for v in check_case(fits).violations]
+    for case in (over, odd):
+        bounds = [v for v in check_case(case).violations if v.id == "load3d.dst.bounds"]
+        assert bounds and "[64512, 65537)" in bounds[0].message, bounds
+    batched = check_cases([fits, over, odd])
+    assert ["load3d.dst.bounds" in [v.id for v in r.violations] for r in batched] == [False, True, True]
+
+
+def test_int4_elements_are_packed_low_nibble_first_in_memory_and_in_bin_files(tmp_path):
+    """The page's example: 6 and 7 make 0b0111_0110 = 118 (7 in the high half, 6 in the low). Inline data of an
+    int4b_t tensor is read in -8..7; run's NAME.bin holds the packed bytes a buffer holds, NAME.npy one value per
+    element."""
+    int4 = get_dtype("int4b")
+    assert list(int4.to_bytes(np.array([6, 7]))) == [0b0111_0110]
+    values = np.arange(-8, 8)
+    packed = int4.to_bytes(values)
+    assert list(packed) == [(lo & 0xF) | ((hi & 0xF) << 4) for lo, hi in zip(values[::2], values[1::2])]
+    assert list(int4.from_bytes(packed, 16)) == list(values)
+    assert int4.nbytes(5) == 3 and list(int4.from_bytes(int4.to_bytes([1, -2, 3, -4, 5]), 5)) == [1, -2, 3, -4, 5]
+
+    d = example("atlas-inference-aicore", "int4b", fmatrix=None)
+    n = d["tensors"]["src"]["size"]
+    d["tensors"]["src"]["data"] = [8] + [0] * (n - 1)
+    with pytest.raises(InputError) as err:
+        parse_case(d).data("src")
+    assert err.value.field == "tensors.src.data[0]"
+
+    d["tensors"]["src"]["data"] = [((i % 16) - 8) for i in range(n)]
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(d))
+    got = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "out")])
+    assert got.exit_code == 0, got.output
+    src_npy = np.load(tmp_path / "out" / "src.npy")
+    assert src_npy.dtype == np.int8 and list(src_npy[:16]) == list(range(-8, 8))
+    raw = (tmp_path / "out" / "src.bin").read_bytes()
+    assert len(raw) == (n + 1) // 2 and raw[0] == 0x98  # -8 (0x8) low, -7 (0x9) high
+    # the .bin run wrote reads back as the same elements (packed, little end first)
+    d["tensors"]["src"]["data"] = "out/src.bin"
+    path.write_text(json.dumps(d))
+    assert list(parse_case(json.loads(path.read_text()), base_dir=tmp_path).data("src")) == list(src_npy)

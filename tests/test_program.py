@@ -18,6 +18,7 @@ from ascverify.cli import main
 from ascverify.core.program import run_program
 from ascverify.core.run import run_case
 from ascverify.core.unspecified import unspecified_elements
+from ascverify.spec.dtypes import get_dtype
 from ascverify.spec.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -437,7 +438,7 @@ def test_on_the_310b_a_count_mask_with_is_set_mask_false_is_the_argument():
     result = check_program(parsed)
     assert result.valid and "block_reduce_max.mask.count_argument" in [w.id for w in result.warnings]
     run = run_program(parsed)
-    assert unspecified_elements(run.memory, "UB", 512, 16, 2).all()
+    assert unspecified_elements(run.memory, "UB", 512, 16, get_dtype("half")).all()
     # the bitwise prototype reads the register there as everywhere: no warning
     bitwise = _count_mask_program("atlas-200i-500-a2", [255, 0])
     result = check_program(parse_program(bitwise))

@@ -32,7 +32,8 @@ class TensorInfo:
 
     @property
     def nbytes(self) -> int:
-        return self.size * self.dtype.size
+        """Bytes the tensor spans (int4b_t: two elements per byte)."""
+        return self.dtype.nbytes(self.size)
 
     @property
     def end(self) -> int:

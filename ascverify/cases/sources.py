@@ -178,19 +178,26 @@ def load_tensor_data(src: Any, dtype: DType, base_dir: Path | None, field: str, 
 
 
 def _read_bin(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: int, limit: int) -> np.ndarray:
-    item = dtype.numpy.itemsize
-    if nbytes % item:
-        raise InputError(f"data file {shown} has {nbytes} bytes, not a whole number of {dtype.name}", field=field)
-    n = nbytes // item
-    if n > size:
-        raise InputError(f"data file {shown} holds {n} {dtype.name} values ({nbytes} bytes); the tensor has {size} "
-                         "elements", field=field)
+    """A raw file's elements: little-endian, as a buffer holds them (int4b_t two per byte, `DType.from_bytes`)."""
+    if dtype.bits < 8:  # packed; the tensor's last byte may hold a padding element
+        if nbytes > dtype.nbytes(size):
+            raise InputError(f"data file {shown} has {nbytes} bytes; the tensor's {size} {dtype.name} elements take "
+                             f"{dtype.nbytes(size)}", field=field)
+        n = min(nbytes * 8 // dtype.bits, size)
+    else:
+        item = dtype.numpy.itemsize
+        if nbytes % item:
+            raise InputError(f"data file {shown} has {nbytes} bytes, not a whole number of {dtype.name}", field=field)
+        n = nbytes // item
+        if n > size:
+            raise InputError(f"data file {shown} holds {n} {dtype.name} values ({nbytes} bytes); the tensor has "
+                             f"{size} elements", field=field)
     if nbytes > limit:
         raise InputError(f"data file {shown} is {nbytes} bytes; the limit is {limit}", field=field)
     raw, more = read_at_most(fd, nbytes)
     if more or len(raw) != nbytes:
         raise InputError(f"data file {shown} changed while it was read", field=field)
-    return np.frombuffer(raw, dtype=dtype.numpy.newbyteorder("<")).astype(dtype.numpy)
+    return dtype.from_bytes(np.frombuffer(raw, dtype=np.uint8), n)
 
 
 def _read_npy(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: int, limit: int) -> np.ndarray:
@@ -255,7 +262,7 @@ def _fit(wide: np.ndarray, dtype: DType, field: str, source: str = "", given: li
     an integer type takes integral values in its range, a float type any value but a finite one that overflows
     to infinity. The error names the element (``tensors.src0.data[3]``) and, for a file, the file."""
     target = dtype.numpy
-    if wide.dtype == target:
+    if wide.dtype == target and dtype.bits >= 8:  # a sub-byte type's values are narrower than its numpy type's
         return wide
     where = f" (in {source})" if source else ""
 
@@ -264,7 +271,7 @@ def _fit(wide: np.ndarray, dtype: DType, field: str, source: str = "", given: li
         return short(x.item() if isinstance(x, np.generic) else x)
 
     if dtype.kind in ("int", "uint", "bits"):
-        bad = _first_not_integer(wide, target)
+        bad = _first_not_integer(wide, target, dtype.int_bounds())
         if bad >= 0:
             raise InputError(f"{_shown(bad)} is not a {dtype.name} value{where}", field=f"{field}[{bad}]")
         return wide.astype(target)
@@ -286,20 +293,22 @@ def _fit(wide: np.ndarray, dtype: DType, field: str, source: str = "", given: li
     return arr
 
 
-def _first_not_integer(wide: np.ndarray, target: np.dtype) -> int:
-    """The index of the first value of ``wide`` that is not an integer ``target`` holds, or -1."""
+def _first_not_integer(wide: np.ndarray, target: np.dtype, bounds: tuple[int, int] | None) -> int:
+    """The index of the first value of ``wide`` that is not an integer of the type (``bounds``: its least and
+    greatest value; int4b_t's are narrower than its numpy ``target``), or -1."""
     info = np.iinfo(target) if target.kind in "iu" else None
+    lo, hi = bounds if bounds is not None else (info.min, info.max) if info is not None else (None, None)
     if wide.dtype == object:
         for i, x in enumerate(wide):
-            if not isinstance(x, int) or (info is not None and not info.min <= x <= info.max):
+            if not isinstance(x, int) or (lo is not None and not lo <= x <= hi):
                 return i
         return -1
     ok = np.ones(wide.shape, dtype=bool)
     if wide.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             ok &= np.isfinite(wide) & (np.floor(wide) == wide)
-    if info is not None and wide.dtype.kind != "b":
+    if lo is not None and wide.dtype.kind != "b":
         with np.errstate(invalid="ignore"):
-            ok &= (wide >= info.min) & (wide <= info.max)
+            ok &= (wide >= lo) & (wide <= hi)
     bad = np.flatnonzero(~ok)
     return int(bad[0]) if bad.size else -1

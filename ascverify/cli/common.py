@@ -30,6 +30,7 @@ from ..engines import interrupts
 from ..engines.interrupts import EXIT_INTERRUPTED, command_signals
 from ..engines.outputs import atomic_write, is_environment_error, make_dir, os_error
 from ..engines.report import FORMATS, bare_error, location
+from ..spec.dtypes import lookup_dtype
 from ..spec.errors import InputError, did_you_mean, one_line
 from ..spec.registry import api_names, apis, lookup_api
 from ..spec.version import __version__
@@ -605,7 +606,9 @@ def save_tensor(outdir: Path, name: str, arr: Any, dtype: str, unspecified: Any,
 
     le = np.ascontiguousarray(blanked(arr, unspecified)).astype(arr.dtype.newbyteorder("<"), copy=False)
     write(f"{name}.npy", lambda f: np.save(f, le, allow_pickle=False))
-    write(f"{name}.bin", lambda f: f.write(le.tobytes()))
+    element = lookup_dtype(dtype)
+    raw = element.to_bytes(le) if element is not None and element.bits < 8 else le  # int4b_t: packed, as in a buffer
+    write(f"{name}.bin", lambda f: f.write(raw.tobytes()))
     entry: dict[str, Any] = {"npy": f"{name}.npy", "bin": f"{name}.bin", "dtype": dtype, "size": int(le.size),
                              "unspecified": int(np.count_nonzero(unspecified))}
     if entry["unspecified"]:

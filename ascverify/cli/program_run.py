@@ -89,8 +89,8 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
             t = call.case.tensor(params[0])
             if t.end > run.memory.size(t.buffer):
                 break
-            arr = np.ascontiguousarray(run.memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy))
-            marks = unspecified_elements(run.memory, t.buffer, t.addr, t.size, t.dtype.size)
+            arr = np.ascontiguousarray(run.memory.elements(t.buffer, t.addr, t.size, t.dtype))
+            marks = unspecified_elements(run.memory, t.buffer, t.addr, t.size, t.dtype)
             tensors.append((name, arr, t.dtype.name, marks))
             break
     begin_run_output(folder, [f"{n}{sfx}" for n, _, _, m in tensors

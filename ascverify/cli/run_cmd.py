@@ -121,7 +121,7 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     if result is not None:
         for name, arr in result.tensors.items():
             t = case.tensor(name)
-            tensors.append((name, arr, unspecified_elements(result.memory, t.buffer, t.addr, t.size, t.dtype.size)))
+            tensors.append((name, arr, unspecified_elements(result.memory, t.buffer, t.addr, t.size, t.dtype)))
     regs = result.memory.registers if result is not None else None
     use_regs = regs is not None and bool(case.registers or result.trace.register_records)
     planned = [f"{n}{sfx}" for n, _, m in tensors for sfx in ((".npy", ".bin") + ((UNSPECIFIED_SUFFIX,) if any_marked(m) else ()))]

@@ -23,6 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from ..spec.dtypes import DType
 from .faults import FAULT_KINDS, Fault, address_text
 from .intervals import ITER_MAX, ITER_MIN, Rows, all_equal, cover, gather, scatter, window_reduce
 from .registers import Registers, access
@@ -126,6 +127,14 @@ class Memory:
         """A copy of ``count`` elements of ``dtype`` (little-endian) at ``addr``."""
         nbytes = int(count) * np.dtype(dtype).itemsize
         return _decode(self.buffers[buffer][self._span(buffer, addr, nbytes, "view")], dtype)  # _decode copies
+
+    def store(self, buffer: str, addr: int, dtype: DType, values: Any) -> None:
+        """Store ``values`` as elements of ``dtype`` at ``addr`` (`DType.to_bytes`: int4b_t packed two per byte)."""
+        self.fill(buffer, addr, dtype.to_bytes(values))
+
+    def elements(self, buffer: str, addr: int, count: int, dtype: DType) -> np.ndarray:
+        """A copy of ``count`` elements of ``dtype`` at ``addr`` (`DType.from_bytes`)."""
+        return dtype.from_bytes(self.buffers[buffer][self._span(buffer, addr, dtype.nbytes(count), "view")], count)
 
     def initialized(self, buffer: str, addr: int, nbytes: int) -> np.ndarray:
         """Per byte: holds a defined value (initialized and not poison)."""

@@ -18,8 +18,8 @@ def random_values(dtype: DType, n: int, rng: np.random.Generator) -> np.ndarray:
         if dtype.name == "hifloat8":
             return rng.integers(0, 256, size=n, dtype=np.uint8)
         return (rng.integers(-32, 33, size=n) / 4).astype(dtype.numpy)
-    info = np.iinfo(dtype.numpy)
-    return rng.integers(info.min, int(info.max) + 1, size=n, dtype=dtype.numpy)
+    lo, hi = dtype.int_bounds()
+    return rng.integers(lo, hi + 1, size=n, dtype=dtype.numpy)
 
 
 @dataclass
@@ -56,7 +56,7 @@ def load_tensor(case: Case, name: str, memory: Memory, rng: np.random.Generator,
         case.set_data(name, data)
         data = case.data(name)
     if data.size:
-        memory.fill(t.buffer, t.addr, np.ascontiguousarray(data).astype(data.dtype.newbyteorder("<")))
+        memory.store(t.buffer, t.addr, t.dtype, data)
     return data
 
 
@@ -72,7 +72,7 @@ def tensors_after(case: Case, memory: Memory) -> dict[str, np.ndarray]:
     for decl in case.model.tensors:
         t = case.tensor(decl.name)
         if t.size and fits(case, decl.name, memory):
-            out[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)
+            out[decl.name] = memory.elements(t.buffer, t.addr, t.size, t.dtype)
     return out
 
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..spec.dtypes import DType
 from .memory import INITIALIZED, Memory
 
 
-def unspecified_elements(memory: Memory, buffer: str, addr: int, count: int, elem_bytes: int) -> np.ndarray:
-    """Per element of the ``count`` elements at ``addr``: some byte is unspecified (written as poison by a call
-    whose result the hardware does not define, or never written at all)."""
-    state = memory.state[buffer][addr: addr + count * elem_bytes]
-    return (state != INITIALIZED).reshape(count, elem_bytes).any(axis=1)
+def unspecified_elements(memory: Memory, buffer: str, addr: int, count: int, dtype: DType) -> np.ndarray:
+    """Per element of the ``count`` elements of ``dtype`` at ``addr``: some byte is unspecified (written as poison
+    by a call whose result the hardware does not define, or never written at all). An element of a sub-byte type
+    (int4b_t) is unspecified with the byte it shares."""
+    bad = memory.state[buffer][addr: addr + dtype.nbytes(count)] != INITIALIZED
+    if dtype.bits < 8:
+        return np.repeat(bad, 8 // dtype.bits)[:count]
+    return bad.reshape(count, dtype.size).any(axis=1)
 
 
 def blanked(values: np.ndarray, unspecified: np.ndarray | None) -> np.ndarray:

@@ -1325,8 +1325,9 @@ class Load3DBitMode(ApiModel):
             return rng.integers(0, 256, size=t.size, dtype=np.uint8)
         if dt.kind == "uint":
             return rng.integers(0, 17, size=t.size).astype(dt.numpy)
-        # small integers: exact in every float type of the list (fp8_e5m2 holds -8..8 exactly)
-        return rng.integers(-8, 9, size=t.size).astype(dt.numpy)
+        # small integers: exact in every float type of the list (fp8_e5m2 holds -8..8 exactly); int4b_t's -8..7
+        hi = 8 if dt.kind == "float" else min(8, dt.int_bounds()[1])
+        return rng.integers(-8, hi + 1, size=t.size).astype(dt.numpy)
 
 
 # -- the core ----------------------------------------------------------------------------------------------------------

@@ -23,8 +23,46 @@ class DType:
 
     @property
     def size(self) -> int:
-        """Bytes per element (int4 counts as 1 byte per stored byte pair; see `bits`)."""
+        """Bytes per element, at least 1 (a sub-byte type's bytes: `nbytes`)."""
         return max(1, self.bits // 8)
+
+    def nbytes(self, count: int) -> int:
+        """Bytes that ``count`` elements take (sub-byte types packed: int4b_t holds two elements per byte)."""
+        return (count * self.bits + 7) // 8
+
+    def int_bounds(self) -> tuple[int, int] | None:
+        """The least and greatest value of an integer type (int4b_t: -8 and 7); None for a float type."""
+        if self.kind == "float":
+            return None
+        if self.kind == "int":
+            return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+        return 0, (1 << self.bits) - 1
+
+    def to_bytes(self, values: Any) -> np.ndarray:
+        """The bytes a buffer holds for ``values`` (flat uint8): little-endian elements; a sub-byte type packed, the
+        first element of each byte in its low bits (the vendor's LoadDataWithTranspose page, int4b_t: 6 and 7 make
+        0b0111_0110)."""
+        arr = np.ascontiguousarray(values).reshape(-1)
+        if self.bits >= 8:
+            return arr.astype(arr.dtype.newbyteorder("<"), copy=False).view(np.uint8)
+        per = 8 // self.bits
+        fields = (arr.astype(np.int64) & ((1 << self.bits) - 1)).astype(np.uint8)
+        fields = np.concatenate([fields, np.zeros(-fields.size % per, np.uint8)]).reshape(-1, per)
+        return np.bitwise_or.reduce(fields << self._shifts(), axis=1).astype(np.uint8)
+
+    def from_bytes(self, raw: np.ndarray, count: int) -> np.ndarray:
+        """``count`` elements decoded from the bytes ``raw`` a buffer holds (the inverse of `to_bytes`)."""
+        raw = np.ascontiguousarray(raw, dtype=np.uint8).reshape(-1)[:self.nbytes(count)]
+        if self.bits >= 8:
+            return raw.view(self.numpy.newbyteorder("<")).astype(self.numpy)
+        fields = ((raw[:, None] >> self._shifts()) & ((1 << self.bits) - 1)).reshape(-1)[:count]
+        if self.kind == "int":  # sign-extend
+            half = 1 << (self.bits - 1)
+            return ((fields.astype(np.int16) ^ half) - half).astype(self.numpy)
+        return fields.astype(self.numpy)
+
+    def _shifts(self) -> np.ndarray:
+        return (np.arange(8 // self.bits) * self.bits).astype(np.uint8)
 
     def _library(self) -> Any:
         """The module that defines the numpy type: numpy, or ml_dtypes (bfloat16, fp8), imported on the first such
@@ -67,7 +105,8 @@ DTYPES: tuple[DType, ...] = (
     _d("fp8_e5m2", 8, "ml_dtypes.float8_e5m2", "float", "fp8_e5m2_t"),
     # hifloat8 has no numpy type: its bytes are carried as uint8.
     _d("hifloat8", 8, "uint8", "float", "hifloat8_t"),
-    _d("int4b", 4, "uint8", "int", "int4b_t"),
+    # int4b_t: two elements per byte in a buffer (`DType.to_bytes`); one int8 per element in numpy.
+    _d("int4b", 4, "int8", "int", "int4b_t"),
     _d("int8", 8, "int8", "int", "int8_t"),
     _d("uint8", 8, "uint8", "uint", "uint8_t"),
     _d("int16", 16, "int16", "int", "int16_t"),

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .citations import cite
 from .dtypes import DType
-from .logic import And, Between, Implies, InSet, Mod, Or
+from .logic import And, Between, Div, Implies, InSet, Mod, Or
 from .params import POSITION, EnumType
 from .products import BUFFERS, BUFFER_ALIGNMENT, POSITION_BUFFER, Product
 
@@ -43,6 +43,11 @@ class Context:
         got = self._sizes.get(tensor)
         return self.dtype.size if got is None else got
 
+    def subbyte_bits(self, tensor: str | None = None) -> int:
+        """Bits per element of ``tensor`` when its type is narrower than a byte (int4b_t), else 0."""
+        bits = self.tensor_dtype(tensor).bits if tensor is not None else self.dtype.bits
+        return bits if bits < 8 else 0
+
     @functools.cached_property
     def _sizes(self) -> dict[str | None, int]:
         """`sizeof` of T (key None) and of each tensor given a type of its own (a rule asks for every evaluation)."""
@@ -63,7 +68,7 @@ _TENSOR_KEYS: dict[str, tuple[str, str, str, str]] = {}
 class TensorView:
     """The fields of one tensor, plus derived quantities in bytes."""
 
-    __slots__ = ("name", "addr", "size", "position", "present", "elem")
+    __slots__ = ("name", "addr", "size", "position", "present", "elem", "bits")
 
     def __init__(self, name: str, env: Mapping[str, Any], ctx: Context, optional: bool) -> None:
         keys = _TENSOR_KEYS.get(name)
@@ -75,16 +80,20 @@ class TensorView:
         self.position = env[keys[2]]
         self.present = env[keys[3]] if optional else True
         self.elem = ctx.sizeof(name)
+        #: bits per element when under a byte (int4b_t: two elements per byte), else 0
+        self.bits = ctx.subbyte_bits(name)
 
     @property
     def nbytes(self) -> Any:
-        """Bytes the tensor spans."""
+        """Bytes the tensor spans (a sub-byte type's elements packed: ceil(size * bits / 8))."""
+        if self.bits:
+            return Div(self.size * self.bits + 7, 8)
         return self.size * self.elem
 
     @property
     def end(self) -> Any:
         """One past the tensor's last byte."""
-        return self.addr + self.size * self.elem
+        return self.addr + self.nbytes
 
     def in_buffer(self, buffer: str) -> Any:
         """The tensor's position maps to ``buffer``."""

@@ -182,7 +182,7 @@ def core_outputs(case: Case, seed: int, values: ValuePlan | None = None, *,
         t = c.tensor(decl.name)
         if decl.role == "tmp" or not t.present or t.addr < 0 or t.end > memory.size(t.buffer):
             continue
-        inputs[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)  # a copy
+        inputs[decl.name] = memory.elements(t.buffer, t.addr, t.size, t.dtype)  # a copy
     regs = getattr(memory, "registers", None)
     registers_in: dict[str, dict[int, np.ndarray]] = {}
     if regs is not None:
@@ -210,7 +210,7 @@ def core_outputs(case: Case, seed: int, values: ValuePlan | None = None, *,
         if not t.present or t.addr < 0 or t.end > memory.size(t.buffer):
             continue
         size = t.dtype.numpy.itemsize
-        outputs[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy)
+        outputs[decl.name] = memory.elements(t.buffer, t.addr, t.size, t.dtype)
         defined[decl.name] = defined_elements(memory.state[t.buffer][t.addr:t.end], size)
         written[decl.name] = written_elements(trace, t.buffer, t.addr, t.end, size)
     registers_out: dict[str, dict[int, np.ndarray]] = {}

@@ -206,7 +206,7 @@ def run_as_target(case_doc: Mapping[str, Any], inputs: Mapping[str, np.ndarray],
     for decl in model.tensors:
         t = case.tensor(decl.name)
         if decl.role in ("out", "inout") and t.present and t.end <= memory.size(t.buffer):
-            out[decl.name] = memory.typed(t.buffer, t.addr, t.size, t.dtype.numpy).copy()
+            out[decl.name] = memory.elements(t.buffer, t.addr, t.size, t.dtype).copy()
     written: dict[str, dict[int, np.ndarray]] = {}
     for kind, file, index, _ in trace.register_records:
         if kind == "write" and regs is not None and regs.has(file, index):

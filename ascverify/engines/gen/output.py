@@ -66,10 +66,6 @@ def case_name(i: int, total: int) -> str:
     return f"case_{i:0{max(4, len(str(max(total - 1, 0))))}d}"
 
 
-def _le(arr: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
-
-
 def _value_range(arr: np.ndarray) -> list[Any] | None:
     if arr.size == 0:
         return None
@@ -168,11 +164,12 @@ def _raw(path: Path, arr: np.ndarray) -> None:
 def _write_case_dir(tmp: Path, gc: GenCase, name: str) -> None:
     (tmp / "inputs").mkdir(parents=True, exist_ok=True)
     for tname, arr in gc.inputs.items():
-        _raw(confined(tmp, f"inputs/{tname}.bin"), _le(arr))
+        _raw(confined(tmp, f"inputs/{tname}.bin"), gc.case.tensor(tname).dtype.to_bytes(arr))
     if gc.golden:
         (tmp / "golden").mkdir()
         for tname, arr in gc.golden.items():  # an unspecified element's bits all set (`core.unspecified.blanked`)
-            _raw(confined(tmp, f"golden/{tname}.bin"), _le(blanked(arr, gc.unspecified.get(tname))))
+            raw = gc.case.tensor(tname).dtype.to_bytes(blanked(arr, gc.unspecified.get(tname)))
+            _raw(confined(tmp, f"golden/{tname}.bin"), raw)
         for tname, mask in gc.unspecified.items():
             _raw(confined(tmp, f"golden/{tname}.unspecified.bin"), mask.astype(np.uint8))
     (tmp / "case.json").write_text(json.dumps(_case_doc(gc, name), indent=2) + "\n")
