@@ -136,6 +136,43 @@ def test_nan_and_signed_zero():
             assert (res.memory.state["UB"][256:258] == POISON).all()
 
 
+#: Rows of the vendor's boundary-values appendix (asc-devkit docs/zh/api/附录/Memory矢量计算接口边界值汇总.md, Atlas A2 /
+#: A3), Tables 33 (MAX) and 34 (MIN), float, INF/NAN mode (float's only one: "float数据类型输入仅支持INF/NAN模式"):
+#: one datablock of 8 floats -> (MAX, MIN).
+APPENDIX_FLOAT_ROWS = {
+    "all nan": ([np.nan] * 8, (np.nan, np.nan)),
+    "inf, -inf, nan alternating": ([np.inf, -np.inf, np.nan] * 2 + [np.inf, -np.inf], (np.nan, np.nan)),
+    "inf, nan alternating": ([np.inf, np.nan] * 4, (np.nan, np.nan)),
+    "-inf, nan alternating": ([-np.inf, np.nan] * 4, (np.nan, np.nan)),
+    "7 x 1.0 and a nan": ([1.0] * 7 + [np.nan], (np.nan, np.nan)),
+    "inf, -inf alternating": ([np.inf, -np.inf] * 4, (np.inf, -np.inf)),
+    "7 x 1.0 and an inf": ([1.0] * 7 + [np.inf], (np.inf, 1.0)),
+    "7 x 1.0 and a -inf": ([1.0] * 7 + [-np.inf], (1.0, -np.inf)),
+}
+
+
+@pytest.mark.parametrize("row", APPENDIX_FLOAT_ROWS, ids=str)
+@pytest.mark.parametrize("product", ["atlas-a2", "atlas-a3"])
+def test_the_boundary_values_appendix_float_rows(product, row):
+    """Each row's block in all 8 datablocks of one repeat (mask: every lane): every result is the table's value,
+    NaN included (NaN is not left unspecified for float there); for half a NaN stays unspecified (its saturation
+    mode gives 0)."""
+    block, expected = APPENDIX_FLOAT_ROWS[row]
+    for api, want in zip(("BlockReduceMax", "BlockReduceMin"), expected):
+        d = call(product, "float", api=api, mask=64, dst=("VECOUT", 256, 8), src=("VECIN", 0, 64))
+        case = parse_case(d)
+        case.set_data("src", np.array(block * 8, dtype=np.float32))
+        assert check_case(case).valid
+        res = run_case(case)
+        got = res.tensors["dst"]
+        assert (res.memory.state["UB"][256:256 + 32] == INITIALIZED).all(), (api, row)
+        assert np.array_equal(got, np.full(8, want, dtype=np.float32), equal_nan=True), (api, row, got)
+    half = parse_case(call(product, "half", dst=("VECOUT", 256, 8)))
+    half.set_data("src", np.array([1.0] * 15 + [np.nan] + [1.0] * 112, dtype=np.float16))
+    res = run_case(half)
+    assert (res.memory.state["UB"][256:258] == POISON).all() and not (res.memory.state["UB"][258:272] == POISON).any()
+
+
 def test_all_active_minus_inf_beside_masked_lanes():
     # block 0: lanes 0..3 active (mask 4), all -inf. atlas-350 counts masked lanes as -inf: -inf. On
     # atlas-200i-500-a2 a fully masked half block gives -65504, so masked lanes might count as -65504: open.

@@ -125,7 +125,21 @@ def test_three_forms_read_alike():
     page = parse_case(example()).env
     raw = parse_case(with_args({**RAW, "fmatrix": example()["args"]["fmatrix"]})).env
     v2 = parse_case(with_args(V2)).env
-    assert page == raw == v2
+
+    def call(env):  # the call's own fields; defaultConfig says which feature map a program's call loads with
+        return {k: x for k, x in env.items() if not k.startswith("defaultConfig.")}
+
+    assert call(page) == call(raw) == call(v2)
+    # LoadData<T, defaultConfig>(dst, src, LoadData3DParamsV2): {true, true} by default (the LoadData page's V2
+    # prototype); the bit-mode forms read the registers
+    assert (v2["defaultConfig.isSetFMatrix"], v2["defaultConfig.isSetPadding"]) == (True, True)
+    for env in (page, raw):
+        assert (env["defaultConfig.isSetFMatrix"], env["defaultConfig.isSetPadding"]) == (False, False)
+    partial = parse_case(with_args({**V2, "defaultConfig": {"isSetFMatrix": False}})).env
+    assert (partial["defaultConfig.isSetFMatrix"], partial["defaultConfig.isSetPadding"]) == (False, True)
+    with pytest.raises(InputError) as err:
+        parse_case(with_args({**RAW, "defaultConfig": {"isSetFMatrix": True}}))
+    assert err.value.field == "args.defaultConfig"
 
 
 def test_page_form_omitted_fields_are_zero():

@@ -161,6 +161,62 @@ def test_the_last_set_fmatrix_wins_over_the_loads_own_description():
     assert found(check_program(parse_program(program(fm_call(), own)))) == ([], [])
 
 
+#: the load of LOAD_ARGS in LoadData3DParamsV2's member names, with its own feature map (FMATRIX)
+V2_LOAD = {"kExtension": 128, "mExtension": 16, "kStartPt": 0, "mStartPt": 0, "strideW": 1, "strideH": 1,
+           "filterW": 2, "filterH": 2, "dilationFilterW": 2, "dilationFilterH": 2, "enTranspose": False,
+           "fMatrixCtrl": False, "channelSize": 32, **FMATRIX}
+
+
+def v2_call(**args) -> dict:
+    return {"api": "Load3DBitMode", "args": {**V2_LOAD, **args}, "tensors": {"dst": "a2", "src": "fm"}}
+
+
+def test_a_v2_load_sets_its_own_feature_map_by_default():
+    """LoadData<T, defaultConfig>(dst, src, LoadData3DParamsV2): defaultConfig is {true, true} by default, and
+    LoadDataImpl then writes the call's own l1H, l1W, padList (and padValue) to the registers before it loads (the
+    LoadData page's V2 prototype; kernel_operator_mm_base_impl.h). A SetFmatrix of another shape before it is not
+    read: here one whose 2 x 2 map a 2 x 2 kernel of dilation 2 cannot cover (Ho = 2 - 2*(2-1) - 1 + 1 = -1)."""
+    prog = program(fm_call(l1H=2, l1W=2, padList=[0, 0, 0, 0]), v2_call())
+    assert found(check_program(parse_program(prog))) == ([], [])
+    run = run_program(parse_program(prog))
+    direct = parse_case({"api": "Load3DBitMode", "product": "atlas-350", "dtype": "half",
+                         "args": {**LOAD_ARGS, "fmatrix": FMATRIX},
+                         "tensors": {"dst": {"position": "A2", "addr": 0, "size": 2048},
+                                     "src": {"position": "A1", "addr": 0, "size": 512, "data": FM_DATA}}})
+    assert not run.faults and np.array_equal(run.runs[1].tensors["dst"], run_case(direct).tensors["dst"])
+    # the call leaves its map in the register: a bit-mode load after it (page names, no map) reads l1H = l1W = 4
+    assert run.memory.special["fmatrix"]["l1H"] == 4
+    after = program(fm_call(l1H=2, l1W=2, padList=[0, 0, 0, 0]), v2_call(), load_call())
+    assert found(check_program(parse_program(after))) == ([], [])
+
+
+def test_a_v2_load_with_false_reads_set_fmatrix_s_map():
+    """defaultConfig {false, false} (the vendor's SetFmatrix / SetFmatrixBitMode page examples: LOAD3D_CONFIG):
+    the call's own l1H, l1W, padList have no effect, the load reads SetFmatrix's 2 x 2 map, which the window passes."""
+    prog = program(fm_call(l1H=2, l1W=2, padList=[0, 0, 0, 0]),
+                   v2_call(defaultConfig={"isSetFMatrix": False, "isSetPadding": False}))
+    errors, warnings = found(check_program(parse_program(prog)))
+    assert (1, "load3d.window.m_bounds") in errors and warnings == [(1, "load3d.fmatrix.differs")]
+    # {false, true}: SetFmatrix's map with the call's own padding value (checked against T: 300 is no int8)
+    prog = program(fm_call(), {**v2_call(defaultConfig={"isSetFMatrix": False}, padValue=300), "dtype": "int8"})
+    prog["tensors"]["a2"]["dtype"] = prog["tensors"]["fm"]["dtype"] = "int8"
+    del prog["tensors"]["fm"]["data"]
+    assert (1, "load3d.fmatrix.padValue.range") in found(check_program(parse_program(prog)))[0]
+
+
+def test_a_default_config_v2_load_without_a_map_resets_it():
+    """With the default config and no l1H, l1W, padList of its own the call writes LoadData3DParamsV2's zeros: l1H =
+    0 is a NOP (the LoadData page, Table 4), and the map SetFmatrix set is gone for later loads."""
+    bare = {k: x for k, x in V2_LOAD.items() if k not in FMATRIX}
+    prog = program(fm_call(), {**v2_call(), "args": bare}, load_call())
+    result = check_program(parse_program(prog))
+    assert found(result) == ([], [(1, "load3d.fmatrix.reset"), (2, "load3d.fmatrix.unset")])
+    # the bit-mode form has no defaultConfig: giving one is bad input naming the call and the field
+    with pytest.raises(InputError) as err:
+        parse_program(program(fm_call(), load_call(defaultConfig={"isSetFMatrix": True})))
+    assert "defaultConfig" in str(err.value)
+
+
 def test_the_stored_pad_value_is_checked_against_the_loads_type():
     # 300 is a half; as int8 (range [-128, 127]) it is not: the load, not the setter, breaks the rule
     prog = program(fm_call(padValue=300), {**load_call(), "dtype": "int8"})

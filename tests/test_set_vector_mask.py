@@ -107,3 +107,15 @@ def test_not_supported_on_the_inference_vector_core_only():
     assert ids(got.violations) == ["set_vector_mask.product.support"]
     for product in ("atlas-350", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore", "atlas-training"):
         assert check_case(case(128, product=product)).valid, product
+
+
+def test_counter_mode_does_not_exist_on_the_training_series():
+    """The SetMaskCount page (product support): 'Atlas training series: not supported', while the SetVectorMask page
+    supports that series (in Normal mode, above). Without SetMaskCount the core stays in Normal mode and the
+    COUNTER setter's (maskHigh 0, maskLow len) is read as a bit mask: an error there, on no other product."""
+    for product in ("atlas-350", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore",
+                    "atlas-training"):
+        doc = {"api": "SetVectorMask", "product": product, "dtype": "half", "args": {"mask": 128, "mode": "COUNTER"}}
+        got = check_case(parse_case(doc))
+        assert (ids(got.violations) == ["set_vector_mask.counter.product"]) == (product == "atlas-training"), product
+        assert got.valid == (product != "atlas-training"), product

@@ -73,6 +73,17 @@ PAGE = "ReduceDataBlock (asc-devkit docs)"
 #: The Reg API page atlas-350 implements the basic API with.
 REG_PAGE = "Reg API ReduceDataBlock (asc-devkit docs)"
 CTRL_PAGE = "SetCtrlSpr (asc-devkit docs), CTRL[48]"
+#: The vendor's appendix of the Memory vector APIs' results on special and boundary inputs (Atlas A2 / A3)
+BOUNDARY_PAGE = ("Memory vector compute boundary values (asc-devkit docs, appendix), Tables 33-35 (ReduceDataBlock "
+                 "MAX / MIN / SUM) and Overview (float: INF/NAN mode only)")
+#: Where a float NaN among a block's active elements is documented to give NaN, besides atlas-350 (the appendix)
+FLOAT_NAN_PRODUCTS = KEEP_PRODUCTS
+
+
+def nan_gives_nan(case: Case) -> bool:
+    """A NaN among a block's active elements makes MAX / MIN NaN: atlas-350 (the Reg API page), and float on atlas-a2 /
+    a3, whose only mode is INF/NAN (the boundary-values appendix, Tables 33-34); unspecified elsewhere."""
+    return case.product == "atlas-350" or (case.product in FLOAT_NAN_PRODUCTS and case.ctx.dtype.name == "float")
 INTF = "asc-devkit impl/basic_api/kernel_operator_vec_reduce_intf_impl.h"
 PY_SIGNATURES = "pyasc python/asc/language/basic/vec_reduce.py"
 #: The hardware notes' section on BlockReduceMin records the page-wide facts of the ReduceDataBlock page.

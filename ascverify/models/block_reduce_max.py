@@ -14,8 +14,8 @@ from ..cases.case import Case
 from ..core.extremes import masked_extreme
 from ..spec.model import SpecNote
 from ..spec.registry import register
-from .block_reduce_family import (KEEP, KEEP_PRODUCTS, PAGE, REG_PAGE, SHARED_INVARIANTS, BlockReduceFamily,
-                                  check_masked_block, lanes_of, stored_results)
+from .block_reduce_family import (BOUNDARY_PAGE, KEEP, KEEP_PRODUCTS, PAGE, REG_PAGE, SHARED_INVARIANTS,
+                                  BlockReduceFamily, check_masked_block, lanes_of, nan_gives_nan, stored_results)
 from .vector_common import lane_mask
 
 P = "block_reduce_max"
@@ -45,13 +45,17 @@ class BlockReduceMax(BlockReduceFamily):
                  (f"{PAGE}, Restrictions (fully masked datablocks)", f"{OLD_PAGE}, Restrictions",
                   f"{REG_PAGE}, Key features (empty mask and special values)", f"{C_PAGE}, Restrictions")),
         SpecNote(f"{P}.nan-zero", "NaN and signed zero",
-                 "atlas-350: a NaN among a block's active elements gives NaN; max(-0, +0) = +0. Elsewhere a NaN among "
-                 "the active elements makes the result unspecified (poison), and a zero maximum is +0 when an active "
-                 "+0 is present (which zero the other products store is not documented; the two compare equal).",
-                 "The Reg API page (atlas-350) documents NaN and max(-0, +0) = +0, the C API page the zeros too; the "
-                 "basic API pages are silent for the other products.",
+                 "atlas-350, and float on atlas-a2 / a3: a NaN among a block's active elements gives NaN (the "
+                 "canonical quiet NaN); max(-0, +0) = +0. Elsewhere (and half on atlas-a2 / a3) a NaN among the active "
+                 "elements makes the result unspecified (poison), and a zero maximum is +0 when an active +0 is "
+                 "present (which zero the other products store is not documented; the two compare equal).",
+                 "The Reg API page (atlas-350) documents NaN and max(-0, +0) = +0, the C API page the zeros too. The "
+                 "vendor's boundary-values appendix (Atlas A2 / A3) gives NaN for every NaN input in the INF/NAN mode, "
+                 "float's only mode; for half the saturation mode gives 0, and which mode is the default is disputed "
+                 "(block_reduce_sum.overflow): half stays unspecified there. The basic API pages are silent for the "
+                 "other products.",
                  (f"{REG_PAGE}, Restrictions", f"{REG_PAGE}, Key features (empty mask and special values)",
-                  f"{C_PAGE}, Restrictions")),
+                  f"{C_PAGE}, Restrictions", BOUNDARY_PAGE)),
     )
 
     def active_lanes(self, case: Case) -> np.ndarray | None:
@@ -76,7 +80,7 @@ class BlockReduceMax(BlockReduceFamily):
         poison = None
         if has_nan is not None:
             rows = np.nonzero(has_nan)
-            if case.product == "atlas-350":               # an active NaN gives NaN
+            if nan_gives_nan(case):                       # an active NaN gives NaN
                 result[rows] = np.array(np.nan, dtype=np_t)
             else:                                         # unspecified: the NaN numpy's max propagates
                 result[rows] = np.where(active[rows[1]], x[rows], np.array(-np.inf, dtype=np_t)).max(axis=-1)
@@ -102,7 +106,7 @@ def results_are_block_maxima(case: Case, seed: int = 0) -> None:
             check_masked_block(case, res, {"atlas-350": (-np.inf, -np.inf),
                                            "atlas-200i-500-a2": (HALF_FILL_200I, -np.inf)})
         elif np.isnan(vals).any():
-            assert np.isnan(out) if case.product == "atlas-350" else res.poisoned, f"{res.where}: NaN handling"
+            assert np.isnan(out) if nan_gives_nan(case) else res.poisoned, f"{res.where}: NaN handling"
         elif partial and case.product == "atlas-200i-500-a2" and case.ctx.dtype.size == 2 and \
                 np.all(vals == -np.inf):
             assert res.poisoned, f"{res.where}: all active -inf beside masked lanes is not marked unspecified"

@@ -15,9 +15,9 @@ from ..cases.case import Case
 from ..core.extremes import masked_extreme
 from ..spec.model import SpecNote
 from ..spec.registry import register
-from .block_reduce_family import (INT_ARGS, KEEP, KEEP_PRODUCTS, PLACEHOLDER, SHARED_INVARIANTS, BlockReduceFamily,
-                                  Citations, check_masked_block, lanes_of, mask_count_m300_note, masked_blocks_note,
-                                  stored_results)
+from .block_reduce_family import (BOUNDARY_PAGE, INT_ARGS, KEEP, KEEP_PRODUCTS, PLACEHOLDER, SHARED_INVARIANTS,
+                                  BlockReduceFamily, Citations, check_masked_block, lanes_of, mask_count_m300_note,
+                                  masked_blocks_note, nan_gives_nan, stored_results)
 from .vector_common import lane_mask, mask_high_word_note
 
 SEED = "004_2ad9555534615f32.txt"
@@ -169,11 +169,14 @@ class BlockReduceMin(BlockReduceFamily):
                  "The page is silent; HARDWARE_NOTES give the three products and say the rest is unknown.",
                  (_param("mask"), NOTES)),
         SpecNote("block_reduce_min.nan-zero", "NaN and signed zero",
-                 "atlas-350: a NaN among a block's active elements gives NaN; min(-0, +0) = -0. Elsewhere a NaN "
-                 "among the active elements makes the result unspecified (poison), and a zero minimum is -0 when an "
-                 "active -0 is present (which zero the other products store is not documented; the two compare equal).",
-                 "The page is silent; HARDWARE_NOTES document atlas-350 only.",
-                 (NOTES,)),
+                 "atlas-350, and float on atlas-a2 / a3: a NaN among a block's active elements gives NaN (the "
+                 "canonical quiet NaN); min(-0, +0) = -0. Elsewhere (and half on atlas-a2 / a3) a NaN among the active "
+                 "elements makes the result unspecified (poison), and a zero minimum is -0 when an active -0 is "
+                 "present (which zero the other products store is not documented; the two compare equal).",
+                 "The page is silent; HARDWARE_NOTES document atlas-350. The vendor's boundary-values appendix "
+                 "(Atlas A2 / A3) gives NaN for every NaN input in the INF/NAN mode, float's only mode; for half the "
+                 "saturation mode gives 0, and which mode is the default is disputed (block_reduce_sum.overflow).",
+                 (NOTES, BOUNDARY_PAGE)),
         SpecNote("block_reduce_min.same-type", "dst and src element types",
                  "dst and src both have T (half or float per product).",
                  "The prototype takes LocalTensor<T> for both.",
@@ -201,10 +204,10 @@ class BlockReduceMin(BlockReduceFamily):
         result, has_nan = masked_extreme(x, lanes, "min", none_if_clean=True)
         if has_nan is None:
             return result, None
-        # a NaN among the active lanes propagates (atlas-350) or is unspecified
+        # a NaN among the active lanes propagates (atlas-350; float on atlas-a2 / a3) or is unspecified
         rows = np.nonzero(has_nan)
         result[rows] = np.where(lanes[rows[1]], x[rows], np.array(np.inf, dtype=x.dtype)).min(axis=-1)
-        if case.product == "atlas-350":
+        if nan_gives_nan(case):
             result[rows] = np.nan
             return result, None
         return result, has_nan
@@ -221,7 +224,7 @@ def results_are_block_minima(case: Case, seed: int = 0) -> None:
         if not vals.size:
             check_masked_block(case, res, {"atlas-350": (np.inf, np.inf), "atlas-200i-500-a2": (65504.0, np.inf)})
         elif np.isnan(vals).any():
-            assert np.isnan(out) if case.product == "atlas-350" else res.poisoned, f"{res.where}: NaN handling"
+            assert np.isnan(out) if nan_gives_nan(case) else res.poisoned, f"{res.where}: NaN handling"
         else:
             assert not res.poisoned and np.all(out <= vals) and np.any(out == vals), \
                 f"{res.where}: {out} is not the minimum of {vals.tolist()}"

@@ -566,6 +566,62 @@ FMATRIX = StructArg(
     doc="the feature map SetFmatrix set before the call: {l1H, l1W, padList: [left, right, top, bottom], padValue}",
     lists=(("padList", 4),),
 )
+#: The template parameter ``defaultConfig`` of LoadData(dst, src, LoadData3DParamsV2) (IsResetLoad3dConfig
+#: {isSetFMatrix, isSetPadding}, {true, true} by default): whether the call sets the feature map (l1H, l1W, padList)
+#: and the padding value from its own parameters before it loads. The bit-mode overload (Load3DBitModeParam, or the
+#: packed words) has no such parameter and reads the registers: both members false, the defaults here, which
+#: `Load3DBitMode.normalize_args` turns to {true, true} for arguments given as LoadData3DParamsV2 members or pyasc
+#: keywords (spec note load3d.default-config).
+V2_CONFIG = StructArg(
+    "defaultConfig",
+    (Arg("isSetFMatrix", BOOL, f"{DOC_L3D} (defaultConfig); {IMPL_BASE} (LoadDataImpl, LoadData3DParamsV2)",
+         "true: the call sets the feature map from its own l1H, l1W, padList; false: it reads SetFmatrix's "
+         "(true by default with LoadData3DParamsV2's members, false in the bit-mode form)", default=False),
+     Arg("isSetPadding", BOOL, f"{DOC_L3D} (defaultConfig); {IMPL_BASE} (LoadDataImpl, LoadData3DParamsV2)",
+         "true: the call sets the padding value from its own padValue; false: it reads the register's (true by "
+         "default with LoadData3DParamsV2's members, false in the bit-mode form)", default=False)),
+    source=f"{DOC_L3D} (defaultConfig); {IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2)",
+    doc="IsResetLoad3dConfig {isSetFMatrix, isSetPadding} of LoadData<T, defaultConfig>(dst, src, "
+        "LoadData3DParamsV2): {true, true} unless given; the bit-mode form reads the registers")
+V2_CONFIG_DEFAULT = {"isSetFMatrix": True, "isSetPadding": True}
+
+
+def without_fmatrix(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A program's state without the feature map SetFmatrix set (a call that sets its own does not read it)."""
+    return {k: v for k, v in state.items() if k != FMATRIX_STATE}
+
+
+def fmatrix_reset_rule(p: str, source: str, note: str) -> Any:
+    """The warning for a call that sets the feature map from its own parameters (defaultConfig.isSetFMatrix) but
+    gives none: l1H = l1W = 0, a NOP, and the feature map SetFmatrix set is gone."""
+    return state_rule(f"{p}.fmatrix.reset", "defaultConfig.isSetFMatrix is true (the default) and the call gives "
+                      "no feature map of its own: it sets l1H = l1W = 0 (LoadData3DParamsV2's defaults), which "
+                      "moves nothing, and replaces the feature map SetFmatrix set", source,
+                      params=("fmatrix", "defaultConfig"), notes=(note,))
+
+
+def args_form(args: Mapping[str, Any]) -> str:
+    """Which naming ``args`` use: "page" (Load3DBitModeParam's fields), "v2" (LoadData3DParamsV2's members), "raw"
+    (the packed words) or "pyasc" (pyasc's keywords); the first name of a form decides (`normalize_args` refuses a
+    mix)."""
+    for k in args:
+        form = _form_of(k)
+        if form is not None:
+            return form
+    return "v2" if any(type(args.get(n)) is int for n in ("filterW", "filterH")) else "page"
+
+
+def fmatrix_register_value(case: Case) -> dict[str, Any]:
+    """What a call leaves in the core's feature-map register (`Memory.special`): the members (padList as a list) and
+    T; LoadData3DParamsV2's zeros when the case gives no feature map."""
+    env = case.env
+    if not env["fmatrix.present"]:
+        return {"l1H": 0, "l1W": 0, "padList": [0, 0, 0, 0], "padValue": 0, "dtype": case.ctx.dtype.name}
+    return {"l1H": int(env["fmatrix.l1H"]), "l1W": int(env["fmatrix.l1W"]),
+            "padList": [int(env[f"fmatrix.padList{i}"]) for i in range(4)], "padValue": int(env["fmatrix.padValue"]),
+            "dtype": case.ctx.dtype.name}
+
+
 #: The program state key of the feature map (SetFmatrix's `apply_state`): {"fields": {fmatrix.* field: value}, "dtype"}
 FMATRIX_STATE = "fmatrix"
 FMATRIX_MEMBER_FIELDS = tuple(f.name for m in FMATRIX.members for f in FMATRIX.member_fields(m))
@@ -712,6 +768,7 @@ class Load3DBitMode(ApiModel):
         _arg("sizeChannel", "channels of the feature map"),
         FMATRIX,
         REPEAT,
+        V2_CONFIG,
     )
     tensors = (
         TensorDecl("dst", "out", positions=("A2", "B2"),
@@ -1045,8 +1102,32 @@ class Load3DBitMode(ApiModel):
                  "(kernel_operator_mm_base_impl.h), which refuses B1 in CPU-debug builds only: most likely a typo for "
                  "B1, as the page and the NPU path take it; no vendor test loads B1 -> B2 in bit mode.",
                  (f"{SEED} Function Usage", f"{IMPL_BASE} (the bit-mode LoadData's position check)"), ("load3d.path",)),
+        SpecNote("load3d.default-config", "defaultConfig: whose feature map a LoadData3DParamsV2 call loads with",
+                 "Arguments given as LoadData3DParamsV2's members (or pyasc's keywords) are LoadData<T, defaultConfig>"
+                 "(dst, src, LoadData3DParamsV2): args.defaultConfig = {isSetFMatrix, isSetPadding}, both true unless "
+                 "given. With isSetFMatrix the call sets the feature map from its own l1H, l1W, padList and loads with "
+                 "it: in a program a SetFmatrix before it is not read (no fmatrix.differs) and the call leaves its "
+                 "feature map in the register for later loads; a call without one of its own sets l1H = l1W = 0 (a "
+                 "NOP, warning fmatrix.reset). With isSetFMatrix = false it reads the feature map the last SetFmatrix "
+                 "set (load3d.program-fmatrix); with isSetPadding its own padValue replaces the register's. The "
+                 "bit-mode form (Load3DBitModeParam's fields, the packed config0/config1) has no defaultConfig and "
+                 "reads the registers; giving one there is bad input. A single case's fmatrix is the feature map the "
+                 "call loads with either way.",
+                 "The LoadData page's V2 prototype: 'template <typename T, const IsResetLoad3dConfig &defaultConfig = "
+                 "IS_RESER_LOAD3D_DEFAULT_CONFIG>'; LoadDataImpl for LoadData3DParamsV2 runs Load3DSetFMatrixCal(l1H, "
+                 "l1W, padList) when defaultConfig.isSetFMatrix and Load3DSetPaddingCal(padValue) when isSetPadding; "
+                 "the bit-mode overload (Load3DBitModeParam) has no such parameter. The vendor's SetFmatrix, "
+                 "SetFmatrixBitMode and SetLoadDataPaddingValue page examples and its set_loaddata_boundary example "
+                 "pass {false, false} after a SetFmatrix. Until this reading, ascverify loaded every call with the "
+                 "last SetFmatrix's feature map, so a default-config call after a SetFmatrix of another shape was "
+                 "checked against the wrong map (found by a helper session's probe).",
+                 (f"{DOC_L3D} (V2 prototype, defaultConfig)", f"{IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2)",
+                  "asc-devkit docs/zh/api/SIMD-API/.../SetFmatrix.md, SetFmatrixBitMode.md (examples: LOAD3D_CONFIG = "
+                  "{false, false})"),
+                 ("load3d.fmatrix.reset", "load3d.fmatrix.differs", "load3d.fmatrix.unset")),
         SpecNote("load3d.program-fmatrix", "The feature map in a program",
-                 "In a program the load reads the feature map the last SetFmatrix set: the call is checked and run with "
+                 "In a program the bit-mode load (and a LoadData3DParamsV2 call with defaultConfig.isSetFMatrix = false, "
+                 "load3d.default-config) reads the feature map the last SetFmatrix set: the call is checked and run with "
                  "that fmatrix (l1H, l1W, padList, padValue), also when it gives one of its own; when its own differs, "
                  "the warning fmatrix.differs says so. A call without fmatrix after no SetFmatrix is a warning "
                  "(fmatrix.unset), not an error: it is checked and run as a single case without fmatrix. padValue is "
@@ -1063,6 +1144,8 @@ class Load3DBitMode(ApiModel):
     def api_rules(self):
         yield from self.img2col_rules(self.prefix)
         yield from v2_rules(self.prefix)
+        yield fmatrix_reset_rule(self.prefix, f"{DOC_L3D} (defaultConfig; l1H = 0: a NOP); {IMPL_BASE} (LoadDataImpl "
+                                 f"for LoadData3DParamsV2); {NOTES}", "load3d.default-config")
 
     @staticmethod
     def img2col_rules(p: str, *, window_what: str = "the last repeat's window") -> Iterator[Any]:
@@ -1236,15 +1319,31 @@ class Load3DBitMode(ApiModel):
         """Without fmatrix the feature map is unknown: its bounds are not checked here."""
         if case.env["fmatrix.present"]:
             return
+        reason = ("no fmatrix given: with defaultConfig.isSetFMatrix the call sets the feature map from its own l1H, "
+                  "l1W, padList, which the case does not give" if case.env["defaultConfig.isSetFMatrix"] else
+                  "no fmatrix given: the feature map SetFmatrix set is not known to this call")
         ids = {f"{self.prefix}.{name}" for name in self.FMATRIX_RULES}
         for r in self.rules_for(case.product):
             if r.id in ids:
-                yield r.id, "no fmatrix given: the feature map SetFmatrix set is not known to this call", r.source
+                yield r.id, reason, r.source
 
-    argument_forms = other_argument_forms(("repeat",))
+    argument_forms = (other_argument_forms(("repeat", V2_CONFIG.name))[0], other_argument_forms(("repeat",))[1],
+                      other_argument_forms(("repeat", V2_CONFIG.name))[2])
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
-        return normalize_args(args, self.name, extra=("repeat",))
+        """`normalize_args`; defaultConfig ({true, true} unless given) goes with LoadData3DParamsV2's members and
+        pyasc's keywords only: the bit-mode form (the page's fields, the packed words) reads the registers."""
+        out = normalize_args(args, self.name, extra=("repeat", V2_CONFIG.name))
+        given = args.get(V2_CONFIG.name)
+        if args_form(args) in ("v2", "pyasc"):
+            out[V2_CONFIG.name] = {**V2_CONFIG_DEFAULT, **given} if isinstance(given, dict) else \
+                dict(V2_CONFIG_DEFAULT) if given is None else given
+        elif V2_CONFIG.name in args:
+            raise InputError("defaultConfig is a template parameter of LoadData with LoadData3DParamsV2; give the "
+                             "arguments as its members (l1H, channelSize, kExtension...), or leave it out: the "
+                             "bit-mode form (Load3DBitModeParam's fields, config0/config1) reads the feature map "
+                             "SetFmatrix set", field=f"args.{V2_CONFIG.name}")
+        return out
 
     def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
         """Arguments in the page's form: every key known and at least one of them the page's own (`normalize_args`
@@ -1252,10 +1351,22 @@ class Load3DBitMode(ApiModel):
         return page_form(arg_keys, ("repeat",))
 
     # -- programs: the feature map SetFmatrix set, the repeat register (notes load3d.program-fmatrix, load3d.repeat) --
+    # -- and defaultConfig, whose feature map a LoadData3DParamsV2 call loads with (note load3d.default-config) -------
 
     def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
-        """The call with the feature map the last SetFmatrix set and the repeat the last SetLoadDataRepeatWithStride
-        set (the hardware reads those registers)."""
+        """The call with the registers it reads: the repeat the last SetLoadDataRepeatWithStride set, and the feature
+        map the last SetFmatrix set unless defaultConfig.isSetFMatrix (then its own; with isSetPadding its own
+        padValue, LoadData3DParamsV2's 0 if it gives none)."""
+        env = case.env
+        if env["defaultConfig.isSetFMatrix"]:
+            return self._with_registers(case, without_fmatrix(state))
+        got = self._with_registers(case, state)
+        if env["defaultConfig.isSetPadding"] and got.env["fmatrix.present"]:
+            got = got.with_fields(**{"fmatrix.padValue": env["fmatrix.padValue"]})
+        return got
+
+    @staticmethod
+    def _with_registers(case: Case, state: Mapping[str, Any]) -> Case:
         got = state.get(FMATRIX_STATE)
         if got is not None:
             case = case.with_fields(**{"fmatrix.present": True, **got["fields"]})
@@ -1265,8 +1376,19 @@ class Load3DBitMode(ApiModel):
         return case
 
     def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
-        """No feature map at all, or the call's own differs from the one SetFmatrix set; the call's repeat differs
-        from the register's."""
+        """Where the call reads SetFmatrix's feature map: none at all, or the call's own differs from it; the call's
+        repeat differs from the register's. With defaultConfig.isSetFMatrix, a call without a feature map of its own
+        resets it."""
+        if not case.env["defaultConfig.isSetFMatrix"]:
+            return self._register_warnings(case, state)
+        out = [(r, m) for r, m in self._register_warnings(case, without_fmatrix(state))
+               if r.id != f"{self.prefix}.fmatrix.unset"]
+        if not case.env["fmatrix.present"]:
+            r = self.rule_by_id[f"{self.prefix}.fmatrix.reset"]
+            out.insert(0, (r, r.message))
+        return out
+
+    def _register_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
         out: list[tuple[Any, str]] = []
         got = state.get(FMATRIX_STATE)
         if got is None:
@@ -1287,13 +1409,28 @@ class Load3DBitMode(ApiModel):
                                f"set {held}; the load uses the latter"))
         return out
 
+    def apply_state(self, case: Case, state: dict[str, Any]) -> None:
+        """With defaultConfig.isSetFMatrix the call leaves its own feature map in the register (and with none of its
+        own, l1H = l1W = 0: the feature map is then no longer known here)."""
+        super().apply_state(case, state)
+        env = case.env
+        if not env["defaultConfig.isSetFMatrix"]:
+            return
+        if env["fmatrix.present"]:
+            state[FMATRIX_STATE] = {"fields": {f: env[f] for f in FMATRIX_MEMBER_FIELDS}, "dtype": case.ctx.dtype.name}
+        else:
+            state.pop(FMATRIX_STATE, None)
+
     # -- construction of valid cases (strategies) -------------------------------------------------------------
 
     def construct_args(self, draw: Any, ctx: Context, env: dict[str, Any]) -> None:
         """Every argument drawn valid by construction: the data path, the geometry, the window inside the matrix
         and the output inside dst's buffer, the channel count from the page's list, the feature map inside L1, now
-        and then a repeat register (its dstStride keeping the output's fractal columns apart)."""
+        and then a repeat register (its dstStride keeping the output's fractal columns apart). Cases are written in
+        the bit-mode form, which has no defaultConfig (note load3d.default-config)."""
         construct_call(draw, ctx, env, repeat_quarters=1)
+        env.update({f"{V2_CONFIG.name}.present": False, **{f"{V2_CONFIG.name}.{a.name}": False
+                                                           for a in V2_CONFIG.members}})
 
     # -- semantics --------------------------------------------------------------------------------------------
 
@@ -1311,6 +1448,11 @@ class Load3DBitMode(ApiModel):
                         for cb in range(out.col_blocks)]}
 
     def execute(self, case: Case, trace: Any) -> None:
+        env, special = case.env, trace.memory.special
+        if env["defaultConfig.isSetFMatrix"]:  # LoadDataImpl sets the call's own feature map before it loads
+            special[FMATRIX_STATE] = fmatrix_register_value(case)
+        elif env["defaultConfig.isSetPadding"] and FMATRIX_STATE in special:
+            special[FMATRIX_STATE] = {**special[FMATRIX_STATE], "padValue": int(env["fmatrix.padValue"])}
         if case.product in self.unmodelled:
             unmodelled_load(case, trace)
         else:

@@ -21,11 +21,11 @@ from ..spec.model import SpecNote
 from ..cases.case import Case
 from ..spec.params import BOOL, Arg, StructArg, TensorDecl
 from ..spec.registry import register
-from ..spec.rules import WARNING, Context, field_multiple, order_rule, rule, state_rule
+from ..spec.rules import WARNING, Context, field_multiple, order_rule, rule
 from .codec import SEED as SEED_LOAD3D
 from .img2col import FRACTAL_ROWS
-from .load3d import (DOC_L3D, DOC_LDWS, EX_LDWS, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, IMPL_BASE, _CODE,
-                     Load3DBitMode, b2_transpose_has_no_effect, c0_of, construct_call, inherited_notes,
+from .load3d import (DOC_L3D, DOC_LDWS, EX_LDWS, IMPL_BASE, _CODE, Load3DBitMode, b2_transpose_has_no_effect, c0_of,
+                     construct_call, fmatrix_reset_rule, inherited_notes,
                      memory_rules_match_core, no_repeats_write_nothing, normalize_args, other_argument_forms,
                      output_columns_disjoint, page_form, repeats_equal_single_loads, single_loads,
                      transpose_transposes, window_equals_reference)
@@ -69,11 +69,6 @@ CONFIG = StructArg(
 EXTRA = ("repeat", CONFIG.name)
 
 
-def _without_fmatrix(state: Mapping[str, Any]) -> dict[str, Any]:
-    """A program's state without the feature map SetFmatrix set (a call that sets its own does not read it)."""
-    return {k: v for k, v in state.items() if k != FMATRIX_STATE}
-
-
 def _b8_b2_ok(v: Any, ctx: Context) -> Any:
     return True if ctx.dtype.name not in B8 else Not(And(v.dst.present, v.dst.position == _CODE["B2"]))
 
@@ -93,7 +88,8 @@ class LoadDataWithStride(Load3DBitMode):
     unmodelled_types: dict[str, tuple[str, ...]] = {}
     support_source = (f"{SEED} 产品支持情况 (Ascend 950PR/950DT = atlas-350, HARDWARE_NOTES.md Products); types: "
                       f"{SEED_LOAD3D} Table 1 (T), as Load3DBitMode")
-    args = Load3DBitMode.args + (CONFIG,)
+    #: Load3DBitMode's, with this call's defaultConfig ({true, true} in every argument form)
+    args = tuple(a for a in Load3DBitMode.args if a.name != CONFIG.name) + (CONFIG,)
     argument_forms = other_argument_forms(EXTRA)
     tensors = (
         TensorDecl("dst", "out", positions=("A2", "B2"),
@@ -259,12 +255,9 @@ class LoadDataWithStride(Load3DBitMode):
                    "T={dtype} with dst in B2: the documented B1 -> B2 types are half, bfloat16, int32, uint32, float",
                    f"{DOC_LDWS} (data types); {SEED_LOAD3D} Table 1, T", severity=WARNING,
                    notes=("load_data_with_stride.b8-b2",), help="dst in B2 with a 16- or 32-bit T")
-        yield state_rule(f"{p}.fmatrix.reset", "defaultConfig.isSetFMatrix is true (the default) and the call gives "
-                         "no feature map of its own: it sets l1H = l1W = 0 (LoadData3DParamsV2's defaults), which "
-                         "moves nothing, and replaces the feature map SetFmatrix set",
-                         f"{DOC_LDWS} (Table 1, defaultConfig; Table 3, l1H: 'l1H = 0 ... treated as a NOP'); "
-                         f"{IMPL_BASE} (LoadDataWithStrideImpl); {NOTES}",
-                         params=("fmatrix", CONFIG.name), notes=("load_data_with_stride.default-config",))
+        yield fmatrix_reset_rule(p, f"{DOC_LDWS} (Table 1, defaultConfig; Table 3, l1H: 'l1H = 0 ... treated as a "
+                                 f"NOP'); {IMPL_BASE} (LoadDataWithStrideImpl); {NOTES}",
+                                 "load_data_with_stride.default-config")
         yield order_rule(f"{p}.order.load_data_repeat", REPEAT_STATE,
                          "no SetLoadDataRepeatWithStride before the call: LoadDataWithStride needs the dstStride it sets",
                          f"{CONSTRAINTS} (调用LoadDataWithStride接口时，必须配置本接口中的dstStride参数); {NOTES}",
@@ -277,51 +270,6 @@ class LoadDataWithStride(Load3DBitMode):
 
     def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
         return page_form(arg_keys, EXTRA)
-
-    def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
-        """With isSetFMatrix (the default) the call loads with its own feature map, not SetFmatrix's; with
-        isSetPadding its own padValue, else the one the register holds."""
-        env = case.env
-        if env["defaultConfig.isSetFMatrix"]:
-            return super().with_state(case, _without_fmatrix(state))
-        got = super().with_state(case, state)
-        if env["defaultConfig.isSetPadding"] and got.env["fmatrix.present"]:  # its own (LoadData3DParamsV2's 0 if none)
-            got = got.with_fields(**{"fmatrix.padValue": env["fmatrix.padValue"]})
-        return got
-
-    def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
-        """Load3DBitMode's (the feature map SetFmatrix set against the call's own; the repeat register) where the
-        call reads SetFmatrix's; with isSetFMatrix, a call without a feature map of its own resets it."""
-        env = case.env
-        if not env["defaultConfig.isSetFMatrix"]:
-            return super().state_warnings(case, state)
-        out = [(r, m) for r, m in super().state_warnings(case, _without_fmatrix(state))
-               if r.id != f"{self.prefix}.fmatrix.unset"]
-        if not env["fmatrix.present"]:
-            r = self.rule_by_id[f"{self.prefix}.fmatrix.reset"]
-            out.insert(0, (r, r.message))
-        return out
-
-    def apply_state(self, case: Case, state: dict[str, Any]) -> None:
-        """With isSetFMatrix the call leaves its own feature map in the register (and with none of its own, l1H =
-        l1W = 0: the feature map is then no longer known here)."""
-        super().apply_state(case, state)
-        env = case.env
-        if not env["defaultConfig.isSetFMatrix"]:
-            return
-        if env["fmatrix.present"]:
-            state[FMATRIX_STATE] = {"fields": {f: env[f] for f in FMATRIX_MEMBER_FIELDS}, "dtype": case.ctx.dtype.name}
-        else:
-            state.pop(FMATRIX_STATE, None)
-
-    def unchecked(self, case: Case) -> Iterator[tuple[str, str, str]]:
-        """Load3DBitMode's notes, worded for the feature map this call would set itself."""
-        own = case.env["defaultConfig.isSetFMatrix"]
-        for rule_id, reason, source in super().unchecked(case):
-            if own and reason.startswith("no fmatrix given"):
-                reason = ("no fmatrix given: with defaultConfig.isSetFMatrix = true (the default) the call sets the "
-                          "feature map from its own l1H, l1W, padList, which the case does not give")
-            yield rule_id, reason, source
 
     # -- construction -------------------------------------------------------------------------------------------
 

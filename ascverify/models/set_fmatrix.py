@@ -20,7 +20,8 @@ from ..spec.params import Arg, EnumType
 from ..spec.registry import register
 from ..spec.rules import field_one_of
 from .codec import NOTES, SEED
-from .load3d import FMATRIX, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, Load3DBitMode, fmatrix_rules, inherited_notes
+from .load3d import (FMATRIX, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, Load3DBitMode, fmatrix_register_value, fmatrix_rules,
+                     inherited_notes)
 
 MEMBERS = tuple(m.name for m in FMATRIX.members)
 #: The vendor's page of SetFmatrix itself (asc-devkit docs, the matrix APIs; read at commit 93c993b).
@@ -36,14 +37,6 @@ UNMODELLED = ("atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aico
 ARGS = replace(FMATRIX, optional=False, source=f"{NOTES} (SetFmatrix(l1H, l1W, padList); padValue of "
                                                "LoadData3DParamsV2)",
                members=tuple(replace(m, default=None) if m.name == "padList" else m for m in FMATRIX.members))
-
-
-def register_value(case: Case) -> dict[str, Any]:
-    """What the call leaves in the core's feature-map register: the members (padList as a list) and T."""
-    env = case.env
-    return {"l1H": int(env["fmatrix.l1H"]), "l1W": int(env["fmatrix.l1W"]),
-            "padList": [int(env[f"fmatrix.padList{i}"]) for i in range(4)], "padValue": int(env["fmatrix.padValue"]),
-            "dtype": case.ctx.dtype.name}
 
 
 @register
@@ -147,7 +140,7 @@ class SetFmatrix(ApiModel):
 
     def execute(self, case: Case, trace: Any) -> None:
         key = FMATRIX_STATE if case.env[MODE_ARG.name] == FMATRIX_MODE.code("FMATRIX_LEFT") else "fmatrix_right"
-        trace.memory.special[key] = register_value(case)
+        trace.memory.special[key] = fmatrix_register_value(case)
 
     def apply_state(self, case: Case, state: dict[str, Any]) -> None:
         if case.env[MODE_ARG.name] != FMATRIX_MODE.code("FMATRIX_LEFT"):

@@ -28,6 +28,10 @@ PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
 #: The vendor's page of SetVectorMask itself (asc-devkit ``docs/api/SIMD-API/基础API/Memory矢量计算/掩码操作/
 #: SetVectorMask.md``, read at commit 93c993b).
 VENDOR_PAGE = "SetVectorMask (asc-devkit docs)"
+#: The page of the call that enters Counter mode (its product support: the training series has none)
+COUNT_PAGE = "SetMaskCount (asc-devkit docs)"
+#: Where Counter mode does not exist (SetMaskCount: "Atlas training series: not supported")
+NO_COUNTER = ("atlas-training",)
 #: T is 'the vector operands' type': the page gives Normal-mode ranges for 16-, 32- and 64-bit operands, and the
 #: vendor's own code sets Counter-mode counts with uint8 (layernorm, dropout, gelu, the reduce example), masks for
 #: uint8 in Normal mode (its adv_api tests) and for bfloat16 (the 950 Select and 310B1 copy tests); the setter writes
@@ -134,18 +138,21 @@ class SetVectorMask(ApiModel):
                  "mode an 8-bit T is a warning and its mask is not checked (the page gives no range for it). A "
                  "masked op after a Counter-mode setter is not judged by its mask rules and its results are "
                  "unspecified in `run` (Counter-mode semantics of the ops are not modelled). That SetMaskCount / "
-                 "SetMaskNorm set the matching mode is not checked (those calls are not modelled).",
+                 "SetMaskNorm set the matching mode is not checked (those calls are not modelled). Counter mode on "
+                 "atlas-training is an error (counter.product): SetMaskCount, which enters it, is not supported there.",
                  "The vendor's SetVectorMask page: template parameter mode (NORMAL / COUNTER); 'Counter mode: the "
                  "number of elements in the whole vector computation' for len and maskLow; maskHigh 'must be 0 in "
                  "Counter mode, the parameter has no effect'; 'for Atlas A3 / A2, mask = 0 ... NOP'. The ranges of "
                  "Normal mode are given for 16-, 32- and 64-bit operands. The vendor's code sets Counter-mode counts "
                  "with T = uint8 (the reduce example, layernorm, dropout, gelu) and pyasc's own test calls "
-                 "set_vector_mask(128, mode=COUNTER).",
+                 "set_vector_mask(128, mode=COUNTER). The SetMaskCount page (product support): 'Atlas training "
+                 "series: not supported' (the SetVectorMask page supports the training series, in Normal mode).",
                  (f"{VENDOR_PAGE}, Template parameters (mode)", f"{VENDOR_PAGE}, Parameters",
+                  f"{COUNT_PAGE}, Product support",
                   f"{VENDOR_PAGE}, Restrictions", "asc-devkit examples/01_simd_cpp_api/03_basic_api/"
                   "01_memory_vector_compute/reduce/reduce.asc:207"),
                  ("set_vector_mask.len.int32", "set_vector_mask.counter.nonzero", "set_vector_mask.counter.high",
-                  "set_vector_mask.normal.width")),
+                  "set_vector_mask.normal.width", "set_vector_mask.counter.product")),
     )
 
     def api_rules(self):
@@ -169,6 +176,14 @@ class SetVectorMask(ApiModel):
                    "Counter-mode count 0: a masked op that uses it computes no element", counter, severity=WARNING,
                    when=lambda v, ctx: v.mode == COUNTER, notes=("set_vector_mask.counter",),
                    help="a Counter-mode count above 0")
+        yield rule(f"{p}.counter.product", ("mode",), lambda v, ctx: v.mode != COUNTER,
+                   "Counter mode on atlas-training: the SetMaskCount page marks it not supported there, so no call "
+                   "can enter the mode; the register then holds (0, count), which Normal mode reads as a bit mask of "
+                   "the count's bits",
+                   f"{COUNT_PAGE}, Product support (Atlas training series: not supported); {VENDOR_PAGE}, Description "
+                   "(call SetMaskCount / SetMaskNorm first); asc-devkit impl/basic_api/kernel_reg.h (SetVectorMaskImpl: "
+                   "COUNTER writes maskHigh 0, maskLow len)", products=NO_COUNTER, notes=("set_vector_mask.counter",),
+                   help="Normal mode (Counter mode is not supported on atlas-training)")
         yield rule(f"{p}.counter.high", ("mask", "mode"),
                    lambda v, ctx: Or(v.mask.nwords < 2, v.mask.words[1] == 0),
                    "Counter mode with maskHigh (mask[1])={w1}: the page sets it to 0, it has no effect", counter,

@@ -29,6 +29,7 @@ from ascverify.cases.program import parse_program
 from ascverify.cases.schema import validate
 from ascverify.checking.program import check_program
 from ascverify.core.program import run_program
+from ascverify.core.unspecified import unspecified_elements
 from ascverify.spec.errors import InputError
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -135,6 +136,8 @@ def test_vendor_entry(entry):
     parsed, _ = _verdict(entry, doc)
     if expected is None and entry["expect"]["verdict"] != "success":
         return
+    for name, values in getattr(expected, "inputs", {}).items():  # inputs JSON cannot hold (NaN, inf)
+        parsed.set_data(name, values)
     # a call the vendor's test runs without error runs on the core without a fault too (strict: every access outside
     # a declared tensor, every read of a byte no input or earlier call wrote)
     if "calls" in doc:
@@ -466,6 +469,45 @@ def golden_img2col_nz(doc: dict[str, Any], spec: dict[str, Any]):
     return check
 
 
-GOLDENS = {"bilinear": golden_bilinear, "block_min": golden_block_min, "block_max": golden_block_max,
+# -- a page's own output: the values a vendor page shows for its example / its boundary-values table -----------------
+
+def _page_number(v: Any) -> float:
+    """A value as a page prints it: a number, or "nan" / "inf" / "-inf" (JSON has no such numbers)."""
+    return float(v)
+
+
+def golden_page_values(doc: dict[str, Any], spec: dict[str, Any]):
+    """``inputs``: tensor -> values (they may be non-finite: set on the parsed case, not in the JSON data);
+    ``tensor`` and ``values`` (every element) or ``at`` (index -> value, for a page that elides the rest): the
+    page's output, compared bit for bit (any NaN matches "nan"); ``unspecified``: instead, the reason (a spec note)
+    why ascverify leaves every element of ``tensor`` unspecified where the page prints ``values``."""
+    name = spec["tensor"]
+    t = doc["tensors"][name]
+    dt = NUMPY[_tensor_dtype(doc, t)]
+    inputs = {k: np.array([_page_number(v) for v in vals], dtype=NUMPY[_tensor_dtype(doc, doc["tensors"][k])])
+              for k, vals in spec.get("inputs", {}).items()}
+    if "values" in spec:
+        at = {i: _page_number(v) for i, v in enumerate(spec["values"])}
+    else:
+        at = {int(i): _page_number(v) for i, v in spec["at"].items()}
+
+    def check(out):
+        info = out.case.tensor(name)
+        marks = unspecified_elements(out.memory, info.buffer, info.addr, info.size, info.dtype)
+        got = np.asarray(out.tensors[name], dtype=dt)
+        idx = np.array(sorted(at))
+        if spec.get("unspecified"):
+            assert marks[idx].all(), f"{name}: ascverify computes {got[idx]} where it says it does not ({spec['unspecified']})"
+            return
+        assert not marks[idx].any(), f"{name}: elements {np.flatnonzero(marks[idx])[:5]} unspecified, the page gives values"
+        want = np.array([at[i] for i in idx], dtype=dt)
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got[idx]), nan), f"{name}: NaN where the page has none, or not where it has"
+        _same_bits(got[idx][~nan], want[~nan], name)
+    check.inputs = inputs
+    return check
+
+
+GOLDENS = {"page_values": golden_page_values, "bilinear": golden_bilinear, "block_min": golden_block_min, "block_max": golden_block_max,
            "block_sum": golden_block_sum, "mask_norm": golden_mask_norm,
            "cube_operand": golden_cube_operand, "img2col_nz": golden_img2col_nz}
