@@ -317,3 +317,15 @@ def test_int4_elements_are_packed_low_nibble_first_in_memory_and_in_bin_files(tm
     d["tensors"]["src"]["data"] = "out/src.bin"
     path.write_text(json.dumps(d))
     assert list(parse_case(json.loads(path.read_text()), base_dir=tmp_path).data("src")) == list(src_npy)
+
+
+@pytest.mark.parametrize("field", ["strideW", "strideH", "dilationW", "dilationH"])
+def test_a_zero_stride_or_dilation_is_the_page_s_but_not_the_debug_check_s(field):
+    """The LoadData page's Table 4 gives strideW / strideH in [0, 63] and dilationFilterW / H in [0, 255]; the
+    vendor's debug build checks [1, 63] and [1, 255] (kernel_operator_mm_check.h): a warning on the V2 products, not
+    an error; atlas-350's bit-mode ranges ([1, ...], page 002) keep it an error there."""
+    errors, warnings = verdict(example("atlas-a2", **{field: 0}))
+    assert errors == [] and "load3d.v2.debug_range" in warnings
+    assert "load3d.v2.debug_range" not in verdict(example("atlas-a2", **{field: 1}))[1]
+    errors, warnings = verdict(example("atlas-350", **{field: 0}))
+    assert f"load3d.{field}.range" in errors and "load3d.v2.debug_range" not in warnings

@@ -211,10 +211,11 @@ def test_a_default_config_v2_load_without_a_map_resets_it():
     prog = program(fm_call(), {**v2_call(), "args": bare}, load_call())
     result = check_program(parse_program(prog))
     assert found(result) == ([], [(1, "load3d.fmatrix.reset"), (2, "load3d.fmatrix.unset")])
-    # the bit-mode form has no defaultConfig: giving one is bad input naming the call and the field
-    with pytest.raises(InputError) as err:
-        parse_program(program(fm_call(), load_call(defaultConfig={"isSetFMatrix": True})))
-    assert "defaultConfig" in str(err.value)
+    # the bit-mode form reads the register unless the case says otherwise: with {true, ...} and no map of its own
+    # it resets it too
+    page = program(fm_call(), load_call(defaultConfig={"isSetFMatrix": True}))
+    assert found(check_program(parse_program(page))) == ([], [(1, "load3d.fmatrix.reset")])
+    assert found(check_program(parse_program(program(fm_call(), load_call())))) == ([], [])
 
 
 def test_the_stored_pad_value_is_checked_against_the_loads_type():

@@ -673,6 +673,18 @@ def v2_rules(p: str) -> Iterator[Any]:
                severity=WARNING, products=tuple(V2_UNMODELLED), notes=("load3d.products-v2",),
                facts=lambda v, ctx: {"zero": ", ".join(v2_nop_fields(v)) or "a zero field"},
                help="no zero extent, channel count, feature map side or kernel size (0 makes the call a NOP)")
+    yield rule(f"{p}.v2.debug_range", ("strideW", "strideH", "dilationW", "dilationH"),
+               lambda v, ctx: And(v.strideW >= 1, v.strideH >= 1, v.dilationW >= 1, v.dilationH >= 1),
+               "strideW={sw}, strideH={sh}, dilationFilterW={dw}, dilationFilterH={dh}: the LoadData page's Table 4 "
+               "allows 0, the vendor's debug-build check refuses it (strides in [1, 63], dilations in [1, 255]); "
+               "what the hardware does with 0 is not documented",
+               f"{DOC_L3D}, Table 4 (strideW / strideH in [0, 63], dilationFilterW / H in [0, 255]); asc-devkit "
+               "impl/basic_api/kernel_operator_mm_check.h (CheckLoadData3dParams, CheckLoadData3dv2Params: "
+               f"ASC_MIN_LOAD3D_STRIDE, ASC_MIN_LOAD3D_DILATION_FILTER = 1); {NOTES} (LoadData3DParamsV2)",
+               severity=WARNING,
+               products=tuple(V2_UNMODELLED), notes=("load3d.products-v2",),
+               facts=lambda v, ctx: {"sw": v.strideW, "sh": v.strideH, "dw": v.dilationW, "dh": v.dilationH},
+               help="strides and dilations of at least 1 (0: the vendor's debug check refuses it)")
     yield rule(f"{p}.dtype.b2", ("dtype", "dst"),
                lambda v, ctx: Or(v.dst.position != _CODE["B2"], ctx.dtype.name in V2_B2_TYPES),
                "T={dtype} is not supported with dst in B2 on {product} (B1 -> B2 takes "
@@ -801,7 +813,9 @@ class Load3DBitMode(ApiModel):
                  "src.footprint.unreached, as the vendor's 910B1/310B loaddata tests size L1). The bit-mode "
                  "page's ranges, the repeat register and the output's layout are not: a zero extent, channel count, "
                  "feature map side or kernel size draws the warning v2.nop (the call moves nothing, `run` leaves dst "
-                 "as it was); otherwise `run` marks all of dst unspecified and reads nothing.",
+                 "as it was); a stride or dilation of 0 (Table 4 allows it, the vendor's debug-build check "
+                 "refuses it) draws the warning v2.debug_range; otherwise `run` marks all of dst unspecified and "
+                 "reads nothing.",
                  "Page 002 (the bit-mode load) is supported on the Atlas 350 only, but the vendor's LoadData page "
                  "(LoadData_3D.md) documents the v2 interface on Ascend 950, Atlas A3, Atlas A2, Atlas 200I/500 A2 "
                  "and the inference AI Core, with the same fields (kExtension, mExtension, kStartPt, mStartPt, ...) "
@@ -814,7 +828,7 @@ class Load3DBitMode(ApiModel):
                   f"{DOC_L3D}, Restrictions (data paths, alignment, dst layout, channelSize)", f"{DOC_L3D}, Table 4",
                   f"{EX_MMAD}/mmad_load3dv2.asc (the dav-2201 branch)"),
                  ("load3d.product.support", "load3d.product.modelled", "load3d.dtype.support", "load3d.dtype.b2",
-                  "load3d.transpose.b8", "load3d.v2.nop")),
+                  "load3d.transpose.b8", "load3d.v2.nop", "load3d.v2.debug_range")),
         SpecNote("load3d.types", "Element types",
                  "T is one of uint8, int8, fp8_e4m3fn, fp8_e5m2, hifloat8, half, bfloat16, uint32, int32, float; "
                  "int4b_t, which the sizeChannel row mentions, is not among them and is refused on atlas-350 (the "
@@ -1110,9 +1124,9 @@ class Load3DBitMode(ApiModel):
                  "feature map in the register for later loads; a call without one of its own sets l1H = l1W = 0 (a "
                  "NOP, warning fmatrix.reset). With isSetFMatrix = false it reads the feature map the last SetFmatrix "
                  "set (load3d.program-fmatrix); with isSetPadding its own padValue replaces the register's. The "
-                 "bit-mode form (Load3DBitModeParam's fields, the packed config0/config1) has no defaultConfig and "
-                 "reads the registers; giving one there is bad input. A single case's fmatrix is the feature map the "
-                 "call loads with either way.",
+                 "bit-mode form (Load3DBitModeParam's fields, the packed config0/config1) reads the registers: its "
+                 "defaultConfig is {false, false} unless the case gives one (the namings spell the same fields). A "
+                 "single case's fmatrix is the feature map the call loads with either way.",
                  "The LoadData page's V2 prototype: 'template <typename T, const IsResetLoad3dConfig &defaultConfig = "
                  "IS_RESER_LOAD3D_DEFAULT_CONFIG>'; LoadDataImpl for LoadData3DParamsV2 runs Load3DSetFMatrixCal(l1H, "
                  "l1W, padList) when defaultConfig.isSetFMatrix and Load3DSetPaddingCal(padValue) when isSetPadding; "
@@ -1327,28 +1341,23 @@ class Load3DBitMode(ApiModel):
             if r.id in ids:
                 yield r.id, reason, r.source
 
-    argument_forms = (other_argument_forms(("repeat", V2_CONFIG.name))[0], other_argument_forms(("repeat",))[1],
-                      other_argument_forms(("repeat", V2_CONFIG.name))[2])
+    argument_forms = other_argument_forms(("repeat", V2_CONFIG.name))
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
-        """`normalize_args`; defaultConfig ({true, true} unless given) goes with LoadData3DParamsV2's members and
-        pyasc's keywords only: the bit-mode form (the page's fields, the packed words) reads the registers."""
+        """`normalize_args`; defaultConfig not given is {true, true} with LoadData3DParamsV2's members and pyasc's
+        keywords, {false, false} (the registers, as the bit-mode overload reads them) with the page's fields and
+        the packed words."""
         out = normalize_args(args, self.name, extra=("repeat", V2_CONFIG.name))
         given = args.get(V2_CONFIG.name)
         if args_form(args) in ("v2", "pyasc"):
             out[V2_CONFIG.name] = {**V2_CONFIG_DEFAULT, **given} if isinstance(given, dict) else \
                 dict(V2_CONFIG_DEFAULT) if given is None else given
-        elif V2_CONFIG.name in args:
-            raise InputError("defaultConfig is a template parameter of LoadData with LoadData3DParamsV2; give the "
-                             "arguments as its members (l1H, channelSize, kExtension...), or leave it out: the "
-                             "bit-mode form (Load3DBitModeParam's fields, config0/config1) reads the feature map "
-                             "SetFmatrix set", field=f"args.{V2_CONFIG.name}")
         return out
 
     def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
         """Arguments in the page's form: every key known and at least one of them the page's own (`normalize_args`
         then copies them unchanged)."""
-        return page_form(arg_keys, ("repeat",))
+        return page_form(arg_keys, ("repeat", V2_CONFIG.name))
 
     # -- programs: the feature map SetFmatrix set, the repeat register (notes load3d.program-fmatrix, load3d.repeat) --
     # -- and defaultConfig, whose feature map a LoadData3DParamsV2 call loads with (note load3d.default-config) -------

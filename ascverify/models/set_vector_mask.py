@@ -32,6 +32,8 @@ VENDOR_PAGE = "SetVectorMask (asc-devkit docs)"
 COUNT_PAGE = "SetMaskCount (asc-devkit docs)"
 #: Where Counter mode does not exist (SetMaskCount: "Atlas training series: not supported")
 NO_COUNTER = ("atlas-training",)
+#: Where it does: the Counter-mode warnings hold there (elsewhere the mode itself is the error counter.product)
+COUNTER_PRODUCTS = tuple(pid for pid in PRODUCT_IDS if pid not in NO_COUNTER)
 #: T is 'the vector operands' type': the page gives Normal-mode ranges for 16-, 32- and 64-bit operands, and the
 #: vendor's own code sets Counter-mode counts with uint8 (layernorm, dropout, gelu, the reduce example), masks for
 #: uint8 in Normal mode (its adv_api tests) and for bfloat16 (the 950 Select and 310B1 copy tests); the setter writes
@@ -174,7 +176,7 @@ class SetVectorMask(ApiModel):
                    help="a contiguous mask (len) within int32_t")
         yield rule(f"{p}.counter.nonzero", ("mask", "mode"), lambda v, ctx: counter_count(v) != 0,
                    "Counter-mode count 0: a masked op that uses it computes no element", counter, severity=WARNING,
-                   when=lambda v, ctx: v.mode == COUNTER, notes=("set_vector_mask.counter",),
+                   when=lambda v, ctx: v.mode == COUNTER, notes=("set_vector_mask.counter",), products=COUNTER_PRODUCTS,
                    help="a Counter-mode count above 0")
         yield rule(f"{p}.counter.product", ("mode",), lambda v, ctx: v.mode != COUNTER,
                    "Counter mode on atlas-training: the SetMaskCount page marks it not supported there, so no call "
@@ -182,14 +184,15 @@ class SetVectorMask(ApiModel):
                    "the count's bits",
                    f"{COUNT_PAGE}, Product support (Atlas training series: not supported); {VENDOR_PAGE}, Description "
                    "(call SetMaskCount / SetMaskNorm first); asc-devkit impl/basic_api/kernel_reg.h (SetVectorMaskImpl: "
-                   "COUNTER writes maskHigh 0, maskLow len)", products=NO_COUNTER, notes=("set_vector_mask.counter",),
+                   f"COUNTER writes maskHigh 0, maskLow len); {NOTES_MASKS}", products=NO_COUNTER,
+                   notes=("set_vector_mask.counter",),
                    help="Normal mode (Counter mode is not supported on atlas-training)")
         yield rule(f"{p}.counter.high", ("mask", "mode"),
                    lambda v, ctx: Or(v.mask.nwords < 2, v.mask.words[1] == 0),
                    "Counter mode with maskHigh (mask[1])={w1}: the page sets it to 0, it has no effect", counter,
                    severity=WARNING, when=lambda v, ctx: And(v.mode == COUNTER, v.mask.bitwise),
                    facts=lambda v, ctx: {"w1": v.mask.words[1]}, notes=("set_vector_mask.counter",),
-                   help="maskHigh (mask[1]) 0 in Counter mode")
+                   products=COUNTER_PRODUCTS, help="maskHigh (mask[1]) 0 in Counter mode")
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
