@@ -348,3 +348,14 @@ def test_dst_rep_stride_zero_keeps_the_last_repeat(api):
     assert check_case(case).valid
     got = run_case(case).tensors["dst"].tolist()
     assert got == ([3.0] * 8 if api == "BlockReduceMax" else [24.0] * 8)
+
+
+def test_a_bitwise_mask_of_the_wrong_length_says_what_the_type_needs():
+    """16-bit T: the two words of uint64_t mask[2] (128 lanes); 32-bit: one word, or two with mask[1] unread."""
+    half = check_case(parse_case(call("atlas-a2", "half", mask=[255])))
+    assert [v.message for v in half.violations if v.id == f"{P}.mask.words.count"] == \
+        ["bitwise mask has 1 word(s); T=half needs 2"]
+    wide = check_case(parse_case(call("atlas-a2", "float", mask=[255, 0, 0], dst=("VECOUT", 256, 8),
+                                      src=("VECIN", 0, 64))))
+    assert [v.message for v in wide.violations if v.id == f"{P}.mask.words.count"] == \
+        ["bitwise mask has 3 word(s); T=float needs 1 or 2"]

@@ -141,20 +141,36 @@ def test_a_counter_mode_count_of_whole_repeats_is_checked_and_run():
     assert "needs 512" in errors["block_reduce_min.src.footprint"].message
 
 
-def test_a_counter_mode_count_with_a_shorter_last_repeat_leaves_the_ops_mask_unknown():
-    """200 halves are ceil(200 / 128) = 2 repeats, the last of 72 lanes: one mask cannot say it, so the op's mask
-    rules are not checked (a note says so), a warning gives the repeats, and `run` marks its results unspecified."""
+def test_a_counter_mode_count_with_a_shorter_last_repeat_is_checked_and_run():
+    """200 halves are ceil(200 / 128) = 2 repeats, 128 lanes then the rest, 72 (the vendor's Mask page: the hardware
+    derives the repeats from the count; its example {130, 0} on half is one repeat of 128 and one of 2). x holds 256
+    halves (2 repeats' datablocks); repeat 1's blocks 0-3 have 16 active lanes, block 4 has 8 (lanes 64-71), blocks
+    5-7 none: on atlas-a2 a block without an active lane stores nothing (z keeps its value, HARDWARE_NOTES Masks)."""
     counter = {"api": "set_vector_mask", "args": {"mask": [200, 0], "mode": "COUNTER"}, "dtype": "uint8"}
-    parsed = parse_program(program(counter, brm()))
+    prog = program(counter, brm())
+    prog["tensors"]["x"]["size"] = 256
+    prog["tensors"]["z"]["addr"] = 1024
+    x = (np.arange(256, 0, -1) / 4)           # decreasing: a block's minimum is its last active element
+    prog["tensors"]["x"]["data"] = x.tolist()
+    prog["tensors"]["z"]["data"] = [7.0] * 16
+    parsed = parse_program(prog)
     result = check_program(parsed)
-    assert result.valid
-    assert any(u.rule_id == "block_reduce_min.mask.count.range" for u in result.unchecked)
+    assert result.valid and not result.unchecked
     assert [(w.call, w.id) for w in result.warnings] == [(1, "block_reduce_min.counter_mode")]
-    assert "ceil(200 / 128) = 2 repeats, the last of 72 lanes" in result.warnings[0].message
-    assert "stores 1 more repeats of results than were checked" in result.warnings[0].message
+    assert "2 repeats, 1 of 128 lanes and the last of 72" in result.warnings[0].message
     run = run_program(parsed).runs[1]
-    # the 8 results (2 bytes each) at z's address are unspecified, not numbers
-    assert run.memory.poisoned("UB", 512, 16).all()
+    got = run.tensors["dst"]
+    want = [x[16 * b + 15] for b in range(8)] + [x[128 + 16 * b + 15] for b in range(4)] + [x[128 + 64 + 7]] + [7.0] * 3
+    assert got.tolist() == want and not run.memory.poisoned("UB", 1024, 32).any()
+    # checked as exactly what it reads: whole datablocks with an active lane, so repeat 1 reads up to the end of
+    # block 4 (lanes 64-79), x[208]: 208 halves hold it (repeat 1's fully masked blocks 5-7 do not fit: the
+    # masked-datablock warning, no error); 207 do not. Checked as repeatTime=1 says, 128 halves would have passed.
+    prog["tensors"]["x"]["size"] = 208
+    del prog["tensors"]["x"]["data"]
+    exact = check_program(parse_program(prog))
+    assert exact.valid and "block_reduce_min.src.footprint.masked" in [w.id for w in exact.warnings]
+    prog["tensors"]["x"]["size"] = 207
+    assert "block_reduce_min.src.footprint" in [v.id for v in check_program(parse_program(prog)).violations]
 
 
 def test_an_all_zero_mask_is_a_warning_at_the_setter_and_an_error_where_it_is_used():

@@ -16,6 +16,7 @@ from ascverify.engines.properties.invariants import check_invariants
 from ascverify.spec.dtypes import DTYPE_NAMES
 from ascverify.spec.params import BoolType, EnumType
 from ascverify.spec.products import PRODUCT_IDS
+from ascverify.spec.registry import lookup_api
 from ascverify.spec.rules import Values
 
 MODELS = apis()
@@ -184,3 +185,12 @@ def test_invalid_cases_break_exactly_their_rule(model):
             return
         assert [v.id for v in check_case(broken).violations] == [rule]
     check()
+
+
+def test_pyasc_s_short_names_find_the_basic_api():
+    """pyasc exports its basic API as asc.NAME (its tests and docs call asc.block_reduce_sum, asc.load_data): the
+    same models as asc.language.basic.NAME; anything else under asc. stays unknown."""
+    for short, name in (("asc.block_reduce_sum", "BlockReduceSum"), ("asc.load_data", "Load3DBitMode"),
+                        ("asc.set_vector_mask", "SetVectorMask"), ("asc.bilinear_interpolation", "BilinearInterpolation")):
+        assert lookup_api(short).name == name == lookup_api("asc.language.basic." + short[4:]).name
+    assert lookup_api("asc.no_such_api") is None and lookup_api("asc.language.no_such") is None

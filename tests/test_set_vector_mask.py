@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ascverify import check_case, parse_case
+from ascverify import InputError, check_case, parse_case
 from ascverify.cases.program import parse_program
 from ascverify.checking.program import check_program
+from ascverify.core.program import run_program
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -119,3 +120,34 @@ def test_counter_mode_does_not_exist_on_the_training_series():
         got = check_case(parse_case(doc))
         assert (ids(got.violations) == ["set_vector_mask.counter.product"]) == (product == "atlas-training"), product
         assert got.valid == (product != "atlas-training"), product
+
+
+def test_the_setter_s_own_parameter_names_give_the_words_in_their_order():
+    """SetVectorMask(len) / SetVectorMask(maskHigh, maskLow) (the vendor's prototypes, kernel_common.h) and pyasc's
+    set_vector_mask(length) / set_vector_mask(mask_high, mask_low): by name, the words cannot be swapped. maskLow
+    holds lanes 0-63, so maskHigh = 0, maskLow = 0xF0 enables lanes 4-7, what mask [0xF0, 0] (low word first) says."""
+    def env(args):
+        return parse_case({"api": "SetVectorMask", "product": "atlas-a2", "dtype": "half", "args": args}).env
+
+    listed = env({"mask": [0xF0, 0]})
+    for args in ({"maskHigh": 0, "maskLow": 0xF0}, {"mask_low": 0xF0, "mask_high": 0}):
+        assert env(args) == listed, args
+    assert env({"len": 64}) == env({"length": 64}) == env({"mask": 64})
+    assert env({"maskHigh": 5, "maskLow": 0})["mask.w1"] == 5
+    for args, field in (({"maskHigh": 1}, "args.maskLow"), ({"len": 1, "mask": 2}, "args.len"),
+                        ({"maskLow": True, "maskHigh": 0}, "args.maskLow"), ({"length": 5, "maskLow": 3}, "args.maskLow"),
+                        ({"len": "128"}, "args.len")):
+        with pytest.raises(InputError) as err:
+            env(args)
+        assert err.value.field == field, (args, err.value)
+    # in a program, the lanes a later op uses are the named words'
+    prog = {"product": "atlas-a2", "dtype": "half",
+            "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 128},
+                        "z": {"position": "VECOUT", "addr": 512, "size": 16}},
+            "calls": [{"api": "SetVectorMask", "args": {"maskHigh": 0, "maskLow": 0xF0}},
+                      {"api": "BlockReduceMin", "args": {"repeatTime": 1, "mask": "MASK_PLACEHOLDER", "dstRepStride": 1,
+                                                         "srcBlkStride": 1, "srcRepStride": 8, "isSetMask": False},
+                       "tensors": {"dst": "z", "src": "x"}}]}
+    prog["tensors"]["x"]["data"] = [float(128 - i) for i in range(128)]
+    got = run_program(parse_program(prog)).runs[1].tensors["dst"]
+    assert got[0] == 128 - 7  # block 0, lanes 4-7 on: the minimum of x[4..7] = 124..121

@@ -18,19 +18,23 @@ def check_program(program: Program, *, file: str = "", index: int = 0) -> Result
     state: dict[str, Any] = {}
     for call in program.calls:
         model = call.case.model
-        effective = model.with_state(call.case, state)
-        verdict = check_case(effective)
-        if verdict.error is not None:
-            raise verdict.error
-        for v in verdict.violations:
-            result.violations.append(Violation(v.rule, v.message, call.index))
-        for v in verdict.warnings:
-            result.warnings.append(Violation(v.rule, v.message, call.index))
-        for u in verdict.unchecked:
-            rule = model.rule_by_id.get(u.rule_id)
-            if rule is not None and rule.domain.get("kind") == "order":
-                continue  # decided below, with the program's state
-            result.unchecked.append(Unchecked(u.rule_id, u.reason, u.source, call.index))
+        seen: set[tuple[str, str]] = set()  # a rule found by several of the call's variants is reported once
+        for variant in model.check_variants(model.with_state(call.case, state)):
+            verdict = check_case(variant)
+            if verdict.error is not None:
+                raise verdict.error
+            for kind, found in (("error", verdict.violations), ("warning", verdict.warnings)):
+                target = result.violations if kind == "error" else result.warnings
+                for v in found:
+                    if (kind, v.id) not in seen:
+                        seen.add((kind, v.id))
+                        target.append(Violation(v.rule, v.message, call.index))
+            for u in verdict.unchecked:
+                rule = model.rule_by_id.get(u.rule_id)
+                if (rule is not None and rule.domain.get("kind") == "order") or ("unchecked", u.rule_id) in seen:
+                    continue  # order rules are decided below, with the program's state
+                seen.add(("unchecked", u.rule_id))
+                result.unchecked.append(Unchecked(u.rule_id, u.reason, u.source, call.index))
         for rule in model.rules_for(call.case.product):
             if rule.domain.get("kind") != "order":
                 continue

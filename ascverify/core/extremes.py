@@ -93,7 +93,8 @@ def masked_extreme(x: np.ndarray, active: np.ndarray | None, kind: str, *,
     """Per row (last axis) of ``x`` (n, ..., lanes): the minimum (``kind`` "min") or maximum ("max") of the elements
     where ``active`` is true, or the identity where none is (+inf / -inf for floats, the type's largest / smallest
     value for integers). ``active`` is the same for every index of the first axis: shape ``x.shape[1:]`` (or
-    broadcastable to it); None means every lane. Floats are ordered with -0 below +0.
+    broadcastable to it), or of ``x``'s own shape (n, rows..., lanes) for lanes per index; None means every lane.
+    Floats are ordered with -0 below +0.
 
     Also per row: whether an active element is NaN; the value of such a row is not defined here. With
     ``none_if_clean`` that second result is None when no row holds an active NaN.
@@ -127,11 +128,15 @@ def _fill_inactive(keys: np.ndarray, active: np.ndarray, shape: tuple, fill: np.
     ``shape`` (n, ..., lanes)."""
     if type(active) is not np.ndarray or active.dtype != bool:
         active = np.asarray(active, dtype=bool)
+    lanes = shape[-1]
+    if active.shape == shape and len(shape) > 2:   # lanes of their own per index of the first axis
+        row_idx, lane_idx = np.nonzero(~active.reshape(-1, lanes))
+        keys[lane_idx, row_idx] = fill
+        return
     if active.shape != shape[1:]:
         active = np.broadcast_to(active, shape[1:])
     if active.all():
         return
-    lanes = shape[-1]
     inner = active.size // lanes                           # the rows of one index of the first axis
     inner_idx, lane_idx = np.nonzero(~active.reshape(inner, lanes))
     keys.reshape(lanes, shape[0], inner)[lane_idx, :, inner_idx] = fill

@@ -167,18 +167,23 @@ def count_from_argument(ctx: Context) -> bool:
     return ctx.product.id in COUNT_MASK_ARGUMENT_PRODUCTS
 
 
-def counter_repeats(state: Mapping[str, Any], ctx: Context) -> tuple[int, int] | None:
-    """After a Counter-mode SetVectorMask: (repeats, lanes of each) when every repeat the hardware runs has the
-    same lanes, ceil(count / lanes) repeats (at most repeatTime's range): one repeat of ``count`` lanes, or whole
-    repeats; None otherwise (a last repeat of fewer lanes, a count of 0) or in Normal mode."""
+#: The env key `BlockReduceFamily.with_state` adds after a Counter-mode count whose last repeat has fewer lanes: those
+#: lanes (the other repeats have all of them); not an argument of the call, so no rule reads it
+COUNTER_LAST = "mask.counter_last"
+
+
+def counter_repeats(state: Mapping[str, Any], ctx: Context) -> tuple[int, int, int] | None:
+    """After a Counter-mode SetVectorMask: (repeats, lanes of each, lanes of the last): ceil(count / lanes) repeats,
+    every one with all of the type's lanes but the last, which has the rest (the Mask page); None in Normal mode,
+    for a count of 0, or past repeatTime's range."""
     count = counter_elements(state)
     if count is None or count <= 0:
         return None
     lanes = lanes_per_repeat(ctx)
     repeats = -(-count // lanes)
-    if repeats > MAX_REPEAT or (repeats > 1 and count % lanes):
+    if repeats > MAX_REPEAT:
         return None
-    return repeats, min(count, lanes)
+    return repeats, min(count, lanes), count - (repeats - 1) * lanes
 
 
 def mask_count_m300_note(p: str) -> SpecNote:
@@ -483,8 +488,7 @@ class BlockReduceFamily(ApiModel):
                    help="repeatTime and the mask are non-zero (a zero call is not a guaranteed no-op)")
 
         yield state_rule(f"{p}.counter_mode", "the mask register holds a Counter-mode count: the hardware ignores "
-                         "repeatTime and runs the repeats the count needs (modelled when every repeat has the same "
-                         "lanes)",
+                         "repeatTime and runs the repeats the count needs (all lanes, the last repeat the rest)",
                          f"Mask overview (asc-devkit docs, Counter mode: repeatTime is ignored); {MASK_NOTES}",
                          params=("repeatTime", "isSetMask"), notes=(f"{p}.mask-placeholder",))
 
@@ -492,9 +496,9 @@ class BlockReduceFamily(ApiModel):
 
     def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
         """With isSetMask=false, the call runs with the mask the last SetVectorMask set (when one did). After a
-        Counter-mode count the hardware runs the repeats the count needs, whatever repeatTime: when every repeat
-        has the same lanes (`counter_repeats`: one repeat, or whole repeats) the call is that many repeats of a
-        contiguous mask; otherwise the mask stays unknown, its rules unchecked and the results unspecified."""
+        Counter-mode count the hardware runs the repeats the count needs, whatever repeatTime (`counter_repeats`):
+        that many repeats of a contiguous mask of all the type's lanes, the last with the rest of the count (kept
+        under `COUNTER_LAST` when it has fewer lanes: `execute` and `check_variants` read it)."""
         if case.env["isSetMask"]:
             return case
         if case.product in COUNT_MASK_ARGUMENT_PRODUCTS and not case.env["mask.bitwise"]:
@@ -507,10 +511,21 @@ class BlockReduceFamily(ApiModel):
         exact = counter_repeats(state, case.ctx)
         if exact is None:
             return case
-        repeats, lanes = exact
-        return case.with_fields(**{"isSetMask": True, "mask.placeholder": False, "mask.bitwise": False,
-                                   "mask.count": lanes, "mask.nwords": 0, "mask.w0": 0, "mask.w1": 0,
-                                   "repeatTime": repeats})
+        repeats, lanes, last = exact
+        counted = {"isSetMask": True, "mask.placeholder": False, "mask.bitwise": False, "mask.count": lanes,
+                   "mask.nwords": 0, "mask.w0": 0, "mask.w1": 0, "repeatTime": repeats}
+        if last < lanes:
+            counted[COUNTER_LAST] = last
+        return case.with_fields(**counted)
+
+    def check_variants(self, case: Case) -> tuple[Case, ...]:
+        """A call whose last repeat has fewer lanes (`COUNTER_LAST`) is checked as the other repeats with all lanes
+        and as every repeat with the last one's lanes: together exactly the bytes the call reads and writes (the
+        first's accesses, and the last repeat's, which the second holds), each a subset of them."""
+        last = int(case.env.get(COUNTER_LAST, 0) or 0)
+        if not last:
+            return (case,)
+        return (case.with_fields(repeatTime=int(case.env["repeatTime"]) - 1), case.with_fields(**{"mask.count": last}))
 
     def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
         """With isSetMask=false after a Counter-mode SetVectorMask: the repeats the count needs, not repeatTime's. On a
@@ -526,21 +541,20 @@ class BlockReduceFamily(ApiModel):
         count = counter_elements(state)
         if env["isSetMask"] or count is None:
             return []
-        lanes = lanes_per_repeat(case.ctx)
-        repeats, given = -(-count // lanes), int(case.env["repeatTime"])
+        exact = counter_repeats(state, case.ctx)
         r = self.rule_by_id[f"{self.prefix}.counter_mode"]
-        if counter_repeats(state, case.ctx) is not None:
-            if repeats == given:
-                return []
-            return [(r, f"SetVectorMask set a Counter-mode count of {count} elements: the hardware ignores "
-                        f"repeatTime={given} and runs ceil({count} / {lanes}) = {repeats} repeat(s) of "
-                        f"{min(count, lanes)} lanes (checked and run so)")]
-        beyond = (f"; the call stores {repeats - given} more repeats of results than were checked (sizes, bounds, "
-                  "overlaps)" if repeats > given else "")
+        if exact is None:  # a count of 0, or more repeats than repeatTime can say
+            return [(r, f"SetVectorMask set a Counter-mode count of {count} elements: ascverify does not model "
+                        "it (the results are unspecified)")]
+        repeats, lanes, last = exact
+        given = int(case.env["repeatTime"])
+        if repeats == given:
+            return []
+        shape = (f"{repeats} repeat(s) of {lanes} lanes" if last == lanes else
+                 f"{repeats} repeats, {repeats - 1} of {lanes} lanes and the last of {last}")
         return [(r, f"SetVectorMask set a Counter-mode count of {count} elements: the hardware ignores "
-                    f"repeatTime={given} and runs ceil({count} / {lanes}) = {repeats} repeats, the last of "
-                    f"{count - (repeats - 1) * lanes} lanes, which ascverify does not model (the results are "
-                    f"unspecified){beyond}")]
+                    f"repeatTime={given} and runs ceil({count} / {lanes_per_repeat(case.ctx)}) = {shape} (checked and "
+                    "run so)")]
 
     def unchecked(self, case: Case) -> Iterator[tuple[str, str, str]]:
         """With isSetMask=false the effective mask is set elsewhere: the mask rules are not checked here."""
@@ -603,9 +617,14 @@ class BlockReduceFamily(ApiModel):
         unknown_mask = lanes is None
         block_lanes = (np.ones((BLOCKS_PER_REPEAT, per_block), dtype=bool) if unknown_mask
                        else lanes.reshape(BLOCKS_PER_REPEAT, per_block))
+        last = int(env.get(COUNTER_LAST, 0) or 0)
+        if last and not unknown_mask and n > 1:
+            # a Counter-mode count: the last repeat has the first `last` lanes only (the Mask page; `counter_repeats`)
+            block_lanes = np.repeat(block_lanes[None], n, axis=0)
+            block_lanes[-1] = (np.arange(BLOCKS_PER_REPEAT * per_block) < last).reshape(BLOCKS_PER_REPEAT, per_block)
         starts = _grid(src_addr, src_rep * BLOCK_BYTES, blk * BLOCK_BYTES, n, BLOCKS_PER_REPEAT)
         block_its, reps = _iterations(n)
-        read_blocks = block_lanes.any(axis=1)
+        read_blocks = block_lanes.any(axis=-1)              # (8,), or (n, 8) with lanes per repeat
         if read_blocks.all():
             raw = trace.read(src_buffer, starts, BLOCK_BYTES, block_its, align=BLOCK_BYTES, what="src datablock",
                              tensor="src", view=True)
@@ -613,15 +632,15 @@ class BlockReduceFamily(ApiModel):
         else:  # a datablock with no active lane is not read (spec note masked-blocks): it may lie outside src
             x = np.zeros((n, BLOCKS_PER_REPEAT, per_block), dtype=np_t)
             if read_blocks.any():
-                keep = np.tile(read_blocks, n)
+                keep = np.broadcast_to(read_blocks, (n, BLOCKS_PER_REPEAT)).reshape(-1)
                 raw = trace.read(src_buffer, np.asarray(starts, dtype=np.int64)[keep], BLOCK_BYTES, block_its[keep],
                                  align=BLOCK_BYTES, what="src datablock", tensor="src", view=True)
-                x[:, read_blocks, :] = raw.view(np_t).reshape(n, int(read_blocks.sum()), per_block)
+                x.reshape(-1, per_block)[keep] = raw.view(np_t).reshape(-1, per_block)
         result, poison = self.reduce(case, x, block_lanes)
         stored = None                                       # every result stored
         if unknown_mask:  # the mask is a prior SetVectorMask's: which results are stored, and what, is unknown
             poison = np.ones((n, BLOCKS_PER_REPEAT), dtype=bool)
-        elif np.count_nonzero(lanes) < lanes.size and not (block_active := block_lanes.any(axis=1)).all():
+        elif not (block_active := block_lanes.any(axis=-1)).all():
             # a fully masked block
             fill = self.masked_fill(case)
             if isinstance(fill, str):                       # KEEP: nothing stored for such a block
@@ -633,9 +652,15 @@ class BlockReduceFamily(ApiModel):
 
         data = np.ascontiguousarray(result, dtype=np_t).view(np.uint8)   # (n, 8) results: (n, width) bytes
         trace.write(dst_buffer, _steps(dst_addr, dst_rep * width, n), width, data, reps, align=width,
-                    byte_mask=None if stored is None else np.repeat(stored, esize),
+                    byte_mask=None if stored is None else np.repeat(stored, esize, axis=-1),
                     poison=None if poison is None else np.repeat(np.atleast_2d(poison), esize, axis=-1),
                     what="dst results", tensor="dst")
+
+
+def lanes_at(active: np.ndarray, rows: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The lanes of the (repeat, block) ``rows``: ``active`` is (block, lane), the same in every repeat, or (repeat,
+    block, lane) after a Counter-mode count whose last repeat has fewer lanes."""
+    return active[rows] if active.ndim == 3 else active[rows[1]]
 
 
 def _place(env: Mapping[str, Any], tensor: str) -> tuple[str, int]:
@@ -814,10 +839,11 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "SetVectorMask, which a single call cannot see: the mask rules are reported as not checked, and the "
                  "core treats every result as unspecified. In a program the mask a Normal-mode SetVectorMask set is "
                  "used. After a Counter-mode one the hardware ignores repeatTime and runs ceil(count / lanes) repeats, all "
-                 "of the type's lanes but the last, which has the rest (the Mask page): when every repeat has the same "
-                 "lanes (one repeat of count <= lanes, or whole repeats) the call is checked and run as that many "
-                 "repeats of a contiguous mask, with the warning counter_mode when repeatTime differs; otherwise it "
-                 "draws counter_mode, its results stay unspecified and its footprints are repeatTime's. The vendor's "
+                 "of the type's lanes but the last, which has the rest (the Mask page): the call is run so, and "
+                 "checked as that many repeats of all lanes but the last and as every repeat with the last one's "
+                 "lanes (together exactly its accesses); the warning counter_mode says so when repeatTime differs. A "
+                 "count of 0, or one needing more than 255 repeats, draws counter_mode and leaves the results "
+                 "unspecified. The vendor's "
                  "ReduceMax / ReduceMin (reduce_common_util_v220_impl.h, DoReduceOneBlk) call "
                  "SetVectorMask<T, COUNTER>(0, n) and then BlockReduceMax<T, false>(dst, src, 1, MASK_PLACEHOLDER, 1, "
                  "1, 8) on a src of n elements.",

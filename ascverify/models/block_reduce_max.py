@@ -15,7 +15,8 @@ from ..core.extremes import masked_extreme
 from ..spec.model import SpecNote
 from ..spec.registry import register
 from .block_reduce_family import (BOUNDARY_PAGE, KEEP, KEEP_PRODUCTS, PAGE, REG_PAGE, SHARED_INVARIANTS,
-                                  BlockReduceFamily, check_masked_block, lanes_of, nan_gives_nan, stored_results)
+                                  BlockReduceFamily, check_masked_block, lanes_at, lanes_of, nan_gives_nan,
+                                  stored_results)
 from .vector_common import lane_mask
 
 P = "block_reduce_max"
@@ -83,7 +84,7 @@ class BlockReduceMax(BlockReduceFamily):
             if nan_gives_nan(case):                       # an active NaN gives NaN
                 result[rows] = np.array(np.nan, dtype=np_t)
             else:                                         # unspecified: the NaN numpy's max propagates
-                result[rows] = np.where(active[rows[1]], x[rows], np.array(-np.inf, dtype=np_t)).max(axis=-1)
+                result[rows] = np.where(lanes_at(active, rows), x[rows], np.array(-np.inf, dtype=np_t)).max(axis=-1)
                 poison = has_nan
         if case.product == "atlas-200i-500-a2" and np_t.itemsize == 2:
             partial = active.any(axis=-1) & ~active.all(axis=-1)

@@ -16,8 +16,8 @@ from ..core.extremes import masked_extreme
 from ..spec.model import SpecNote
 from ..spec.registry import register
 from .block_reduce_family import (BOUNDARY_PAGE, INT_ARGS, KEEP, KEEP_PRODUCTS, PLACEHOLDER, SHARED_INVARIANTS,
-                                  BlockReduceFamily, Citations, check_masked_block, lanes_of, mask_count_m300_note,
-                                  masked_blocks_note, nan_gives_nan, stored_results)
+                                  BlockReduceFamily, Citations, check_masked_block, lanes_at, lanes_of,
+                                  mask_count_m300_note, masked_blocks_note, nan_gives_nan, stored_results)
 from .vector_common import lane_mask, mask_high_word_note
 
 SEED = "004_2ad9555534615f32.txt"
@@ -206,7 +206,7 @@ class BlockReduceMin(BlockReduceFamily):
             return result, None
         # a NaN among the active lanes propagates (atlas-350; float on atlas-a2 / a3) or is unspecified
         rows = np.nonzero(has_nan)
-        result[rows] = np.where(lanes[rows[1]], x[rows], np.array(np.inf, dtype=x.dtype)).min(axis=-1)
+        result[rows] = np.where(lanes_at(lanes, rows), x[rows], np.array(np.inf, dtype=x.dtype)).min(axis=-1)
         if nan_gives_nan(case):
             result[rows] = np.nan
             return result, None

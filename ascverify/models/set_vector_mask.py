@@ -15,13 +15,15 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..cases.case import Case
+from ..cases.fields import read_int
 from ..core.memory import Memory, Trace
-from ..spec.model import ApiModel, SpecNote
+from ..spec.errors import InputError
+from ..spec.model import ApiModel, ArgumentForm, SpecNote
 from ..spec.logic import And, Not, Or
 from ..spec.params import INT32, Arg, EnumType, MaskArg
 from ..spec.products import PRODUCT_IDS
 from ..spec.registry import register
-from ..spec.rules import WARNING, Context, Values, rule
+from ..spec.rules import WARNING, Context, Values, field_one_of, rule
 from .vector_common import NOTES_MASKS, VECTOR_MASK_STATE as STATE_KEY, Register, counter_count, lane_mask, mask_rules
 
 PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
@@ -57,6 +59,45 @@ def _normal_documented(v: Values, ctx: Context) -> Any:
     return And(v.mode == NORMAL, ctx.dtype.bits >= 16)
 
 
+#: The setter's own parameters, each form: Ascend C's SetVectorMask(len) / SetVectorMask(maskHigh, maskLow) and
+#: pyasc's set_vector_mask(length) / set_vector_mask(mask_high, mask_low). `mask` is the list [maskLow, maskHigh].
+LEN_NAMES = ("len", "length")
+WORD_NAMES = (("maskHigh", "maskLow"), ("mask_high", "mask_low"))
+SETTER_NAMES = frozenset((*LEN_NAMES, *(n for pair in WORD_NAMES for n in pair)))
+
+
+def setter_args(args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``args`` with the setter's own parameter names (`LEN_NAMES`, `WORD_NAMES`) given as ``mask``: len -> the
+    integer, (maskHigh, maskLow) -> [maskLow, maskHigh]; one form, each word an integer."""
+    given = [k for k in args if k in SETTER_NAMES]
+    if not given:
+        return args
+    if "mask" in args:
+        raise InputError(f"{given[0]!r} and mask both give the mask; give one", field=f"args.{given[0]}")
+    forms = {k if k in LEN_NAMES else next(p for p in WORD_NAMES if k in p) for k in given}
+    if len(forms) > 1:
+        raise InputError(f"{given[-1]!r} and {given[0]!r} are two forms of the mask; give one", field=f"args.{given[-1]}")
+    out = {k: v for k, v in args.items() if k not in SETTER_NAMES}
+    form = forms.pop()
+    if isinstance(form, str):
+        out["mask"] = _word(args, form)
+        return out
+    high, low = form
+    for name in form:
+        if name not in args:
+            raise InputError(f"missing: {high} and {low} go together (SetVectorMask(maskHigh, maskLow))",
+                             field=f"args.{name}")
+    out["mask"] = [_word(args, low), _word(args, high)]
+    return out
+
+
+def _word(args: Mapping[str, Any], name: str) -> int:
+    x = args[name]
+    if isinstance(x, bool):
+        raise InputError("expected an integer, got a boolean", field=f"args.{name}")
+    return read_int(x, f"args.{name}")
+
+
 @register
 class SetVectorMask(ApiModel):
     name = "SetVectorMask"
@@ -74,12 +115,30 @@ class SetVectorMask(ApiModel):
             Arg("mode", MODE, f"{VENDOR_PAGE}, Template parameters (mode)",
                 "MaskMode: NORMAL (default; the mask of one repeat) or COUNTER (mask = the elements of the whole "
                 "computation: an integer, or [count] / [count, 0])", default="NORMAL"))
+    argument_forms = (ArgumentForm("SetVectorMask(len) / set_vector_mask(length)", {"len": "integer", "mode": "arg"},
+                                   ("len",)),
+                      ArgumentForm("pyasc set_vector_mask(length)", {"length": "integer", "mode": "arg"}, ("length",)),
+                      ArgumentForm("SetVectorMask(maskHigh, maskLow)",
+                                   {"maskHigh": "integer", "maskLow": "integer", "mode": "arg"}, ("maskHigh", "maskLow")),
+                      ArgumentForm("pyasc set_vector_mask(mask_high, mask_low)",
+                                   {"mask_high": "integer", "mask_low": "integer", "mode": "arg"},
+                                   ("mask_high", "mask_low")))
+
+    def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The setter's parameter names (len; maskHigh, maskLow; pyasc's length; mask_high, mask_low) as ``mask``."""
+        return setter_args(args)
+
+    def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
+        return not SETTER_NAMES.intersection(arg_keys)
+
     notes = (
         SpecNote("set_vector_mask.no-page", "SetVectorMask has no seed page",
                  "Modelled from page 004 (is_set_mask: 'use set_vector_mask to set the mask'), HARDWARE_NOTES "
                  "Masks and the vendor's SetVectorMask page: in Normal mode the same two forms and ranges as an "
-                 "op's mask argument, except that contiguous 0 is in range (a warning: no lane enabled) and the "
-                 "list is the setter's (maskLow, maskHigh); Counter mode as spec note set_vector_mask.counter; on "
+                 "op's mask argument, except that contiguous 0 is in range (a warning: no lane enabled); the "
+                 "list is [maskLow, maskHigh], the words low first (the reverse of SetVectorMask(maskHigh, "
+                 "maskLow), which a case may also give by name: len / maskHigh, maskLow, or pyasc's length / "
+                 "mask_high, mask_low); Counter mode as spec note set_vector_mask.counter; on "
                  "every product but the inference series' Vector Core.",
                  "None of the five seed pages documents SetVectorMask; the vendor's page (asc-devkit docs) lists "
                  "it as supported on every product but 'Atlas inference series Vector Core: not supported', and "
@@ -112,7 +171,7 @@ class SetVectorMask(ApiModel):
                  "decides whether the stored mask is well formed for it.",
                  (PAGE, NOTES_MASKS)),
         SpecNote("set_vector_mask.register", "What the setter writes to the register",
-                 "The list form is the (maskLow, maskHigh) prototype: for a 32- or 64-bit T a second word may be "
+                 "The list form is [maskLow, maskHigh] (the uint64 prototype's words, low first): for a 32- or 64-bit T a second word may be "
                  "given, a warning when it is not 0 (set_vector_mask.mask.words.high); a 64-bit maskLow past "
                  "2^32-1 (mask.words.width) and a contiguous mask past the type's lanes (mask.count.range: every "
                  "lane is then enabled) are warnings too. For an op's own mask argument all three stay errors. "
@@ -135,7 +194,7 @@ class SetVectorMask(ApiModel):
         SpecNote("set_vector_mask.counter", "Counter mode",
                  "mode = COUNTER (MaskMode, default NORMAL): the mask is the number of elements of the whole "
                  "computation, given as an integer (the int32_t len prototype: at most 2^31-1, an error beyond) or "
-                 "as [count] / [count, maskHigh] (the uint64 maskLow, maskHigh prototype: maskHigh not 0 is a "
+                 "as [count] / [count, maskHigh] (the uint64 prototype's words, low first: maskHigh not 0 is a "
                  "warning, it has no effect). A count of 0 is a warning. Any 8-, 16-, 32- or 64-bit T. In Normal "
                  "mode an 8-bit T is a warning and its mask is not checked (the page gives no range for it). A "
                  "masked op after a Counter-mode setter is not judged by its mask rules and its results are "
@@ -170,7 +229,7 @@ class SetVectorMask(ApiModel):
         counter = f"{VENDOR_PAGE}, Parameters (len, maskLow, maskHigh: Counter mode); {NOTES_MASKS}"
         yield rule(f"{p}.len.int32", ("mask",), lambda v, ctx: v.mask.count <= LEN_MAX,
                    "mask={count}: SetVectorMask(len) takes an int32_t (at most {most}); in Counter mode give "
-                   "[count, 0] for the (maskLow, maskHigh) prototype", f"{VENDOR_PAGE}, Prototype (int32_t len); {NOTES_MASKS}",
+                   "[count, 0] (maskLow, maskHigh) for the uint64 prototype", f"{VENDOR_PAGE}, Prototype (int32_t len); {NOTES_MASKS}",
                    when=lambda v, ctx: Not(v.mask.bitwise), notes=("set_vector_mask.register", "set_vector_mask.counter"),
                    facts=lambda v, ctx: {"count": v.mask.count, "most": LEN_MAX},
                    help="a contiguous mask (len) within int32_t")
@@ -178,15 +237,14 @@ class SetVectorMask(ApiModel):
                    "Counter-mode count 0: a masked op that uses it computes no element", counter, severity=WARNING,
                    when=lambda v, ctx: v.mode == COUNTER, notes=("set_vector_mask.counter",), products=COUNTER_PRODUCTS,
                    help="a Counter-mode count above 0")
-        yield rule(f"{p}.counter.product", ("mode",), lambda v, ctx: v.mode != COUNTER,
-                   "Counter mode on atlas-training: the SetMaskCount page marks it not supported there, so no call "
-                   "can enter the mode; the register then holds (0, count), which Normal mode reads as a bit mask of "
-                   "the count's bits",
-                   f"{COUNT_PAGE}, Product support (Atlas training series: not supported); {VENDOR_PAGE}, Description "
-                   "(call SetMaskCount / SetMaskNorm first); asc-devkit impl/basic_api/kernel_reg.h (SetVectorMaskImpl: "
-                   f"COUNTER writes maskHigh 0, maskLow len); {NOTES_MASKS}", products=NO_COUNTER,
-                   notes=("set_vector_mask.counter",),
-                   help="Normal mode (Counter mode is not supported on atlas-training)")
+        yield field_one_of(f"{p}.counter.product", "mode", ("NORMAL",),
+                           f"{COUNT_PAGE}, Product support (Atlas training series: not supported); {VENDOR_PAGE}, "
+                           "Description (call SetMaskCount / SetMaskNorm first); asc-devkit impl/basic_api/kernel_reg.h "
+                           f"(SetVectorMaskImpl: COUNTER writes maskHigh 0, maskLow len); {NOTES_MASKS}", type=MODE,
+                           products=NO_COUNTER, notes=("set_vector_mask.counter",),
+                           message="mode={value} on atlas-training: Counter mode is not supported there (the "
+                                   "SetMaskCount page), so no call can enter it; the register then holds (0, count), "
+                                   "which Normal mode reads as a bit mask of the count's bits")
         yield rule(f"{p}.counter.high", ("mask", "mode"),
                    lambda v, ctx: Or(v.mask.nwords < 2, v.mask.words[1] == 0),
                    "Counter mode with maskHigh (mask[1])={w1}: the page sets it to 0, it has no effect", counter,

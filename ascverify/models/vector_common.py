@@ -73,7 +73,7 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
     no-op there; the caller warns of it). ``flag``: a bool field (isSetMask) without which the mask argument has no
     effect: the rules then do not apply. ``applies``: when the rules apply at all (SetVectorMask: in Normal mode).
     ``register``: the mask is written to the 128-bit mask register by a setter (SetVectorMask), not read by an op:
-    the bitwise form is the setter's (maskLow, maskHigh), so a 32- or 64-bit T may give maskHigh as a second word
+    the bitwise form is the setter's [maskLow, maskHigh] (its words, low first), so a 32- or 64-bit T may give maskHigh as a second word
     (a warning when it is not 0), a 64-bit maskLow past 2^32-1 and a contiguous count past the type's lanes are
     warnings (``register.notes``: their spec notes), and the list has 1 or 2 words wherever ``applies`` does not
     hold (the prototype's two parameters).
@@ -126,8 +126,9 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
              f"bitwise {name} has {{n}} word(s); T={{dtype}} needs {{need}}",
              f"{source}, {name} (bitwise mode: array length)", when=bitwise_given,
              facts=lambda v, ctx: {"n": getattr(v, name).nwords,
-                                   "need": "1 or 2" if not register or least_words(v, ctx) == 1 else
-                                   str(mask_word_count(ctx))},
+                                   "need": (("1 or 2" if least_words(v, ctx) == 1 else str(mask_word_count(ctx)))
+                                            if register else
+                                            str(MASK_WORDS) if mask_word_count(ctx) == MASK_WORDS else "1 or 2")},
              help=f"bitwise {name}: 2 words for 16-bit T, 1 word otherwise (or 2, the second being "
                   + ("maskHigh)" if register else "the array's mask[1], which a 32- or 64-bit op does not read)"),
              notes=() if register else (f"{prefix}.mask-high-word",)),

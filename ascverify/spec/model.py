@@ -371,6 +371,11 @@ class ApiModel:
         """The call as it executes given the state earlier calls set (default: unchanged)."""
         return case
 
+    def check_variants(self, case: "Case") -> tuple["Case", ...]:
+        """The cases a program's call (as `with_state` gives it) is checked as, their findings merged: the call
+        itself, unless one case cannot describe what it accesses (BlockReduce after a Counter-mode count)."""
+        return (case,)
+
     def state_warnings(self, case: "Case", state: Mapping[str, Any]) -> list[tuple[Rule, str]]:
         """Warnings that depend on the program's state (e.g. a load made a no-op by an earlier call)."""
         return []

@@ -101,8 +101,20 @@ def api_names() -> tuple[str, ...]:
     return tuple(n for m in apis() for n in (m.name, *m.aliases))
 
 
+#: pyasc's basic API, which pyasc also exports as ``asc.NAME`` (``asc.block_reduce_sum``, ``asc.load_data``)
+PYASC_BASIC = "asc.language.basic."
+
+
 def lookup_api(name: str) -> ApiModel | None:
-    """The model for a name or alias (exact, then case-insensitive), or None."""
+    """The model for a name or alias (exact, then case-insensitive; pyasc's ``asc.NAME`` as
+    ``asc.language.basic.NAME``), or None."""
+    got = _lookup(name)
+    if got is None and isinstance(name, str) and name.startswith("asc.") and not name.startswith("asc.language."):
+        got = _lookup(PYASC_BASIC + name[len("asc."):])
+    return got
+
+
+def _lookup(name: str) -> ApiModel | None:
     if not isinstance(name, str):
         return None
     got = _NAMES.get(name)
