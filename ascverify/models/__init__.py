@@ -17,6 +17,8 @@ REGISTRY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("block_reduce_max", ("BlockReduceMax", "block_reduce_max", "asc.language.basic.block_reduce_max")),
     ("block_reduce_sum", ("BlockReduceSum", "block_reduce_sum", "asc.language.basic.block_reduce_sum")),
     ("set_vector_mask", ("SetVectorMask", "set_vector_mask", "asc.language.basic.set_vector_mask")),
+    ("set_mask_count", ("SetMaskCount", "set_mask_count", "asc.language.basic.set_mask_count")),
+    ("set_mask_norm", ("SetMaskNorm", "set_mask_norm", "asc.language.basic.set_mask_norm")),
     ("set_load_data_repeat", ("SetLoadDataRepeatWithStride",)),
     ("reg_load_align", ("LoadAlign", "Reg::LoadAlign", "AscendC::Reg::LoadAlign")),
     ("reg_mask_gen", ("MaskGenWithRegTensor", "Reg::MaskGenWithRegTensor", "AscendC::Reg::MaskGenWithRegTensor")),

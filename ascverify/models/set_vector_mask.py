@@ -23,8 +23,10 @@ from ..spec.logic import And, Not, Or
 from ..spec.params import INT32, Arg, EnumType, MaskArg
 from ..spec.products import PRODUCT_IDS
 from ..spec.registry import register
-from ..spec.rules import WARNING, Context, Values, field_one_of, rule
-from .vector_common import NOTES_MASKS, VECTOR_MASK_STATE as STATE_KEY, Register, counter_count, lane_mask, mask_rules
+from ..spec.rules import WARNING, Context, Values, field_one_of, rule, state_rule
+from .mask_mode import MASK_MODE_STATE
+from .vector_common import (NOTES_MASKS, REGISTER_BITS, REPEAT_BYTES, VECTOR_MASK_STATE as STATE_KEY, Register,
+                            counter_count, lane_mask, mask_rules)
 
 PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
 #: The vendor's page of SetVectorMask itself (asc-devkit ``docs/api/SIMD-API/基础API/Memory矢量计算/掩码操作/
@@ -245,6 +247,11 @@ class SetVectorMask(ApiModel):
                            message="mode={value} on atlas-training: Counter mode is not supported there (the "
                                    "SetMaskCount page), so no call can enter it; the register then holds (0, count), "
                                    "which Normal mode reads as a bit mask of the count's bits")
+        yield state_rule(f"{p}.mode.differs", "the call's template mode differs from the mode SetMaskCount / "
+                         "SetMaskNorm put the vector unit in: its words are read in the latter",
+                         f"SetMaskCount / SetMaskNorm (asc-devkit docs), Description; {VENDOR_PAGE}, Description "
+                         f"(call SetMaskCount / SetMaskNorm first); {NOTES_MASKS}", params=("mode",),
+                         notes=("set_vector_mask.counter",))
         yield rule(f"{p}.counter.high", ("mask", "mode"),
                    lambda v, ctx: Or(v.mask.nwords < 2, v.mask.words[1] == 0),
                    "Counter mode with maskHigh (mask[1])={w1}: the page sets it to 0, it has no effect", counter,
@@ -256,15 +263,54 @@ class SetVectorMask(ApiModel):
         return {}
 
     def execute(self, case: Case, trace) -> None:
-        if case.env["mode"] == COUNTER:
+        mode = trace.memory.special.get(MASK_MODE_STATE)
+        read = as_read(case, mode) if mode is not None else case
+        if read.env["mode"] == COUNTER:
             trace.memory.special[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": "COUNTER",
-                                               "count": int(counter_count(case.values()))}
+                                               "count": int(counter_count(read.values()))}
         else:
-            trace.memory.special[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": "NORMAL", "lanes": lane_mask(case)}
+            trace.memory.special[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": "NORMAL", "lanes": lane_mask(read)}
 
     def apply_state(self, case: Case, state: dict[str, Any]) -> None:
-        state[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": MODE.choices[int(case.env["mode"])],
-                            "fields": {f: case.env[f] for f in MASK_FIELDS}}
+        """The mask as the mode SetMaskCount / SetMaskNorm set reads the words (spec note set_mask_count.mode), or
+        in the call's own template mode when neither came before it."""
+        mode = state.get(MASK_MODE_STATE)
+        read = as_read(case, mode) if mode is not None else case
+        state[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": MODE.choices[int(read.env["mode"])],
+                            "fields": {f: read.env[f] for f in MASK_FIELDS}}
+
+    def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
+        """The template mode differs from the one SetMaskCount / SetMaskNorm set, other than the vendor's own
+        SetVectorMask<T>(maskHigh, maskLow) in Counter mode (the words are written as given)."""
+        mode = state.get(MASK_MODE_STATE)
+        own = MODE.choices[int(case.env["mode"])]
+        if mode is None or mode == own or (mode == "COUNTER" and case.env["mask.bitwise"]):
+            return []
+        read = as_read(case, mode)
+        shown = (f"a count of {int(counter_count(read.values()))} elements" if mode == "COUNTER" else
+                 f"the bit mask [{int(read.env['mask.w0']):#x}, {int(read.env['mask.w1']):#x}]")
+        r = self.rule_by_id[f"{self.prefix}.mode.differs"]
+        return [(r, f"mode={own} but the vector unit is in {mode.title()} mode (the last SetMask"
+                    f"{'Count' if mode == 'COUNTER' else 'Norm'}): the register's words are read as {shown}")]
+
+
+def as_read(case: Case, mode: str) -> Case:
+    """The call's mask as the vector unit reads its words in ``mode``: SetVectorMaskImpl writes (maskHigh, maskLow)
+    as given, (0, len) for a COUNTER len, SetMask<T>(len)'s low len bits (all 128 from T's lanes or 128 on) for a
+    NORMAL len; Counter mode reads maskLow as the count, Normal mode the 128 bits as lanes."""
+    env = case.env
+    if MODE.choices[int(env["mode"])] == mode:
+        return case
+    if env["mask.bitwise"]:
+        w0, w1 = int(env["mask.w0"]), int(env["mask.w1"]) if int(env["mask.nwords"]) > 1 else 0
+    elif env["mode"] == COUNTER:                     # (0, len)
+        w0, w1 = int(env["mask.count"]), 0
+    else:                                            # SetMask<T>(len)
+        n, lanes = int(env["mask.count"]), REPEAT_BYTES * 8 // case.ctx.dtype.bits
+        bits = REGISTER_BITS if n >= REGISTER_BITS or n == lanes else n
+        w0, w1 = (1 << min(bits, 64)) - 1, (1 << max(bits - 64, 0)) - 1
+    return case.with_fields(**{"mode": MODE.code(mode), "mask.bitwise": True, "mask.nwords": 2, "mask.count": 0,
+                               "mask.w0": w0, "mask.w1": w1})
 
 
 def mask_register_matches(case: Case, seed: int = 0) -> None:

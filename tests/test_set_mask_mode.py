@@ -1,0 +1,80 @@
+"""SetMaskCount / SetMaskNorm: the mode in which a later SetVectorMask's words are read (the vendor's SetMaskCount and
+SetMaskNorm pages; SetVectorMaskImpl writes the words whatever the mode, kernel_reg.h).
+
+Expected values are reasoned here: x[i] = i % 7 - 3; a count of 400 floats is 6 repeats of 64 lanes and a last of 16
+(the Mask page); a Normal-mode bit mask 0xF0 enables lanes 4-7, whose sum is 4 + 5 + 6 + 7 with x[i] = i."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from ascverify import check_case, parse_case
+from ascverify.cases.program import parse_program
+from ascverify.checking.program import check_program
+from ascverify.core.program import run_program
+
+SUM = {"api": "BlockReduceSum", "args": {"repeatTime": 1, "mask": "MASK_PLACEHOLDER", "dstRepStride": 1,
+                                         "srcBlkStride": 1, "srcRepStride": 8, "isSetMask": False},
+       "tensors": {"dst": "z", "src": "x"}}
+
+
+def program(*calls, x_size=448):
+    return {"product": "atlas-a2", "dtype": "float",
+            "tensors": {"x": {"position": "VECIN", "addr": 0, "size": x_size},
+                        "z": {"position": "VECOUT", "addr": 2048, "size": 56, "data": [0.0] * 56}},
+            "calls": [copy.deepcopy(c) for c in calls]}
+
+
+def found(result):
+    return [(v.call, v.id) for v in result.violations], [(w.call, w.id) for w in result.warnings]
+
+
+def test_the_vendors_count_idiom_sets_a_count():
+    """SetMaskCount(); SetVectorMask<float>(0, 400) (NORMAL template: the words as given, maskLow = 400) is a count
+    of 400, as SetVectorMask<float, COUNTER>(400) is: no mode warning, the same results."""
+    x = [float(i % 7 - 3) for i in range(448)]
+    idiom = program({"api": "SetMaskCount"}, {"api": "SetVectorMask", "args": {"maskHigh": 0, "maskLow": 400}}, SUM)
+    counter = program({"api": "SetVectorMask", "args": {"mask": 400, "mode": "COUNTER"}}, SUM)
+    for prog in (idiom, counter):
+        prog["tensors"]["x"]["data"] = x
+    errors, warnings = found(check_program(parse_program(idiom)))
+    assert errors == [] and not any(w.endswith("mode.differs") for _, w in warnings)
+    got = run_program(parse_program(idiom)).runs[-1].tensors["dst"]
+    assert np.array_equal(got, run_program(parse_program(counter)).runs[-1].tensors["dst"])
+    xs = np.array(x[:400])
+    want = [xs[8 * k: 8 * k + 8].sum() for k in range(50)]   # 48 blocks of the 6 full repeats, 2 of the last
+    assert got[:50].tolist() == want and got[50:].tolist() == [0.0] * 6   # the last repeat's masked blocks keep z
+
+
+def test_a_counter_template_after_set_mask_norm_is_a_bit_mask():
+    """SetMaskNorm(); SetVectorMask<float, COUNTER>(240) writes (0, 240), which Normal mode reads as lanes 4-7."""
+    prog = program({"api": "SetMaskNorm"}, {"api": "SetVectorMask", "args": {"mask": 240, "mode": "COUNTER"}}, SUM,
+                   x_size=64)
+    prog["tensors"]["x"]["data"] = [float(i) for i in range(64)]
+    result = check_program(parse_program(prog))
+    assert found(result) == ([], [(1, "set_vector_mask.mode.differs")])
+    assert "bit mask [0xf0, 0x0]" in result.warnings[0].message
+    got = run_program(parse_program(prog)).runs[-1].tensors["dst"]
+    assert got[0] == 4 + 5 + 6 + 7 and got[1:8].tolist() == [0.0] * 7
+
+
+def test_a_normal_len_after_set_mask_count_is_read_as_a_count_of_its_bits():
+    """SetMaskCount(); SetVectorMask<float>(8) writes SetMask<float>(8): the low 8 bits, 0xFF, read as a count of 255
+    (a warning: the vendor's code never does this)."""
+    result = check_program(parse_program(program({"api": "SetMaskCount"},
+                                                 {"api": "SetVectorMask", "args": {"len": 8}}, SUM)))
+    assert (1, "set_vector_mask.mode.differs") in found(result)[1]
+    assert "a count of 255 elements" in [w.message for w in result.warnings if w.call == 1][0]
+
+
+@pytest.mark.parametrize("api", ["SetMaskCount", "SetMaskNorm", "set_mask_count", "asc.set_mask_norm"])
+def test_supported_where_the_pages_say(api):
+    """Both pages: supported on Ascend 950, Atlas A3, A2, 200I/500 A2 and the inference AI Core; not on the inference
+    Vector Core nor the training series."""
+    for product, ok in (("atlas-350", True), ("atlas-a2", True), ("atlas-inference-aicore", True),
+                        ("atlas-training", False), ("atlas-inference-vectorcore", False)):
+        got = check_case(parse_case({"api": api, "product": product, "dtype": "half", "args": {}}))
+        assert got.valid == ok, (api, product, [v.id for v in got.violations])
