@@ -601,3 +601,20 @@ def test_reference_reads_the_padded_map(case, seed):
             if not valid[i, j]:
                 continue
             assert ref[i, j] == whole[c1 * c0 + lane, ho * geo.sh + kh * geo.dh, wo * geo.sw + kw * geo.dw]
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16"])
+def test_16_bit_integers_are_the_tensor_api_s_with_a_warning(dtype):
+    """No LoadData page lists int16 / uint16 (page 002 Table 1: ten types), but the vendor's Tensor API Img2Col page
+    excludes only the b4 types and its 950 test loads int16_t: accepted on atlas-350 with dtype.unlisted, loaded as
+    any 16-bit type (the window's values are the feature map's, as for half); refused where the V2 load's type lists
+    do not have them."""
+    doc = example()
+    doc["dtype"] = dtype
+    doc["tensors"]["src"].pop("data", None)
+    result = check_case(parse_case(doc))
+    assert result.valid and [w.id for w in result.warnings] == ["load3d.dtype.unlisted"]
+    res = run_case(parse_case(doc))
+    assert not res.faults and res.tensors["dst"].dtype == np.dtype(dtype)
+    doc["product"] = "atlas-a2"
+    assert "load3d.dtype.support" in [v.id for v in check_case(parse_case(doc)).violations]

@@ -55,8 +55,44 @@ def to_b2(doc: dict) -> dict:
 
 @pytest.mark.parametrize("product", V2_PRODUCTS)
 def test_accepted_unmodelled_where_the_vendor_documents_v2(product):
-    errors, warnings = verdict(example(product))
+    # the example's 32 half channels are not among the inference AI Core's (4, 8, 16, N*16+4, N*16+8): 36 there,
+    # the same two channel groups
+    channels = {"sizeChannel": 36} if product == "atlas-inference-aicore" else {}
+    errors, warnings = verdict(example(product, **channels))
     assert errors == [] and "load3d.product.modelled" in warnings
+
+
+def test_the_inference_ai_core_s_channel_counts_are_its_own():
+    """The LoadData page (channelSize, Atlas inference series AI Core): half 4, 8, 16, N*16+4, N*16+8; int8_t / uint8_t
+    4, 8, 16, 32, N*32+4, N*32+8, N*32+16; int4b_t 8, 16, 32, N*64, N*64+8, N*64+16, N*64+32 (N >= 1); the vendor's
+    2002 debug check the same. Half 32 and 48, legal on the A2 family, are not there."""
+    for dtype, ok, bad in (("half", (4, 8, 16, 20, 24, 36, 40), (32, 48, 12, 28)),
+                           ("int8", (4, 8, 16, 32, 36, 40, 48), (64, 24, 96)),
+                           ("int4b", (8, 16, 32, 64, 72, 80, 96, 128), (4, 24, 48, 100))):
+        for channels in ok + bad:
+            errors = verdict(example("atlas-inference-aicore", dtype, fmatrix=None, sizeChannel=channels))[0]
+            assert ("load3d.v2.sizeChannel.aicore" in errors) == (channels in bad), (dtype, channels, errors)
+    assert "load3d.v2.sizeChannel.aicore" not in verdict(example("atlas-a2", fmatrix=None, sizeChannel=32))[0]
+
+
+def test_l1h_past_32767_is_an_error_where_l1_would_hold_it():
+    """The page's Table 4: l1H, l1W in [0, 32767]; on atlas-200i-500-a2 (1 MB of L1) a 32768 x 1 map of 16 halves fits,
+    so only the range says no."""
+    doc = example("atlas-200i-500-a2", sizeChannel=16, fmatrix={"l1H": 32768, "l1W": 1, "padList": [0, 0, 0, 0],
+                                                                "padValue": 0})
+    doc["tensors"]["src"]["size"] = 32768 * 16
+    errors = verdict(doc)[0]
+    assert "load3d.v2.l1H.range" in errors, errors
+    doc["args"]["fmatrix"]["l1H"] = 32767
+    assert "load3d.v2.l1H.range" not in verdict(doc)[0]
+
+
+def test_m_start_off_16_is_the_debug_check_s_warning():
+    """The vendor's debug check (CheckLoadData3dv2MatrixParams) wants mStartPt % 16 == 0 for half / 8-bit types on A2,
+    A3 and the inference AI Core; the page gives only the range: a warning."""
+    errors, warnings = verdict(example("atlas-a2", mPos=8))
+    assert errors == [] and "load3d.v2.mPos.multiple" in warnings
+    assert "load3d.v2.mPos.multiple" not in verdict(example("atlas-a2", mPos=16))[1]
 
 
 @pytest.mark.parametrize("product", ("atlas-inference-vectorcore", "atlas-training"))

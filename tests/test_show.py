@@ -228,6 +228,8 @@ def test_every_api_draws(model, tmp_path):
     texts = _svg_texts(render_bytes(mmap, "svg"))
     for name in names:
         assert any(name in t for t in texts), name
+    if not model.args:  # SetMaskCount / SetMaskNorm: nothing to draw wrong on a product that has them
+        return
     broken = _broken(case)
     bad = build_map(broken, origin="broken")
     assert not bad.valid and bad.problems

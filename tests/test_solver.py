@@ -58,8 +58,9 @@ def test_an_undecided_existence_query_is_asked_again_with_other_seeds(monkeypatc
 def test_synthesized_cases_are_valid_and_distinct(model):
     product = model.supported_products()[0]
     cases = space(model, product, model.support[product][0]).sample(8, seed=3)
-    assert len(cases) == 8
-    assert len({tuple(sorted(c.env.items())) for c in cases}) == 8
+    want = 8 if model.args else 1   # an API without arguments has one case per product and type
+    assert len(cases) == want
+    assert len({tuple(sorted(c.env.items())) for c in cases}) == want
     for c in cases:
         assert check_case(c).valid, [v.id for v in check_case(c).violations]
 

@@ -52,7 +52,8 @@ class Block:
         """The fields of one case as `parse_case` sets them (Python bools and ints)."""
         rows = self._rows
         if rows is None:
-            rows = self._rows = list(zip(*[c.tolist() for c in self.columns.values()]))
+            rows = self._rows = (list(zip(*[c.tolist() for c in self.columns.values()])) if self.columns
+                                 else [()] * self.size)  # an API without fields (SetMaskCount): empty rows
         return dict(zip(self.names, rows[row]))
 
 

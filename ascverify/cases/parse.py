@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from ..spec.errors import InputError, did_you_mean
 from ..spec.model import ApiModel
 from ..spec.params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, MAX_LEVELS_LIST, Arg, BoolType, EnumType, \
-    LevelsArg, MaskArg, StructArg
+    LevelsArg, MaskArg, POSITION, StructArg
 from ..spec.products import lookup_product
 from ..spec.dtypes import lookup_dtype
 from ..spec.registry import get_api, lookup_api
@@ -114,6 +114,8 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
                 _check_keys(t, TENSOR_KEYS, f, "tensor key")
         pos = t.get("position", decl.positions[0])
         code = POSITION_CODES.get(pos) if isinstance(pos, str) else None
+        if code is None:
+            code = POSITION.lookup(pos)  # TPosition::VECIN, AscendC::TPosition::VECIN
         if code is None:
             raise InputError(unknown_position(pos), field=f"{f}.position")
         env[f_pos] = code
@@ -400,10 +402,11 @@ def _set_arg(env: dict[str, Any], decl: Arg | MaskArg, value: Any, field: str) -
             raise InputError(f"expected true or false, got {type_name(value)} ({short(value)})", field=field)
         env[decl.name] = value
     elif isinstance(t, EnumType):
-        if not isinstance(value, str) or value not in t.choices:
+        code = t.lookup(value)
+        if code is None:
             raise InputError(f"expected one of {', '.join(t.choices)}; got {short(value)}{did_you_mean(value, t.choices)}",
                              field=field)
-        env[decl.name] = t.choices.index(value)
+        env[decl.name] = code
     else:
         env[decl.name] = read_int(value, field)
 
@@ -503,10 +506,11 @@ def _set_scalar(env: dict[str, Any], name: str, t: Any, value: Any, field: str) 
             raise InputError(f"expected true or false, got {type_name(value)} ({short(value)})", field=field)
         env[name] = value
     elif isinstance(t, EnumType):
-        if not isinstance(value, str) or value not in t.choices:
+        code = t.lookup(value)
+        if code is None:
             raise InputError(f"expected one of {', '.join(t.choices)}; got {short(value)}{did_you_mean(value, t.choices)}",
                              field=field)
-        env[name] = t.choices.index(value)
+        env[name] = code
     else:
         if isinstance(value, bool):
             raise InputError("expected an integer, got a boolean", field=field)

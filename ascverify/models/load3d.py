@@ -81,6 +81,10 @@ CHANNEL_NAMED = ("uint32", "int32", "float", "half", "bfloat16", "int8", "uint8"
 #: Where the img2col load is modelled: atlas-350's bit-mode load (page 002). The rules that depend on its layout,
 #: its repeat register or its ranges hold there only (spec note load3d.products-v2).
 MODELLED = ("atlas-350",)
+#: 16-bit integer types no LoadData page lists on atlas-350, which the vendor's Tensor API Img2Col (its page: "Img2Col
+#: does not support b4 types") and 3510 implementation take, and its own test loads (test_tensor_api_l12l0a.cpp):
+#: accepted with the warning dtype.unlisted (spec note load3d.types)
+UNLISTED_16 = ("int16", "uint16")
 #: Where the vendor documents the LoadData3DParamsV2 load (LoadData_3D.md, Product support, v2 interface) and
 #: ascverify does not model it: the source, and the element types its data-type section lists there (int4b_t for A1 /
 #: A2 only: the B1 / B2 list has none of 4 or 8 bits, rule dtype.b2).
@@ -673,6 +677,28 @@ def v2_rules(p: str) -> Iterator[Any]:
                severity=WARNING, products=tuple(V2_UNMODELLED), notes=("load3d.products-v2",),
                facts=lambda v, ctx: {"zero": ", ".join(v2_nop_fields(v)) or "a zero field"},
                help="no zero extent, channel count, feature map side or kernel size (0 makes the call a NOP)")
+    for name in ("l1H", "l1W"):
+        yield field_range(f"{p}.v2.{name}.range", f"fmatrix.{name}", 0, 32767,
+                          f"{DOC_L3D}, Table 4 ({name} in [0, 32767]; 0: a NOP); asc-devkit impl/basic_api/"
+                          f"kernel_operator_mm_check.h (CheckLoadData3dParams); {NOTES} (LoadData3DParamsV2)",
+                          when=lambda v, ctx: v.fmatrix.present, products=v2, notes=("load3d.products-v2",))
+    yield rule(f"{p}.v2.sizeChannel.aicore", ("sizeChannel", "dtype"), _aicore_channels_ok,
+               "sizeChannel={sizeChannel} is not a channel count the LoadData page allows for T={dtype} on the "
+               "inference AI Core ({allowed})",
+               f"{DOC_L3D}, Restrictions (channelSize, Atlas inference series AI Core); asc-devkit impl/basic_api/"
+               f"kernel_operator_mm_check.h (CheckLoadData3dv2ChannelSize, __NPU_ARCH__ 2002); {NOTES} "
+               "(LoadData3DParamsV2)", products=("atlas-inference-aicore",), notes=("load3d.products-v2",),
+               facts=lambda v, ctx: {"allowed": _aicore_channels_text(ctx)},
+               help="sizeChannel one of the inference AI Core's values for T (0: a NOP)")
+    yield rule(f"{p}.v2.mPos.multiple", ("mPos", "dtype"),
+               lambda v, ctx: True if ctx.dtype.name not in ("half", "int8", "uint8", "int4b") else
+               Mod(v.mPos, FRACTAL_ROWS) == 0,
+               "mStartPt={mPos} is not a multiple of 16: the vendor's debug-build check refuses it for T={dtype} (the "
+               "LoadData page gives only the range [0, 32767])",
+               f"{DOC_L3D}, Table 4 (mStartPt in [0, 32767]); asc-devkit impl/basic_api/kernel_operator_mm_check.h "
+               f"(CheckLoadData3dv2MatrixParams: mStartPt % 16 for half / int8_t / uint8_t (/ int4b_t)); {NOTES} "
+               "(LoadData3DParamsV2)", severity=WARNING, products=("atlas-a3", "atlas-a2", "atlas-inference-aicore"),
+               notes=("load3d.products-v2",), help="mStartPt a multiple of 16 (the vendor's debug check)")
     yield rule(f"{p}.v2.debug_range", ("strideW", "strideH", "dilationW", "dilationH"),
                lambda v, ctx: And(v.strideW >= 1, v.strideH >= 1, v.dilationW >= 1, v.dilationH >= 1),
                "strideW={sw}, strideH={sh}, dilationFilterW={dw}, dilationFilterH={dh}: the LoadData page's Table 4 "
@@ -698,6 +724,26 @@ def v2_rules(p: str) -> Iterator[Any]:
                f"{DOC_L3D}, Restrictions (enTranspose: b16/b32 into L0A on Atlas A3 / A2); {NOTES} "
                "(LoadData3DParamsV2)", products=V2_NO_B8,
                notes=("load3d.products-v2",), help="no transposed 4- or 8-bit load into A2")
+
+
+#: The inference AI Core's channel counts (the LoadData page, channelSize; the 2002 debug check), per C0: the values up
+#: to C0, and the remainders mod C0 of the larger ones (half: 4, 8, 16, N*16+4, N*16+8; int8: 4, 8, 16, 32, N*32+4,
+#: N*32+8, N*32+16; int4b: 8, 16, 32, N*64, N*64+8, N*64+16, N*64+32)
+AICORE_CHANNELS = {16: ((4, 8, 16), (4, 8)), 32: ((4, 8, 16, 32), (4, 8, 16)), 64: ((8, 16, 32), (0, 8, 16, 32))}
+
+
+def _aicore_channels_ok(v: Any, ctx: Context) -> Any:
+    small, rems = AICORE_CHANNELS.get(c0_of(ctx), ((), ()))
+    if not small:  # a type the inference AI Core does not take: the dtype rule says so
+        return True
+    ch, c0 = v.sizeChannel, c0_of(ctx)
+    return Or(ch == 0, InSet(ch, small), And(ch >= c0 if 0 in rems else ch > c0, InSet(Mod(ch, c0), rems)))
+
+
+def _aicore_channels_text(ctx: Context) -> str:
+    c0 = c0_of(ctx)
+    small, rems = AICORE_CHANNELS.get(c0, ((), ()))
+    return ", ".join([*map(str, small), *(f"N*{c0}" + (f"+{r}" if r else "") for r in rems)]) + " (N >= 1)"
 
 
 def fmatrix_rules(p: str, optional: bool = True, products: tuple[str, ...] | None = None) -> Iterator[Any]:
@@ -757,7 +803,7 @@ class Load3DBitMode(ApiModel):
                "feature map in src (NC1HWC0, described by SetFmatrix) into dst, as it is (A2) or transposed (B2, A2 "
                "with transpose), in 16 x C0 fractals whose columns lie dstStride fractals apart")
     support = {"atlas-350": ("uint8", "int8", "fp8_e4m3fn", "fp8_e5m2", "hifloat8", "half", "bfloat16", "uint32",
-                             "int32", "float")}
+                             "int32", "float", *UNLISTED_16)}
     support_source = f"{SEED} Applicability and Table 1 (T)"
     unmodelled = {pid: V2_SOURCE for pid in V2_UNMODELLED}
     unmodelled_types = V2_UNMODELLED
@@ -814,8 +860,11 @@ class Load3DBitMode(ApiModel):
                  "page's ranges, the repeat register and the output's layout are not: a zero extent, channel count, "
                  "feature map side or kernel size draws the warning v2.nop (the call moves nothing, `run` leaves dst "
                  "as it was); a stride or dilation of 0 (Table 4 allows it, the vendor's debug-build check "
-                 "refuses it) draws the warning v2.debug_range; otherwise `run` marks all of dst unspecified and "
-                 "reads nothing.",
+                 "refuses it) draws the warning v2.debug_range, and an mStartPt off a multiple of 16 for half / 8- / "
+                 "4-bit types on A3 / A2 / the inference AI Core the warning v2.mPos.multiple (the debug check's, "
+                 "not the page's); l1H / l1W past 32767 are errors (v2.l1H.range, v2.l1W.range), and on the "
+                 "inference AI Core the channel counts its own list gives (v2.sizeChannel.aicore); otherwise `run` "
+                 "marks all of dst unspecified and reads nothing.",
                  "Page 002 (the bit-mode load) is supported on the Atlas 350 only, but the vendor's LoadData page "
                  "(LoadData_3D.md) documents the v2 interface on Ascend 950, Atlas A3, Atlas A2, Atlas 200I/500 A2 "
                  "and the inference AI Core, with the same fields (kExtension, mExtension, kStartPt, mStartPt, ...) "
@@ -828,16 +877,22 @@ class Load3DBitMode(ApiModel):
                   f"{DOC_L3D}, Restrictions (data paths, alignment, dst layout, channelSize)", f"{DOC_L3D}, Table 4",
                   f"{EX_MMAD}/mmad_load3dv2.asc (the dav-2201 branch)"),
                  ("load3d.product.support", "load3d.product.modelled", "load3d.dtype.support", "load3d.dtype.b2",
-                  "load3d.transpose.b8", "load3d.v2.nop", "load3d.v2.debug_range")),
+                  "load3d.transpose.b8", "load3d.v2.nop", "load3d.v2.debug_range", "load3d.v2.mPos.multiple",
+                  "load3d.v2.l1H.range", "load3d.v2.l1W.range", "load3d.v2.sizeChannel.aicore")),
         SpecNote("load3d.types", "Element types",
                  "T is one of uint8, int8, fp8_e4m3fn, fp8_e5m2, hifloat8, half, bfloat16, uint32, int32, float; "
-                 "int4b_t, which the sizeChannel row mentions, is not among them and is refused on atlas-350 (the "
-                 "V2 load on the A2 family and the inference AI Core takes it into A2, unmodelled: spec note "
-                 "load3d.products-v2; an int4b_t tensor's size counts one byte per element there, twice its bytes, "
-                 "so its bounds are checked conservatively).",
+                 "int16 and uint16 are accepted on atlas-350 with the warning dtype.unlisted (loaded as any 16-bit "
+                 "type: C0 = 16); int4b_t, which the sizeChannel row mentions, is not among them and is refused on "
+                 "atlas-350 (the V2 load on the A2 family and the inference AI Core takes it into A2, unmodelled: "
+                 "spec note load3d.products-v2; an int4b_t tensor spans half a byte per element).",
                  "Table 1 lists the ten types; Table 5 gives channel counts for int4b_t too, most likely copied from a "
-                 "page of an API that takes it (the vendor's LoadData page lists int4b_t for the V2 load).", (f"{SEED} Table 1, T", _t("sizeChannel")),
-                 ("load3d.dtype.support",)),
+                 "page of an API that takes it (the vendor's LoadData page lists int4b_t for the V2 load). The "
+                 "vendor's Tensor API Img2Col page excludes only the b4 types, its 3510 implementation static_asserts "
+                 "int16_t / uint16_t among the types, and its test_tensor_api_l12l0a.cpp loads int16_t on Ascend 950: "
+                 "refusing them would refuse the vendor's test; no LoadData page lists them: a warning.",
+                 (f"{SEED} Table 1, T", _t("sizeChannel"), "asc-devkit docs (Tensor API: Img2Col copy, data types)",
+                  "asc-devkit tests/api/tensor_api/.../test_tensor_api_l12l0a.cpp:341-380"),
+                 ("load3d.dtype.support", "load3d.dtype.unlisted")),
         SpecNote("load3d.namings", "Four ways to give the arguments",
                  "A case gives the fields by the page's names (kStep, mStep, kPos, mPos, strideW, strideH, Wk, Hk, "
                  "dilationW, dilationH, filterW, filterH, transpose, fmatrixCtrl, sizeChannel), or the packed words "
@@ -1166,6 +1221,12 @@ class Load3DBitMode(ApiModel):
         """The rules of the img2col load under the rule prefix ``p`` (Load3DBitMode's; LoadDataWithStride takes them
         too, replacing some by its own). The window-bound rules check the last repeat's window (the only one without a
         repeat register), named ``window_what`` in the messages."""
+        yield rule(f"{p}.dtype.unlisted", ("dtype",), lambda v, ctx: ctx.dtype.name not in UNLISTED_16,
+                   "T={dtype}: no LoadData page lists it on atlas-350 (Table 1's ten types); the vendor's Tensor API "
+                   "Img2Col page and its 3510 implementation take 16-bit integers, and its own test loads int16_t",
+                   f"{SEED} Table 1 (T); asc-devkit docs (Tensor API Img2Col copy: 'does not support b4 types'); "
+                   "asc-devkit tests/api/.../test_tensor_api_l12l0a.cpp (int16_t)", severity=WARNING,
+                   products=MODELLED, notes=("load3d.types",), help="one of Table 1's ten types")
         yield rule(f"{p}.path", ("src", "dst"), _path_ok,
                    "src in {src_pos} with dst in {dst_pos}: the supported data paths are A1 -> A2 and B1 -> B2",
                    f"{SEED} Function Usage (data paths)", notes=("load3d.path",),
@@ -1367,8 +1428,12 @@ class Load3DBitMode(ApiModel):
         map the last SetFmatrix set unless defaultConfig.isSetFMatrix (then its own; with isSetPadding its own
         padValue, LoadData3DParamsV2's 0 if it gives none)."""
         env = case.env
+        held = state.get(FMATRIX_STATE)
         if env["defaultConfig.isSetFMatrix"]:
-            return self._with_registers(case, without_fmatrix(state))
+            got = self._with_registers(case, without_fmatrix(state))
+            if not env["defaultConfig.isSetPadding"] and held is not None and got.env["fmatrix.present"]:
+                got = got.with_fields(**{"fmatrix.padValue": held["fields"]["fmatrix.padValue"]})  # the register's
+            return got
         got = self._with_registers(case, state)
         if env["defaultConfig.isSetPadding"] and got.env["fmatrix.present"]:
             got = got.with_fields(**{"fmatrix.padValue": env["fmatrix.padValue"]})
@@ -1389,7 +1454,7 @@ class Load3DBitMode(ApiModel):
         repeat differs from the register's. With defaultConfig.isSetFMatrix, a call without a feature map of its own
         resets it."""
         if not case.env["defaultConfig.isSetFMatrix"]:
-            return self._register_warnings(case, state)
+            return self._register_warnings(case, state, own_padding=bool(case.env["defaultConfig.isSetPadding"]))
         out = [(r, m) for r, m in self._register_warnings(case, without_fmatrix(state))
                if r.id != f"{self.prefix}.fmatrix.unset"]
         if not case.env["fmatrix.present"]:
@@ -1397,17 +1462,21 @@ class Load3DBitMode(ApiModel):
             out.insert(0, (r, r.message))
         return out
 
-    def _register_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
+    def _register_warnings(self, case: Case, state: Mapping[str, Any], *,
+                           own_padding: bool = False) -> list[tuple[Any, str]]:
         out: list[tuple[Any, str]] = []
         got = state.get(FMATRIX_STATE)
+        read = {k: x for k, x in (got or {}).get("fields", {}).items() if not (own_padding and k == "fmatrix.padValue")}
         if got is None:
             r = self.rule_by_id[f"{self.prefix}.fmatrix.unset"]
             if not case.env["fmatrix.present"]:
                 out.append((r, r.message))
-        elif case.env["fmatrix.present"] and any(case.env[k] != x for k, x in got["fields"].items()):
+        elif case.env["fmatrix.present"] and any(case.env[k] != x for k, x in read.items()):
             r = self.rule_by_id[f"{self.prefix}.fmatrix.differs"]
             out.append((r, f"the call's fmatrix {fmatrix_shown(case.env)} differs from the one the last SetFmatrix set "
-                           f"{fmatrix_shown(got['fields'])}; the load reads the latter"))
+                           f"{fmatrix_shown(got['fields'])}; the load reads the latter"
+                           + ("'s l1H, l1W and padList, and its own padValue (defaultConfig.isSetPadding)"
+                              if own_padding else "")))
         rep = state.get(REPEAT_STATE)
         if rep is not None and case.env["repeat.present"]:
             given = {k: int(case.env[f"repeat.{k}"]) for k in REPEAT_FIELDS}
@@ -1426,7 +1495,11 @@ class Load3DBitMode(ApiModel):
         if not env["defaultConfig.isSetFMatrix"]:
             return
         if env["fmatrix.present"]:
-            state[FMATRIX_STATE] = {"fields": {f: env[f] for f in FMATRIX_MEMBER_FIELDS}, "dtype": case.ctx.dtype.name}
+            held = state.get(FMATRIX_STATE)
+            fields = {f: env[f] for f in FMATRIX_MEMBER_FIELDS}
+            if not env["defaultConfig.isSetPadding"] and held is not None:  # the padding register keeps its value
+                fields["fmatrix.padValue"] = held["fields"]["fmatrix.padValue"]
+            state[FMATRIX_STATE] = {"fields": fields, "dtype": case.ctx.dtype.name}
         else:
             state.pop(FMATRIX_STATE, None)
 
@@ -1459,7 +1532,10 @@ class Load3DBitMode(ApiModel):
     def execute(self, case: Case, trace: Any) -> None:
         env, special = case.env, trace.memory.special
         if env["defaultConfig.isSetFMatrix"]:  # LoadDataImpl sets the call's own feature map before it loads
+            held = special.get(FMATRIX_STATE)
             special[FMATRIX_STATE] = fmatrix_register_value(case)
+            if not env["defaultConfig.isSetPadding"] and held is not None:  # and the padding value only with it
+                special[FMATRIX_STATE]["padValue"] = held["padValue"]
         elif env["defaultConfig.isSetPadding"] and FMATRIX_STATE in special:
             special[FMATRIX_STATE] = {**special[FMATRIX_STATE], "padValue": int(env["fmatrix.padValue"])}
         if case.product in self.unmodelled:

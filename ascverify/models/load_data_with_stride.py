@@ -44,7 +44,7 @@ REPLACED = ("kPos.multiple", "kStep.multiple", "mPos.multiple", "mStep.multiple"
 INHERITED_NOTES = ("load3d.namings", "load3d.omitted", "load3d.bit-widths", "load3d.sizeChannel", "load3d.mPos-range",
                    "load3d.transpose", "load3d.no-fmatrix", "load3d.fmatrix", "load3d.program-fmatrix",
                    "load3d.k-order", "load3d.m-order", "load3d.output", "load3d.dst-size", "load3d.overlap", "load3d.kernel",
-                   "load3d.padValue", "load3d.path", "load3d.pyasc")
+                   "load3d.padValue", "load3d.path", "load3d.pyasc", "load3d.types")
 #: Load3DBitMode's notes this API words for itself (its ordering rule), by the id the inherited rules cite
 OWN_NOTES = {"load3d.repeat": "load_data_with_stride.repeat", "load3d.nop": "load_data_with_stride.nop"}
 B8 = ("uint8", "int8", "fp8_e4m3fn", "fp8_e5m2", "hifloat8")

@@ -52,6 +52,13 @@ class MaskModeSetter(ApiModel):
     typed = False  # no template type: a T outside the list is a warning, not an error
     args = ()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Each call's source and spec note, from its ``mode`` and ``page``."""
+        super().__init_subclass__(**kwargs)
+        cls.support_source = (f"{cls.page}, Product support (not the training series, not the inference Vector "
+                              f"Core); {NOTES_MASKS}; types: none, the program's T is taken as it is")
+        cls.notes = (mode_note(cls.name, cls.mode, cls.page, cls.prefix),)
+
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..spec.registry import register
-from .mask_mode import COUNT_PAGE, MaskModeSetter, mode_note
+from .mask_mode import COUNT_PAGE, MaskModeSetter
 
 
 @register
@@ -14,6 +14,3 @@ class SetMaskCount(MaskModeSetter):
     summary = "put the vector unit in Counter mode: a later SetVectorMask's low word is the element count"
     mode = "COUNTER"
     page = COUNT_PAGE
-    support_source = (f"{COUNT_PAGE}, Product support (not the training series, not the inference Vector Core); "
-                      "HARDWARE_NOTES.md Masks (vector ops); types: none, the program's T is taken as it is")
-    notes = (mode_note("SetMaskCount", "COUNTER", COUNT_PAGE, "set_mask_count"),)

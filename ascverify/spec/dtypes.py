@@ -139,8 +139,13 @@ def dtype_names() -> tuple[str, ...]:
 
 
 def lookup_dtype(name: str) -> DType | None:
-    """The element type for a name or alias, or None."""
-    return _BY_NAME.get(name) if isinstance(name, str) else None
+    """The element type for a name or alias (also as pyasc spells it, ``asc.float16``), or None."""
+    if not isinstance(name, str):
+        return None
+    got = _BY_NAME.get(name)
+    if got is None and name.startswith("asc."):
+        got = _BY_NAME.get(name[len("asc."):])
+    return got
 
 
 def get_dtype(name: str) -> DType:

@@ -61,6 +61,19 @@ class EnumType:
         """Indices of ``choices``."""
         return tuple(self.choices.index(c) for c in choices)
 
+    def lookup(self, value: Any) -> int | None:
+        """Index of ``value``: a choice, or one qualified by the type's name as code spells it (``MaskMode::COUNTER``,
+        ``AscendC::MaskMode::COUNTER``, pyasc's ``asc.MaskMode.COUNTER``); None for anything else."""
+        if not isinstance(value, str):
+            return None
+        if value in self.choices:
+            return self.choices.index(value)
+        for sep in ("::", "."):
+            head, _, last = value.rpartition(sep)
+            if head == self.name or head.endswith((f"::{self.name}", f".{self.name}")):
+                return self.choices.index(last) if last in self.choices else None
+        return None
+
 
 UINT8 = IntType("uint8", 0, 2**8 - 1)
 UINT16 = IntType("uint16", 0, 2**16 - 1)
