@@ -340,7 +340,7 @@ def test_rules_on_a_product_give_the_bounds_that_depend_on_it():
     # LoadDataWithStride, kPos: a multiple of 32 bytes of T, so 32 int8, 16 half, 8 float elements
     l3 = invoke("rules", "LoadDataWithStride", "-p", "atlas-350").stdout
     line = next(x.strip() for x in l3.splitlines() if x.strip().startswith("kPos a multiple of"))
-    assert "kPos a multiple of 32 (T=uint8, int8" in line and "kPos a multiple of 16 (T=half, bfloat16)" in line
+    assert "kPos a multiple of 32 (T=uint8, int8" in line and "kPos a multiple of 16 (T=half, bfloat16, int16, uint16)" in line
     assert "kPos a multiple of 8 (T=uint32, int32, float)" in line
     # without a product the bound is said to depend on it, not printed as a bare ellipsis
     bare = invoke("rules", "BilinearInterpolation").stdout

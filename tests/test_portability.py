@@ -213,9 +213,10 @@ def test_a_product_where_the_api_is_documented_but_not_modelled(tmp_path):
         assert (f"{loc}: {p}: not modelled (Load3DBitMode: documented there, not modelled; invalid by the rules in "
                 f"force there)") in lines
         assert any(l.startswith(f"{loc}: {p}: error: [load3d.sizeChannel.values]") for l in lines)
-    # the inference AI Core lists other channel counts, not checked there
-    assert (f"{loc}: atlas-inference-aicore: not modelled (Load3DBitMode: documented there, not modelled; valid by "
+    # the inference AI Core lists other channel counts (half: 4, 8, 16, N*16+4, N*16+8): 12 is not among them either
+    assert (f"{loc}: atlas-inference-aicore: not modelled (Load3DBitMode: documented there, not modelled; invalid by "
             "the rules in force there)") in lines
+    assert any(l.startswith(f"{loc}: atlas-inference-aicore: error: [load3d.v2.sizeChannel.aicore]") for l in lines)
     for p in ("atlas-inference-vectorcore", "atlas-training"):
         assert f"{loc}: {p}: not supported (the API is not supported there)" in lines
     js = json.loads(invoke("check", "--product", "all", "--format", "json", str(path)).stdout)

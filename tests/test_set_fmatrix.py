@@ -230,3 +230,18 @@ def test_program_input_errors_name_the_call():
     r = CliRunner().invoke(main, ["check", "-"], input=json.dumps(program(fm_call(l1H="tall"), load_call())))
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert "calls[0].args.fmatrix.l1H" in r.output
+
+
+def test_a_v2_load_that_sets_its_map_but_not_its_padding_keeps_the_register_s_pad_value():
+    """defaultConfig {true, false}: LoadDataImpl writes l1H, l1W, padList from the call (Load3DSetFMatrixCal) but not
+    the padding value (Load3DSetPaddingCal runs only with isSetPadding): the padding positions hold the value the
+    register holds, 5 here (SetFmatrix's), not the call's own 0. Row 0 of the window is output (0, 0): only tap (1, 1)
+    reads the map, the other taps read padding."""
+    prog = program(fm_call(padValue=5), v2_call(defaultConfig={"isSetFMatrix": True, "isSetPadding": False}))
+    assert found(check_program(parse_program(prog))) == ([], [])
+    got = run_program(parse_program(prog)).runs[1].tensors["dst"]
+    assert np.array_equal(got[0:16], np.full(16, 5.0))           # tap (0, 0) of channel group 0: padding
+    assert np.array_equal(got[3 * 256: 3 * 256 + 16], 16 * np.arange(16) + 6)   # tap (1, 1): x[:, 1, 1]
+    # {true, true} (the default): the call's own padding value, 0
+    own = run_program(parse_program(program(fm_call(padValue=5), v2_call()))).runs[1].tensors["dst"]
+    assert np.array_equal(own[0:16], np.zeros(16))
