@@ -367,3 +367,11 @@ def test_regions_and_stored_match_independent_model(intervals, rnd):
     values = m.view("UB", 0, 512)
     assert all(values[a] == v for a, v in expected_bytes.items())
     assert set(np.flatnonzero(m.initialized("UB", 0, 512)).tolist()) == expected_stored
+
+
+def test_a_setup_step_s_fault_says_it_came_before_the_repeats():
+    """A call's setup steps (BilinearInterpolation's Gatherb / Brcb into its scratch buffer) are numbered below 0:
+    the message says "setup step" instead of a negative iteration a reader would take for a repeat."""
+    setup = Fault("out_of_bounds", "UB", 0x700, 0x720, -8, "Brcb result", access="write").message
+    assert "(setup step -8, before repeat 0)" in setup and "iteration" not in setup
+    assert "(iteration 3)" in Fault("out_of_bounds", "UB", 0x700, 0x720, 3, "dst", access="write").message

@@ -78,8 +78,9 @@ class Fault(Exception):
         if self.what:
             parts.append(f" of {self.what}")
         parts.append(f" at {address_text(self.buffer, self.start)}")
-        if self.iteration is not None:
-            parts.append(f" (iteration {self.iteration})")
+        if self.iteration is not None:  # a call's setup steps before its repeats are numbered below 0
+            parts.append(f" (iteration {self.iteration})" if self.iteration >= 0 else
+                         f" (setup step {self.iteration}, before repeat 0)")
         if self.detail:
             parts.append(f" {self.detail}")
         return " ".join("".join(parts).split())
