@@ -127,8 +127,13 @@ class LoadDataWithStride(Load3DBitMode):
                  "The vendor's LoadDataWithStrideImpl asserts kExtension*sizeof(T) % 32 == 0, mExtension % 16 == 0, "
                  "kStartPt*sizeof(T) % 32 == 0, mStartPt % 16 == 0 before it issues the instruction (HARDWARE_NOTES); "
                  "its documentation's table (mExtension free for b32 and when covering) is looser, and the shipping "
-                 "code wins. The bit-mode LoadData has no such check.",
-                 (NOTES, f"{IMPL_BASE} (LoadDataWithStrideImpl)", f"{DOC_LDWS} (LoadData3DParamsV2 table)"),
+                 "code wins. The bit-mode LoadData (Load3DBitModeParam) has no such check. The LoadData3DParamsV2 "
+                 "overload on 3510 asserts the same four in its debug build (kernel_operator_mm_base_impl.h); "
+                 "Load3DBitMode follows the LoadData page's covering exception there (its rules "
+                 "kStep/mStep.multiple), since HARDWARE_NOTES state the multiples for LoadDataWithStride only: a "
+                 "known difference between the two calls' readings.",
+                 (NOTES, f"{IMPL_BASE} (LoadDataWithStrideImpl)", f"{DOC_LDWS} (LoadData3DParamsV2 table)",
+                  f"{IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2, __NPU_ARCH__ 3510)"),
                  tuple(f"load_data_with_stride.{r}" for r in REPLACED[:4])),
         SpecNote("load_data_with_stride.repeat", "What a repeat moves and where it goes",
                  "As for Load3DBitMode (load3d.repeat): repeat r < repeatTime loads the window moved r*repeatStride*16 "
