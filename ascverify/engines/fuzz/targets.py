@@ -53,7 +53,7 @@ import orjson
 from ...cases.jsonread import too_deep
 from ...cases.safe_names import confined, plain_name_problem, shown
 from ...spec.errors import InputError, one_line
-from . import procs
+from . import procs, signals
 
 #: Default seconds a target may take for one case.
 DEFAULT_TIMEOUT = 10.0
@@ -394,7 +394,8 @@ class PythonTarget(Target):
                                                      f"{self.token}.py{self._calls}"),
                            daemon=True, name="ascverify-target")
         try:
-            procs.start_ignoring_sigint([proc])  # the campaign decides when to stop it, even while it imports
+            with signals.critical():  # started whole: a stop (SIGTERM) half way left the child an empty pipe (EOFError)
+                procs.start_ignoring_sigint([proc])  # the campaign decides when to stop it, even while it imports
             child.close()
             self._proc, self._conn = proc, parent
             if not parent.poll(self.start_timeout):
