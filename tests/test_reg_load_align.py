@@ -220,6 +220,28 @@ def test_dist_values():
     assert parse_case(case_doc({})).arg("dist") == "DIST_NORM"  # the prototype's default
 
 
+@pytest.mark.parametrize("args, field, said", [
+    # the RegTensor overload's LoadDist values (asc-devkit kernel_reg_compute_utils.h, enum class LoadDist) and its
+    # destination argument name the overload that is not modelled, instead of "expected one of" / "did you mean
+    # 'addrReg'" (hunt 10's probes p1 and p2)
+    ({"mask": 0, "dist": "DIST_BRC_B16"}, "args.dist", "'DIST_BRC_B16': a LoadDist value; "),
+    ({"dist": "DIST_UNPACK4_B8"}, "args.dist", "'DIST_UNPACK4_B8': a LoadDist value; "),
+    ({"dist": "LoadDist::DIST_NORM"}, "args.dist", "'LoadDist::DIST_NORM': a LoadDist value; "),
+    ({"dist": "AscendC::Reg::LoadDist::DIST_BLK"}, "args.dist", "'AscendC::Reg::LoadDist::DIST_BLK': a LoadDist value; "),
+    ({"dstReg": 0, "dist": "DIST_NORM"}, "args.dstReg", "'dstReg': "),
+])
+def test_a_regtensor_load_is_said_to_be_unmodelled(args, field, said):
+    with pytest.raises(InputError) as info:
+        parse_case(case_doc(args))
+    assert info.value.line() == (f"{field}: {said}LoadAlign into a RegTensor is not modelled: ascverify models "
+                                 "LoadAlign into a MaskReg (argument `mask`, dist DIST_NORM, DIST_US or DIST_DS)")
+
+
+def test_the_mask_dist_spelled_qualified_is_read():
+    assert parse_case(case_doc({"dist": "MaskDist::DIST_US"})).arg("dist") == "DIST_US"
+    assert parse_case(case_doc({"dist": "AscendC::Reg::MaskDist::DIST_DS"})).arg("dist") == "DIST_DS"
+
+
 def test_forms():
     assert broken(case_doc({"dist": "DIST_NORM", "addrReg": {"strides": [1], "indices": [0]}, "offset": 32})) == \
         ["reg_load_align.form"]

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..spec.dtypes import DType, dtype_names, lookup_dtype
 from ..spec.errors import InputError, did_you_mean
-from ..spec.params import ABS_MAX, ABS_MIN
+from ..spec.params import ABS_MAX, ABS_MIN, EnumType
 from ..spec.products import POSITIONS, UNMODELLED_POSITIONS, Product, lookup_product, product_names
 
 
@@ -48,6 +48,15 @@ def expected_number(x: Any) -> str:
 def short(x: Any) -> str:
     s = repr(x)
     return s if len(s) <= 40 else s[:37] + "..."
+
+
+def enum_refusal(t: EnumType, value: Any) -> str:
+    """Why ``value`` is not a value of the enum ``t``: a value of an overload ascverify does not model said so, else
+    the choices and the closest one."""
+    why = t.other(value)
+    if why is not None:
+        return f"{short(value)}: {why}"
+    return f"expected one of {', '.join(t.choices)}; got {short(value)}{did_you_mean(value, t.choices)}"
 
 
 def read_dtype(name: Any, field: str) -> DType:

@@ -19,7 +19,7 @@ from ..spec.registry import get_api, lookup_api
 from ..spec.rules import POSITION_NAMES
 from .bounded_read import file_kind
 from .case import Case
-from .fields import expected_number, read_dtype, read_int, read_product, short, type_name, unknown_position
+from .fields import enum_refusal, expected_number, read_dtype, read_int, read_product, short, type_name, unknown_position
 from .registers import parse_registers
 from .sources import resolve_data_path
 
@@ -154,7 +154,9 @@ def _set_args(model: ApiModel, plan: "_Plan", env: dict[str, Any], args: Mapping
     for k, value in args.items():
         decl = plan.args.get(k)
         if decl is None:
-            raise InputError(f"unknown argument {short(k)} of {model.name}{did_you_mean(k, plan.args)}",
+            why = model.unmodelled_args.get(k) if type(k) is str else None
+            raise InputError(f"{short(k)}: {why}" if why else
+                             f"unknown argument {short(k)} of {model.name}{did_you_mean(k, plan.args)}",
                              field=f"{field}.{_key(k)}")
         if decl.name in given:
             raise InputError(f"{k!r} and {given[decl.name]!r} are two spellings of one argument; give it once",
@@ -404,8 +406,7 @@ def _set_arg(env: dict[str, Any], decl: Arg | MaskArg, value: Any, field: str) -
     elif isinstance(t, EnumType):
         code = t.lookup(value)
         if code is None:
-            raise InputError(f"expected one of {', '.join(t.choices)}; got {short(value)}{did_you_mean(value, t.choices)}",
-                             field=field)
+            raise InputError(enum_refusal(t, value), field=field)
         env[decl.name] = code
     else:
         env[decl.name] = read_int(value, field)
@@ -508,8 +509,7 @@ def _set_scalar(env: dict[str, Any], name: str, t: Any, value: Any, field: str) 
     elif isinstance(t, EnumType):
         code = t.lookup(value)
         if code is None:
-            raise InputError(f"expected one of {', '.join(t.choices)}; got {short(value)}{did_you_mean(value, t.choices)}",
-                             field=field)
+            raise InputError(enum_refusal(t, value), field=field)
         env[name] = code
     else:
         if isinstance(value, bool):

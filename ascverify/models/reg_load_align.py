@@ -44,7 +44,17 @@ MASK_REGS = GEOMETRIES[PRODUCT].spec("mask").count  # 8
 MASK_BYTES = GEOMETRIES[PRODUCT].spec("mask").nbytes  # VL/8 = 32 bytes = 256 bits
 MAX_LEVELS = 4  # an AddrReg has at most 4 loop levels (CreateAddrReg)
 
-DIST = EnumType("MaskDist", ("DIST_NORM", "DIST_US", "DIST_DS", "DIST_PACK"))
+#: LoadAlign into a RegTensor (not modelled): its LoadDist values (asc-devkit include/basic_api/reg_compute/
+#: kernel_reg_compute_utils.h, enum class LoadDist) and its destination argument, said plainly when a case gives one
+REGTENSOR_LOAD = ("LoadAlign into a RegTensor is not modelled: ascverify models LoadAlign into a MaskReg (argument "
+                  "`mask`, dist DIST_NORM, DIST_US or DIST_DS)")
+REGTENSOR_DISTS = frozenset((
+    "DIST_BRC_B8", "DIST_BRC_B16", "DIST_BRC_B32", "DIST_US_B8", "DIST_US_B16", "DIST_DS_B8", "DIST_DS_B16",
+    "DIST_BDINTLV", "DIST_DINTLV_B8", "DIST_DINTLV_B16", "DIST_DINTLV_B32", "DIST_UNPACK_B8", "DIST_UNPACK_B16",
+    "DIST_UNPACK_B32", "DIST_UNPACK4_B8", "DIST_BLK", "DIST_E2B_B16", "DIST_E2B_B32", "DIST_SPLT4CHN_B8",
+    "DIST_SPLT2CHN_B8", "DIST_SPLT2CHN_B16"))
+DIST = EnumType("MaskDist", ("DIST_NORM", "DIST_US", "DIST_DS", "DIST_PACK"), other_names=REGTENSOR_DISTS,
+                other_enum="LoadDist", other_reason=f"a LoadDist value; {REGTENSOR_LOAD}")
 LOAD_DISTS = ("DIST_NORM", "DIST_US", "DIST_DS")
 NORM, US, DS, PACK = DIST.codes(DIST.choices)
 #: Bytes moved per dist (Tables 1-3, dist: VL/8, VL/16, VL/4 bytes).
@@ -154,6 +164,7 @@ class LoadAlign(ApiModel):
     lint_expected = {"redundant:reg_load_align.srcAddr.read_start": "reg_load_align.post-mode-normal",
                      "redundant:reg_load_align.srcAddr.align": "reg_load_align.effective-address"}
     default_dtype = "b8"
+    unmodelled_args = {name: REGTENSOR_LOAD for name in ("dstReg", "dst")}
     forms = ((), ("addrReg",), ("postMode", "offset"))
     forms_source = f"{SEED} Prototype (three LoadAlign prototypes into a MaskReg)"
     args = (
@@ -258,9 +269,11 @@ class LoadAlign(ApiModel):
         SpecNote("reg_load_align.dist-names", "dist values",
                  "dist is a MaskDist name. DIST_NORM, DIST_US and DIST_DS load; DIST_PACK (a MaskDist value the "
                  "vendor uses to store a MaskReg) is read and refused by reg_load_align.dist.load; `run` does not "
-                 "execute it.",
+                 "execute it. A LoadDist value (DIST_BRC_B16, LoadDist::DIST_NORM...) or a `dstReg` argument names "
+                 "LoadAlign into a RegTensor, which is not modelled: the case cannot be read (exit 2), and the line says so.",
                  "The page lists the three load modes; asc-devkit's MaskDist also has DIST_PACK, which its "
-                 "LoadAlign implementation rejects.",
+                 "LoadAlign implementation rejects. LoadDist is the RegTensor load's enum (asc-devkit "
+                 "kernel_reg_compute_utils.h); a RegTensor load read as a MaskReg load would check the wrong bytes.",
                  (TABLES_DIST, "asc-devkit impl (MaskDist, DIST_PACK in StoreAlign)"), ("reg_load_align.dist.load",)),
         SpecNote("reg_load_align.post-mode-normal", "POST_MODE_NORMAL with an int32 offset",
                  "An error (reg_load_align.postMode.update): the offset form compiles only with POST_MODE_UPDATE. "

@@ -74,6 +74,9 @@ class ApiModel:
     #: Products where the vendor documents the API but ascverify does not model it, with the source that says so:
     #: a call there is not refused (its type and range rules still hold), it draws the warning ``PREFIX.product.modelled``
     unmodelled: ClassVar[Mapping[str, str]] = {}
+    #: Argument names of an overload the model does not cover (LoadAlign into a RegTensor: ``dstReg``) -> why a case
+    #: that gives one is refused (said instead of "unknown argument")
+    unmodelled_args: ClassVar[Mapping[str, str]] = {}
     #: The element types the vendor documents on an ``unmodelled`` product (absent: any type is let through there)
     unmodelled_types: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     #: False for an API without an element type (its ``support`` names a stand-in): a case's other T draws a

@@ -43,6 +43,11 @@ class EnumType:
 
     name: str
     choices: tuple[str, ...]
+    #: values of a sibling C enum (or of another overload) that code may pass here but ascverify does not model:
+    #: the names, the sibling enum's name (``LoadDist``: every ``LoadDist::X`` is one) and why they are refused
+    other_names: frozenset[str] = frozenset()
+    other_enum: str = ""
+    other_reason: str = ""
     kind = "enum"
 
     @property
@@ -72,6 +77,16 @@ class EnumType:
             head, _, last = value.rpartition(sep)
             if head == self.name or head.endswith((f"::{self.name}", f".{self.name}")):
                 return self.choices.index(last) if last in self.choices else None
+        return None
+
+    def other(self, value: Any) -> str | None:
+        """Why ``value`` is refused when it names a value of the sibling enum or overload that is not modelled
+        (`other_names`, or any value qualified by `other_enum`), else None."""
+        if not isinstance(value, str) or not self.other_reason:
+            return None
+        head, _, last = value.replace(".", "::").rpartition("::")
+        if last in self.other_names or (head and self.other_enum and head.endswith(self.other_enum)):
+            return self.other_reason
         return None
 
 
