@@ -850,11 +850,15 @@ class BilinearInterpolation(ApiModel):
         return out
 
     def construct_args(self, draw, ctx: Context, env: dict[str, Any]) -> None:
-        """atlas-a2/a3: vRepeat lowered so that hRepeat*vRepeat <= 255 (rule bilinear.hvRepeat.range); vertical
-        iterations whose dst blocks would collide (rule bilinear.dst.vertical_overlap): one iteration."""
+        """atlas-a2/a3: vRepeat lowered so that hRepeat*vRepeat <= 255 (rule bilinear.hvRepeat.range), and one
+        vertical iteration where the copy-out's uint8 repeat strides would wrap (rule bilinear.c220_rep_strides);
+        vertical iterations whose dst blocks would collide (rule bilinear.dst.vertical_overlap): one iteration."""
         if ctx.product.id in C220_PRODUCTS:
             h = max(int(env["hRepeat"]), 1)
             env["vRepeat"] = max(1, min(int(env["vRepeat"]), (UINT8_WRAP - 1) // h))
+            if (h * BLOCKS_PER_REPEAT >= UINT8_WRAP
+                    or int(env["vROffset"]) * ctx.sizeof("dst") // BLOCK_BYTES >= UINT8_WRAP):
+                env["vRepeat"] = 1
         if int(env["vRepeat"]) > 1 and bool(vertical_overlap(Values(env, ctx, self), ctx)):
             env["vRepeat"] = 1
 
