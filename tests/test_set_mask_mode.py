@@ -15,6 +15,8 @@ from ascverify import check_case, parse_case
 from ascverify.cases.program import parse_program
 from ascverify.checking.program import check_program
 from ascverify.core.program import run_program
+from ascverify.core.unspecified import unspecified_elements
+from ascverify.spec.dtypes import get_dtype
 
 SUM = {"api": "BlockReduceSum", "args": {"repeatTime": 1, "mask": "MASK_PLACEHOLDER", "dstRepStride": 1,
                                          "srcBlkStride": 1, "srcRepStride": 8, "isSetMask": False},
@@ -70,6 +72,71 @@ def test_a_normal_len_after_set_mask_count_is_read_as_a_count_of_its_bits():
     assert "a count of 255 elements" in [w.message for w in result.warnings if w.call == 1][0]
 
 
+def own_mask(mask, repeat=1, **tensors):
+    """BlockReduceSum with isSetMask=true and its own mask."""
+    call = copy.deepcopy(SUM)
+    call["args"].update({"isSetMask": True, "mask": mask, "repeatTime": repeat})
+    return call
+
+
+@pytest.mark.parametrize("product, masked", [("atlas-a2", "keep"), ("atlas-350", 0.0)])
+def test_an_own_mask_array_in_counter_mode_is_a_count(product, masked):
+    """The Mask page, 'Mask set inside the API', Counter mode: SetMaskCount(); mask[2] = {130, 0} with an op of
+    isSetMask=true: only the low 64 bits count, 130 elements take part, repeatTimes has no effect (hunt 15). For
+    float (64 lanes) that is 3 repeats: 64, 64 and 2 lanes. x[i] = i % 7 - 3; each block's result is the sum of its 8
+    elements; the last repeat has block 0 with x[128], x[129] and 7 fully masked blocks (A2 keeps z there, Ascend 950
+    writes 0: the same as after a Counter-mode SetVectorMask)."""
+    x = [float(i % 7 - 3) for i in range(448)]
+    prog = program({"api": "SetMaskCount"}, own_mask([130, 0], repeat=1), {"api": "SetMaskNorm"})
+    prog["product"] = product
+    prog["tensors"]["x"]["data"] = x
+    prog["tensors"]["z"]["data"] = [-1.0] * 56
+    result = check_program(parse_program(prog))
+    errors, warnings = found(result)
+    assert errors == [] and warnings == [(1, "block_reduce_sum.counter_mode")]
+    assert "mask[0]=130 is the count" in result.warnings[0].message
+    assert "3 repeats, 2 of 64 lanes and the last of 2" in result.warnings[0].message
+    got = run_program(parse_program(prog)).runs[1].tensors["dst"]
+    xs = np.array(x)
+    want = [xs[8 * k: 8 * k + 8].sum() for k in range(16)] + [xs[128] + xs[129]]
+    assert got[:17].tolist() == want
+    assert got[17:24].tolist() == ([-1.0] * 7 if masked == "keep" else [masked] * 7)
+    assert got[24:].tolist() == [-1.0] * 32   # no fourth repeat
+
+
+def test_an_own_mask_array_in_normal_mode_stays_a_bit_mask():
+    """Without SetMaskCount (or after SetMaskNorm) the same call reads [130, 0] as lanes 1 and 7 of one repeat."""
+    prog = program({"api": "SetMaskNorm"}, own_mask([130, 0]))
+    prog["tensors"]["x"]["data"] = [float(i) for i in range(448)]
+    assert found(check_program(parse_program(prog))) == ([], [])
+    got = run_program(parse_program(prog)).runs[1].tensors["dst"]
+    assert got[0] == 1 + 7 and got[1:8].tolist() == [0.0] * 7
+
+
+def test_an_own_mask_array_with_the_repeats_given_and_no_high_word_draws_no_warning():
+    """130 floats need 3 repeats: repeatTime=3 and mask[1] = 0 leave nothing without effect."""
+    prog = program({"api": "SetMaskCount"}, own_mask([130, 0], repeat=3))
+    assert found(check_program(parse_program(prog))) == ([], [])
+    prog = program({"api": "SetMaskCount"}, own_mask([130, 5], repeat=3))
+    result = check_program(parse_program(prog))
+    assert found(result) == ([], [(1, "block_reduce_sum.counter_mode")])
+    assert "mask[1]=5 is not read" in result.warnings[0].message
+
+
+def test_an_own_contiguous_mask_in_counter_mode_is_not_modelled():
+    """The page shows the array form only; the implementations differ (Ascend 950 counts mask elements, A2's
+    SetMask<T>(130) writes all bits): a warning, the mask rules not checked (130 > 64 is no error here), the
+    results unspecified."""
+    prog = program({"api": "SetMaskCount"}, own_mask(130), x_size=512)
+    result = check_program(parse_program(prog))
+    errors, warnings = found(result)
+    assert errors == [] and warnings == [(1, "block_reduce_sum.counter_mode")]
+    assert "own contiguous mask=130: not modelled" in result.warnings[0].message
+    assert {u.rule_id for u in result.unchecked} >= {"block_reduce_sum.mask.count.range"}
+    run = run_program(parse_program(prog)).runs[1]
+    assert unspecified_elements(run.memory, "UB", 2048, 8, get_dtype("float")).all()   # z at 2048: the 8 results
+
+
 @pytest.mark.parametrize("api", ["SetMaskCount", "SetMaskNorm", "set_mask_count", "asc.set_mask_norm"])
 def test_supported_where_the_pages_say(api):
     """Both pages: supported on Ascend 950, Atlas A3, A2, 200I/500 A2 and the inference AI Core; not on the inference
@@ -78,3 +145,14 @@ def test_supported_where_the_pages_say(api):
                         ("atlas-training", False), ("atlas-inference-vectorcore", False)):
         got = check_case(parse_case({"api": api, "product": product, "dtype": "half", "args": {}}))
         assert got.valid == ok, (api, product, [v.id for v in got.violations])
+
+
+def test_the_placeholder_on_atlas_200i_after_a_count_draws_one_warning():
+    """Atlas 200I/500 A2 takes the count prototype's lanes from its argument (spec note mask-count-m300): after
+    SetMaskCount(); SetVectorMask<float>(0, 76) the placeholder (0) is the mask, no lane -- mask.count_argument says so;
+    counter_mode ("runs 2 repeats, checked and run so") contradicted it and is not drawn (hunt 15)."""
+    prog = program({"api": "SetMaskCount"}, {"api": "SetVectorMask", "args": {"maskHigh": 0, "maskLow": 76}}, SUM)
+    prog["product"] = "atlas-200i-500-a2"
+    assert found(check_program(parse_program(prog))) == ([], [(2, "block_reduce_sum.mask.count_argument")])
+    run = run_program(parse_program(prog)).runs[-1]
+    assert unspecified_elements(run.memory, "UB", 2048, 8, get_dtype("float")).all()

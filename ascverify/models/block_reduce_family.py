@@ -51,6 +51,7 @@ from ..spec.params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
 from ..spec.products import BUFFERS, POSITION_BUFFER, PRODUCT_IDS
 from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule, state_rule,
                           tensor_min_size)
+from .mask_mode import MASK_MODE_STATE
 from .vector_common import (BLOCK_BYTES, counter_elements, effective_mask, lane_mask, mask_high_word_note,
                             lanes_per_repeat, mask_rules, mask_word_count)
 
@@ -172,11 +173,26 @@ def count_from_argument(ctx: Context) -> bool:
 COUNTER_LAST = "mask.counter_last"
 
 
+#: The env key `BlockReduceFamily.with_state` adds when the unit is in Counter mode and the call gives its own
+#: contiguous mask (not modelled there): its mask is unknown, its results unspecified (`unchecked` says why)
+COUNTER_OWN_MASK = "mask.counter_own"
+
+
 def counter_repeats(state: Mapping[str, Any], ctx: Context) -> tuple[int, int, int] | None:
     """After a Counter-mode SetVectorMask: (repeats, lanes of each, lanes of the last): ceil(count / lanes) repeats,
     every one with all of the type's lanes but the last, which has the rest (the Mask page); None in Normal mode,
     for a count of 0, or past repeatTime's range."""
-    count = counter_elements(state)
+    return count_repeats(counter_elements(state), ctx)
+
+
+def in_counter_mode(state: Mapping[str, Any]) -> bool:
+    """SetMaskCount put the unit in Counter mode (and no SetMaskNorm since)."""
+    return state.get(MASK_MODE_STATE) == "COUNTER"
+
+
+def count_repeats(count: int | None, ctx: Context) -> tuple[int, int, int] | None:
+    """A Counter-mode count of ``count`` elements as (repeats, lanes of each, lanes of the last), or None for none,
+    0, or more repeats than repeatTime can say (`counter_repeats`)."""
     if count is None or count <= 0:
         return None
     lanes = lanes_per_repeat(ctx)
@@ -184,6 +200,17 @@ def counter_repeats(state: Mapping[str, Any], ctx: Context) -> tuple[int, int, i
     if repeats > MAX_REPEAT:
         return None
     return repeats, min(count, lanes), count - (repeats - 1) * lanes
+
+
+def _counted(case: Case, exact: tuple[int, int, int]) -> Case:
+    """The call as the hardware runs a Counter-mode count: (repeats, lanes, last) as `count_repeats` gives them,
+    a contiguous mask of all lanes, the last repeat's lanes under `COUNTER_LAST` when fewer."""
+    repeats, lanes, last = exact
+    counted = {"isSetMask": True, "mask.placeholder": False, "mask.bitwise": False, "mask.count": lanes,
+               "mask.nwords": 0, "mask.w0": 0, "mask.w1": 0, "repeatTime": repeats}
+    if last < lanes:
+        counted[COUNTER_LAST] = last
+    return case.with_fields(**counted)
 
 
 def mask_count_m300_note(p: str) -> SpecNote:
@@ -500,7 +527,7 @@ class BlockReduceFamily(ApiModel):
         that many repeats of a contiguous mask of all the type's lanes, the last with the rest of the count (kept
         under `COUNTER_LAST` when it has fewer lanes: `execute` and `check_variants` read it)."""
         if case.env["isSetMask"]:
-            return case
+            return self._own_mask_counted(case) if in_counter_mode(state) else case
         if case.product in COUNT_MASK_ARGUMENT_PRODUCTS and not case.env["mask.bitwise"]:
             if case.env["mask.placeholder"]:
                 return case  # lanes from the placeholder (0): nothing reduced, results unspecified here
@@ -511,12 +538,19 @@ class BlockReduceFamily(ApiModel):
         exact = counter_repeats(state, case.ctx)
         if exact is None:
             return case
-        repeats, lanes, last = exact
-        counted = {"isSetMask": True, "mask.placeholder": False, "mask.bitwise": False, "mask.count": lanes,
-                   "mask.nwords": 0, "mask.w0": 0, "mask.w1": 0, "repeatTime": repeats}
-        if last < lanes:
-            counted[COUNTER_LAST] = last
-        return case.with_fields(**counted)
+        return _counted(case, exact)
+
+    def _own_mask_counted(self, case: Case) -> Case:
+        """isSetMask=true in Counter mode (SetMaskCount): the bitwise mask's mask[0] is the count of elements, its
+        repeats as after a Counter-mode SetVectorMask (the Mask page, 'Mask set inside the API', Counter mode:
+        only the low 64 bits count, repeatTime has no effect); a contiguous mask there is not modelled (the
+        results are unspecified: `COUNTER_OWN_MASK`)."""
+        env = case.env
+        exact = count_repeats(int(env["mask.w0"]), case.ctx) if env["mask.bitwise"] else None
+        if exact is None:  # checked and run as a mask set elsewhere (unknown): every datablock of repeatTime repeats
+            return case.with_fields(**{"isSetMask": False, "mask.placeholder": True, "mask.bitwise": True,
+                                       COUNTER_OWN_MASK: True})
+        return _counted(case, exact)
 
     def check_variants(self, case: Case) -> tuple[Case, ...]:
         """A call whose last repeat has fewer lanes (`COUNTER_LAST`) is checked as the other repeats with all lanes
@@ -532,8 +566,11 @@ class BlockReduceFamily(ApiModel):
         product whose count-mask prototype reads its argument (spec note mask-count-m300): that the count given is
         the mask, not SetVectorMask's."""
         env = case.env
-        if (case.product in COUNT_MASK_ARGUMENT_PRODUCTS and not env["isSetMask"] and not env["mask.bitwise"]
-                and not env["mask.placeholder"]):
+        if env["isSetMask"] and in_counter_mode(state):
+            return self._own_mask_warnings(case)
+        if case.product in COUNT_MASK_ARGUMENT_PRODUCTS and not env["isSetMask"] and not env["mask.bitwise"]:
+            if env["mask.placeholder"]:
+                return []  # the placeholder is the mask there (no lane): mask.count_argument says so
             r = self.rule_by_id[f"{self.prefix}.mask.count_argument"]
             return [(r, f"isSetMask=false with the count-mask prototype (mask={env['mask.count']}) on {case.product}: "
                         "the vendor's implementation there takes the lanes from the mask argument, so this call uses "
@@ -556,11 +593,42 @@ class BlockReduceFamily(ApiModel):
                     f"repeatTime={given} and runs ceil({count} / {lanes_per_repeat(case.ctx)}) = {shape} (checked and "
                     "run so)")]
 
+    def _own_mask_warnings(self, case: Case) -> list[tuple[Any, str]]:
+        """isSetMask=true in Counter mode: the count the bitwise mask gives, when repeatTime or mask[1] has no effect;
+        a contiguous mask, not modelled there."""
+        env, r = case.env, self.rule_by_id[f"{self.prefix}.counter_mode"]
+        if not env["mask.bitwise"]:
+            return [(r, f"the unit is in Counter mode (SetMaskCount) and the call gives its own contiguous "
+                        f"mask={env['mask.count']}: not modelled (the Mask page shows the mask-array form in Counter "
+                        "mode; the vendor's implementations differ: Ascend 950 counts mask elements, the others write "
+                        "SetVectorMask's bits for it and count those); its mask rules are not checked, its accesses "
+                        "are checked as repeatTime repeats of every datablock, and its results are unspecified")]
+        count, words = int(env["mask.w0"]), int(env["mask.nwords"])
+        exact = count_repeats(count, case.ctx)
+        if exact is None:
+            return [(r, f"the unit is in Counter mode (SetMaskCount): mask[0]={count} is the count of elements; "
+                        "ascverify does not model a count of 0 or one needing more than 255 repeats (the results are "
+                        "unspecified)")]
+        repeats, lanes, last = exact
+        given, high = int(env["repeatTime"]), int(env["mask.w1"]) if words > 1 else 0
+        if repeats == given and not high:
+            return []
+        shape = (f"{repeats} repeat(s) of {lanes} lanes" if last == lanes else
+                 f"{repeats} repeats, {repeats - 1} of {lanes} lanes and the last of {last}")
+        unread = f"; mask[1]={high} is not read" if high else ""
+        return [(r, f"the unit is in Counter mode (SetMaskCount): mask[0]={count} is the count of elements (the Mask "
+                    f"page: only the low 64 bits count, repeatTime has no effect){unread}; the hardware ignores "
+                    f"repeatTime={given} and runs ceil({count} / {lanes_per_repeat(case.ctx)}) = {shape} (checked and "
+                    "run so)")]
+
     def unchecked(self, case: Case) -> Iterator[tuple[str, str, str]]:
         """With isSetMask=false the effective mask is set elsewhere: the mask rules are not checked here."""
         if case.env["isSetMask"]:
             return
         reason = "isSetMask=false: the effective mask comes from a prior SetVectorMask and is not checked here"
+        if case.env.get(COUNTER_OWN_MASK):
+            reason = ("the unit is in Counter mode and the call's own contiguous mask is not modelled there: its mask "
+                      "is not checked")
         for r in self.rules_for(case.product):
             if r.id in self.MASK_RULES:
                 yield r.id, reason, r.source
@@ -843,7 +911,11 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "checked as that many repeats of all lanes but the last and as every repeat with the last one's "
                  "lanes (together exactly its accesses); the warning counter_mode says so when repeatTime differs. A "
                  "count of 0, or one needing more than 255 repeats, draws counter_mode and leaves the results "
-                 "unspecified. The vendor's "
+                 "unspecified. With isSetMask=true while SetMaskCount has put the unit in Counter mode, the call's "
+                 "own mask array is a count: mask[0] elements, mask[1] not read, repeatTime without effect (run and "
+                 "checked so, counter_mode says it when repeatTime or mask[1] had no effect); its own contiguous "
+                 "mask there is not modelled (counter_mode, the mask rules not checked, the results unspecified). "
+                 "The vendor's "
                  "ReduceMax / ReduceMin (reduce_common_util_v220_impl.h, DoReduceOneBlk) call "
                  "SetVectorMask<T, COUNTER>(0, n) and then BlockReduceMax<T, false>(dst, src, 1, MASK_PLACEHOLDER, 1, "
                  "1, 8) on a src of n elements.",
@@ -852,11 +924,18 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "'has no effect' then, and the implementation returns before reading it. The pyasc docstring's "
                  "'must' is not what the vendor's code relies on: its own 910B1 test calls ReduceDataBlock<..., false> "
                  f"with a mask of 64. pyasc's docstring lists is_set_mask, but its {p} has no such keyword (it always "
-                 "emits isSetMask = true); ascverify accepts it like block_reduce_min's.",
+                 "emits isSetMask = true); ascverify accepts it like block_reduce_min's. The Mask page's 'Mask set "
+                 "inside the API' in Counter mode: SetMaskCount(); mask[2] = {130, 0}; 'only the low 64 bits of the "
+                 "mask array count: 130 elements take part; repeatTimes has no effect' -- both implementations read "
+                 "it so (dav_c220 writes the words to the register Counter mode counts; dav_3510 sets its count "
+                 "from mask[0]); they differ on a contiguous mask (dav_3510 counts it, SetMask<T>(len) writes "
+                 "all bits for len >= 128 elsewhere), which the page does not show in Counter mode.",
                  (f"{PAGE}, Template parameters, isSetMask", f"{py}, Parameters, is_set_mask", f"{PY_SIGNATURES}, {p}",
                   "asc-devkit tests/api/basic_api/ascendc_case_ascend910b1/ascendc_case_ascend910b1_aiv/"
                   "test_operator_vec_reduce.cpp:48-52", "asc-devkit impl/basic_api/kernel_utils_base.h:117-142",
-                  "asc-devkit impl/adv_api/detail/reduce/reduce_common_util_v220_impl.h (DoReduceOneBlk)"),
+                  "asc-devkit impl/adv_api/detail/reduce/reduce_common_util_v220_impl.h (DoReduceOneBlk)",
+                  "Mask overview (asc-devkit docs), Mask set inside the API, Counter mode",
+                  "asc-devkit impl/basic_api/dav_3510/kernel_operator_vec_reduce_impl.h:318-321"),
                  (f"{p}.mask.placeholder", f"{p}.mask.ignored", f"{p}.counter_mode")),
         SpecNote(f"{p}.arg-spellings", "Argument names",
                  "Cases may use the Ascend C names (repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, "
