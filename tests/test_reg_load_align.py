@@ -220,21 +220,22 @@ def test_dist_values():
     assert parse_case(case_doc({})).arg("dist") == "DIST_NORM"  # the prototype's default
 
 
-@pytest.mark.parametrize("args, field, said", [
-    # the RegTensor overload's LoadDist values (asc-devkit kernel_reg_compute_utils.h, enum class LoadDist) and its
-    # destination argument name the overload that is not modelled, instead of "expected one of" / "did you mean
-    # 'addrReg'" (hunt 10's probes p1 and p2)
-    ({"mask": 0, "dist": "DIST_BRC_B16"}, "args.dist", "'DIST_BRC_B16': a LoadDist value; "),
-    ({"dist": "DIST_UNPACK4_B8"}, "args.dist", "'DIST_UNPACK4_B8': a LoadDist value; "),
-    ({"dist": "LoadDist::DIST_NORM"}, "args.dist", "'LoadDist::DIST_NORM': a LoadDist value; "),
-    ({"dist": "AscendC::Reg::LoadDist::DIST_BLK"}, "args.dist", "'AscendC::Reg::LoadDist::DIST_BLK': a LoadDist value; "),
-    ({"dstReg": 0, "dist": "DIST_NORM"}, "args.dstReg", "'dstReg': "),
-])
-def test_a_regtensor_load_is_said_to_be_unmodelled(args, field, said):
+@pytest.mark.parametrize("dist", ["DIST_BRC_B16", "DIST_UNPACK4_B8", "LoadDist::DIST_NORM",
+                                  "AscendC::Reg::LoadDist::DIST_BLK"])
+def test_a_load_dist_with_mask_names_the_regtensor_load(dist):
+    # the RegTensor overload's LoadDist values (asc-devkit kernel_reg_compute_utils.h, enum class LoadDist) given with
+    # the MaskReg argument `mask` say which argument the RegTensor load takes, instead of "expected one of"
     with pytest.raises(InputError) as info:
-        parse_case(case_doc(args))
-    assert info.value.line() == (f"{field}: {said}LoadAlign into a RegTensor is not modelled: ascverify models "
-                                 "LoadAlign into a MaskReg (argument `mask`, dist DIST_NORM, DIST_US or DIST_DS)")
+        parse_case(case_doc({"mask": 0, "dist": dist}))
+    assert info.value.line() == (f"args.dist: {dist!r}: a LoadDist value; LoadAlign into a MaskReg (argument `mask`) "
+                                 "takes DIST_NORM, DIST_US or DIST_DS; a load into a RegTensor gives the argument "
+                                 "`dstReg` (API LoadAlignRegTensor)")
+
+
+@pytest.mark.parametrize("args", [{"dstReg": 0}, {"dstReg": 3, "dstReg1": 4, "dist": "DIST_DINTLV_B8"}])
+def test_dst_reg_makes_it_the_regtensor_load(args):
+    assert parse_case(case_doc(args, size=512)).model.name == "LoadAlignRegTensor"
+    assert parse_case(case_doc({"mask": 1})).model.name == "LoadAlign"
 
 
 def test_the_mask_dist_spelled_qualified_is_read():

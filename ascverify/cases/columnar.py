@@ -121,8 +121,8 @@ def _read_group(key: tuple, rows: list[int], docs: Sequence[Any], origins: Seque
     if not frozenset(top) <= _TOP_KEYS or type(api) is not str:
         return
     model = lookup_api(api)
-    if model is None:
-        return
+    if model is None or (model.overloads and not model.overloads.keys().isdisjoint(arg_keys)):
+        return  # another overload's call: `parse_case` picks that overload's model
     plan = _plan(model)
     group = [docs[i] for i in rows]
     for k in ("name", "comment"):

@@ -15,7 +15,7 @@ from ..spec.params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, MAX_
     LevelsArg, MaskArg, POSITION, StructArg
 from ..spec.products import lookup_product
 from ..spec.dtypes import lookup_dtype
-from ..spec.registry import get_api, lookup_api
+from ..spec.registry import get_api, lookup_api, overload_for
 from ..spec.rules import POSITION_NAMES
 from .bounded_read import file_kind
 from .case import Case
@@ -69,7 +69,7 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
         raise InputError("missing", field="api")
     if not isinstance(api, str):
         raise InputError(f"expected an API name, got {type_name(api)}", field="api")
-    model = get_api(api)
+    model = overload_for(get_api(api), obj.get("args"))
     pname = obj.get("product")
     if pname is None:
         raise InputError("missing", field="product")
@@ -211,8 +211,8 @@ def _parse_common(obj: Any, base_dir: Path | None, origin: str) -> Case | None:
             return None
     model = lookup_api(api)
     product = lookup_product(pname)
-    if model is None or product is None:
-        return None
+    if model is None or product is None or (model.overloads and not model.overloads.keys().isdisjoint(args)):
+        return None  # another overload's call: the general way picks that overload's model
     dt = lookup_dtype(obj.get("dtype", model.default_dtype))
     if dt is None:
         return None

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import Product
-from ..spec.registry import lookup_api
+from ..spec.registry import lookup_api, overload_for
 from .case import Case
 from .fields import read_product, type_name
 from .parse import parse_case
@@ -112,6 +112,7 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
             # the program's T applies to the calls that take it; a call without a template type (a
             # configuration call such as SetLoadDataRepeatWithStride) keeps its own default
             model = lookup_api(call.get("api"))
+            model = overload_for(model, call.get("args")) if model is not None else None
             supported = model.support.get(product.id, ()) if model is not None else ()
             if model is None or doc["dtype"] in supported or len(supported) != 1:
                 dtype = doc["dtype"]

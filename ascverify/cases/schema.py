@@ -282,8 +282,7 @@ def case_schema() -> dict[str, Any]:
     for m in models:
         key = f"api:{m.name}"
         defs[key] = _api_schema(m)
-        dispatch.append({"if": {"properties": {"api": {"enum": _names(m)}}, "required": ["api"]},
-                         "then": {"$ref": f"#/$defs/{key}"}})
+        dispatch += _dispatch(m, lambda name: {"$ref": f"#/$defs/api:{name}"})
     defs["case"] = {
         "type": "object",
         "description": "one call of one API on one product",
@@ -320,11 +319,28 @@ def case_schema() -> dict[str, Any]:
     }
 
 
+def _dispatch(model: ApiModel, then: Any) -> list[dict[str, Any]]:
+    """The schema's branches for the calls named like ``model``: its own (``then(model.name)``), and for each other
+    overload (`ApiModel.overloads`: a call whose args give one of its arguments) that overload's."""
+    api = {"api": {"enum": _names(model)}}
+    by_target: dict[str, list[str]] = {}
+    for arg, target in model.overloads.items():
+        by_target.setdefault(target, []).append(arg)
+    if not by_target:
+        return [{"if": {"properties": api, "required": ["api"]}, "then": then(model.name)}]
+    overloaded = {"anyOf": [{"required": [a]} for args in by_target.values() for a in args]}
+    out = [{"if": {"properties": {**api, "args": {"not": overloaded}}, "required": ["api"]}, "then": then(model.name)}]
+    for target, args in by_target.items():
+        out.append({"if": {"properties": {**api, "args": {"anyOf": [{"required": [a]} for a in args]}},
+                           "required": ["api", "args"]}, "then": then(target)})
+    return out
+
+
 def _program_schema(models: Sequence[ApiModel], all_names: list[str]) -> dict[str, Any]:
     """A program (`ascverify.cases.program`): shared tensors and calls that name them; each call's ``args`` are
     its API's (as in a case)."""
-    dispatch = [{"if": {"properties": {"api": {"enum": _names(m)}}, "required": ["api"]},
-                 "then": {"properties": {"args": {"$ref": f"#/$defs/api:{m.name}/properties/args"}}}} for m in models]
+    dispatch = [branch for m in models for branch in _dispatch(
+        m, lambda name: {"properties": {"args": {"$ref": f"#/$defs/api:{name}/properties/args"}}})]
     call = {
         "type": "object",
         "description": "one call: an API, its arguments, its tensor operands by the program's names (or inline)",

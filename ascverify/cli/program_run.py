@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cases.registers import dumps
 from ..checking.program import check_program
 from ..core.faults import CoreLimit, Fault, unrunnable_reason, unrunnable_rules
 from ..core.program import run_program
@@ -93,20 +94,36 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
             marks = unspecified_elements(run.memory, t.buffer, t.addr, t.size, t.dtype)
             tensors.append((name, arr, t.dtype.name, marks))
             break
+    regs = getattr(run.memory, "registers", None)
+    use_regs = regs is not None and any(r.trace.register_records or c.case.registers
+                                        for r, c in zip(run.runs, program.calls))
     begin_run_output(folder, [f"{n}{sfx}" for n, _, _, m in tensors
-                              for sfx in ((".npy", ".bin") + ((".unspecified.npy",) if any_marked(m) else ()))])
+                              for sfx in ((".npy", ".bin") + ((".unspecified.npy",) if any_marked(m) else ()))]
+                     + (["registers.json"] if use_regs else []))
     written: dict[str, Any] = {}
     for name, arr, dtype, marks in tensors:
         written[name] = save_tensor(outdir, name, arr, dtype, marks, folder=folder)
+    # the Reg API register file after the last call, when a call used it (as `run` of one case writes it)
+    registers: dict[str, Any] | None = None
+    if use_regs:
+        reg_text = dumps(regs.to_json())
+        folder.write_bytes("registers.json", lambda f: f.write(reg_text.encode("utf-8")))
+        registers = {"file": "registers.json",
+                     "read": [f"call {i}: {x}" for i, r in enumerate(run.runs) for x in r.trace.registers_touched("read")],
+                     "written": [f"call {i}: {x}" for i, r in enumerate(run.runs)
+                                 for x in r.trace.registers_touched("write")]}
     faults = [f"call {i}: {f}" for i, r in enumerate(run.runs) for f in r.faults]
     doc = {"kind": "program", "file": shown_path(path), "index": index, "seed": seed, **_program_fields(program),
            "check": verdict.to_json(), "executed": True, "faults": faults,
-           "special_registers": _jsonable(run.memory.special), "tensors": written}
+           "special_registers": _jsonable(run.memory.special), "tensors": written, "registers": registers,
+           # results that are neither memory nor registers, per call (a PostUpdate load's moved srcAddr)
+           "outputs": {str(i): _jsonable(r.trace.outputs) for i, r in enumerate(run.runs) if r.trace.outputs}}
     finish_run_output(folder, doc)
     lines = result_lines(verdict) + [f"{loc}: fault: {one_line(f)}" for f in faults] + unspecified_lines(loc, written)
     emit(joined_lines([one_line(line) for line in lines]))
     emit_note(one_line(f"{loc}: program of {plural(len(program.calls), 'call')} on {program.product.id} "
-                        f"{'faulted' if faults else 'ran without fault'}; wrote {plural(len(written), 'tensor')} and run.json to "
+                        f"{'faulted' if faults else 'ran without fault'}; wrote {plural(len(written), 'tensor')}"
+                        f"{', registers.json' if registers else ''} and run.json to "
                         f"{outdir}{unspecified_summary(written)}"))
     return 1 if (faults or not verdict.valid) else 0
 

@@ -21,6 +21,7 @@ REGISTRY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("set_mask_norm", ("SetMaskNorm", "set_mask_norm", "asc.language.basic.set_mask_norm")),
     ("set_load_data_repeat", ("SetLoadDataRepeatWithStride",)),
     ("reg_load_align", ("LoadAlign", "Reg::LoadAlign", "AscendC::Reg::LoadAlign")),
+    ("reg_load_align_vreg", ("LoadAlignRegTensor",)),
     ("reg_mask_gen", ("MaskGenWithRegTensor", "Reg::MaskGenWithRegTensor", "AscendC::Reg::MaskGenWithRegTensor")),
     ("load3d", ("Load3DBitMode", "LoadData3DBitMode", "load3d", "load_data", "asc.language.basic.load_data")),
     ("set_fmatrix", ("SetFmatrix", "set_fmatrix")),

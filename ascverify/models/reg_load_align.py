@@ -46,8 +46,8 @@ MAX_LEVELS = 4  # an AddrReg has at most 4 loop levels (CreateAddrReg)
 
 #: LoadAlign into a RegTensor (not modelled): its LoadDist values (asc-devkit include/basic_api/reg_compute/
 #: kernel_reg_compute_utils.h, enum class LoadDist) and its destination argument, said plainly when a case gives one
-REGTENSOR_LOAD = ("LoadAlign into a RegTensor is not modelled: ascverify models LoadAlign into a MaskReg (argument "
-                  "`mask`, dist DIST_NORM, DIST_US or DIST_DS)")
+REGTENSOR_LOAD = ("LoadAlign into a MaskReg (argument `mask`) takes DIST_NORM, DIST_US or DIST_DS; a load into a "
+                  "RegTensor gives the argument `dstReg` (API LoadAlignRegTensor)")
 REGTENSOR_DISTS = frozenset((
     "DIST_BRC_B8", "DIST_BRC_B16", "DIST_BRC_B32", "DIST_US_B8", "DIST_US_B16", "DIST_DS_B8", "DIST_DS_B16",
     "DIST_BDINTLV", "DIST_DINTLV_B8", "DIST_DINTLV_B16", "DIST_DINTLV_B32", "DIST_UNPACK_B8", "DIST_UNPACK_B16",
@@ -140,6 +140,27 @@ def dist_bits(raw: Any, dist: str) -> np.ndarray:
     return bits
 
 
+def src_addr_decl(source: str) -> TensorDecl:
+    """The Reg loads' UB operand ``__ubuf__ T* srcAddr`` (MaskReg and RegTensor loads alike)."""
+    return TensorDecl("srcAddr", "in", VECTOR_POSITIONS, source=source, align=lambda ctx: ctx.sizeof(), align_exact=True,
+                      pack_align=32,
+                      doc="the UB region the __ubuf__ T* pointer addresses: addr = the pointer, size = elements it may read")
+
+
+def draw_aligned_addr_reg(draw: Any, env: dict[str, Any], align: int, sz: int) -> None:
+    """An AddrReg's levels whose offset x ``sz`` bytes is a multiple of ``align``: each index_k a multiple of what
+    makes index_k * stride_k * sz one, the offset within a few KiB (shared by the MaskReg and RegTensor loads)."""
+    step = align // gcd(align, sz)  # elements: a multiple of step is a multiple of align bytes
+    for k in range(int(env["addrReg.levels"])):
+        # one up to 512 or the stride drawn before: the branch, then its value, as st.one_of(st.integers(0, 512),
+        # st.just(drawn)) makes its choices, without building those strategies for every level of every case
+        stride = draw(integers(0, 512)) if draw(integers(0, 1)) == 0 else int(env[f"addrReg.stride{k}"])
+        q = step // gcd(stride, step) if stride else 1
+        top = min(UINT16.hi, 2048 // max(1, stride * sz))
+        env[f"addrReg.stride{k}"] = stride
+        env[f"addrReg.index{k}"] = q * draw(integers(0, top // q))
+
+
 def _how(v: Values, ctx: Context) -> str:
     base = f"srcAddr.addr={v.srcAddr.addr}"
     if v["addrReg.present"]:
@@ -164,7 +185,7 @@ class LoadAlign(ApiModel):
     lint_expected = {"redundant:reg_load_align.srcAddr.read_start": "reg_load_align.post-mode-normal",
                      "redundant:reg_load_align.srcAddr.align": "reg_load_align.effective-address"}
     default_dtype = "b8"
-    unmodelled_args = {name: REGTENSOR_LOAD for name in ("dstReg", "dst")}
+    overloads = {"dstReg": "LoadAlignRegTensor", "dstReg1": "LoadAlignRegTensor"}
     forms = ((), ("addrReg",), ("postMode", "offset"))
     forms_source = f"{SEED} Prototype (three LoadAlign prototypes into a MaskReg)"
     args = (
@@ -181,11 +202,7 @@ class LoadAlign(ApiModel):
         Arg("offset", INT32, f"{_t(3, 'offset')} (int32_t, bytes); {NOTES}",
             "the post-update form's offset in bytes: srcAddr += offset after the load", default=0, optional=True),
     )
-    tensors = (
-        TensorDecl("srcAddr", "in", VECTOR_POSITIONS, source=f"{_t(1, 'srcAddr')}; {_t(2, 'srcAddr')}",
-                   align=lambda ctx: ctx.sizeof(), align_exact=True, pack_align=32,
-                   doc="the UB region the __ubuf__ T* pointer addresses: addr = the pointer, size = elements it may read"),
-    )
+    tensors = (src_addr_decl(f"{_t(1, 'srcAddr')}; {_t(2, 'srcAddr')}"),)
     notes = (
         SpecNote("reg_load_align.forms", "Which prototype a case calls",
                  "The optional arguments name the prototype: none -> plain (Table 2), addrReg -> AddrReg offset "
@@ -269,8 +286,9 @@ class LoadAlign(ApiModel):
         SpecNote("reg_load_align.dist-names", "dist values",
                  "dist is a MaskDist name. DIST_NORM, DIST_US and DIST_DS load; DIST_PACK (a MaskDist value the "
                  "vendor uses to store a MaskReg) is read and refused by reg_load_align.dist.load; `run` does not "
-                 "execute it. A LoadDist value (DIST_BRC_B16, LoadDist::DIST_NORM...) or a `dstReg` argument names "
-                 "LoadAlign into a RegTensor, which is not modelled: the case cannot be read (exit 2), and the line says so.",
+                 "execute it. A case with the argument dstReg is the load into a RegTensor (API LoadAlignRegTensor, its "
+                 "own LoadDist values); a LoadDist value (DIST_BRC_B16, LoadDist::DIST_NORM...) with `mask` cannot be "
+                 "read (exit 2), and the line says which argument the RegTensor load takes.",
                  "The page lists the three load modes; asc-devkit's MaskDist also has DIST_PACK, which its "
                  "LoadAlign implementation rejects. LoadDist is the RegTensor load's enum (asc-devkit "
                  "kernel_reg_compute_utils.h); a RegTensor load read as a MaskReg load would check the wrong bytes.",
@@ -337,8 +355,8 @@ class LoadAlign(ApiModel):
         yield tensor_min_size(f"{p}.srcAddr.read", "srcAddr", read_elems,
                               f"{TABLES_DIST} (VL/8, VL/16, VL/4 bytes moved); {_t(1, 'offset')}; {NOTES}",
                               params=("dist", "addrReg", "postMode", "offset"),
-                              message="srcAddr.size={srcAddr.size} elements, but the load reads up to element {need} "
-                                      "(its offset plus the 32 / 16 / 64 bytes of DIST_NORM / DIST_US / DIST_DS)",
+                              message="srcAddr.size={srcAddr.size} elements, but the load needs {need} (its offset "
+                                      "plus the 32 / 16 / 64 bytes of DIST_NORM / DIST_US / DIST_DS)",
                               notes=("reg_load_align.effective-address", "reg_load_align.dist-units"))
         yield rule(f"{p}.srcAddr.read_start", ("srcAddr", "addrReg", "postMode", "offset", "dtype"),
                    lambda v, ctx: offset_bytes(v, ctx) >= 0,
@@ -365,17 +383,7 @@ class LoadAlign(ApiModel):
             for k in range(MAX_LEVELS):
                 env[f"addrReg.stride{k}"] = env[f"addrReg.index{k}"] = 0
             return
-        sz = ctx.sizeof()
-        align = ALIGN_BYTES[DIST.choices[int(env["dist"])]]
-        step = align // gcd(align, sz)  # elements: a multiple of step is a multiple of align bytes
-        for k in range(int(env["addrReg.levels"])):
-            # one up to 512 or the stride drawn before: the branch, then its value, as st.one_of(st.integers(0, 512),
-            # st.just(drawn)) makes its choices, without building those strategies for every level of every case
-            stride = draw(integers(0, 512)) if draw(integers(0, 1)) == 0 else int(env[f"addrReg.stride{k}"])
-            q = step // gcd(stride, step) if stride else 1
-            top = min(UINT16.hi, 2048 // max(1, stride * sz))
-            env[f"addrReg.stride{k}"] = stride
-            env[f"addrReg.index{k}"] = q * draw(integers(0, top // q))
+        draw_aligned_addr_reg(draw, env, ALIGN_BYTES[DIST.choices[int(env["dist"])]], ctx.sizeof())
 
     # -- semantics --------------------------------------------------------------------------------------------
 

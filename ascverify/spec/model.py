@@ -77,6 +77,9 @@ class ApiModel:
     #: Argument names of an overload the model does not cover (LoadAlign into a RegTensor: ``dstReg``) -> why a case
     #: that gives one is refused (said instead of "unknown argument")
     unmodelled_args: ClassVar[Mapping[str, str]] = {}
+    #: Argument names only another overload of the same call takes -> the name of the model of that overload (a
+    #: ``LoadAlign`` case with ``dstReg`` is read by ``LoadAlignRegTensor``: `registry.overload_for`)
+    overloads: ClassVar[Mapping[str, str]] = {}
     #: The element types the vendor documents on an ``unmodelled`` product (absent: any type is let through there)
     unmodelled_types: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     #: False for an API without an element type (its ``support`` names a stand-in): a case's other T draws a

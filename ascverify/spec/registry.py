@@ -11,7 +11,7 @@ name its line of the list does not declare, or declares a name it does not regis
 from __future__ import annotations
 
 import importlib
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from .errors import InputError, ModelDefinitionError, did_you_mean
 from .model import ApiModel
@@ -139,6 +139,17 @@ def get_api(name: str) -> ApiModel:
     if got is None:
         raise InputError(f"unknown API {name!r}{did_you_mean(name, api_names())}", field="api")
     return got
+
+
+def overload_for(model: ApiModel, args: Any) -> ApiModel:
+    """The model of the overload a call's ``args`` name: ``model.overloads`` maps an argument only that overload takes
+    (LoadAlign's ``dstReg``: the RegTensor load) to its model's name; ``model`` itself otherwise."""
+    if model.overloads and type(args) is dict:
+        for k in args:
+            target = model.overloads.get(k) if type(k) is str else None
+            if target is not None:
+                return get_api(target)
+    return model
 
 
 def iter_apis() -> Iterator[ApiModel]:

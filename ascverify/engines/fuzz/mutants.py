@@ -373,7 +373,7 @@ def _minus_one(name: str, at_least: int = 2) -> Callable[[Any], dict[str, Any] |
 
 
 def api_mutants() -> list[Mutant]:
-    brm, bil = ("BlockReduceMin",), ("BilinearInterpolation",)
+    brm, bil, vreg = ("BlockReduceMin",), ("BilinearInterpolation",), ("LoadAlignRegTensor",)
     return [
         Mutant("masked-block-fill-zero", "a fully masked-off block stores 0 instead of the product's fill value",
                _with_trace(_fill_zero), brm),
@@ -390,6 +390,12 @@ def api_mutants() -> list[Mutant]:
                           if int(c.env.get("vRepeat", 0)) >= 2 else None), bil),
         Mutant("last-vertical-iteration-dropped", "vRepeat - 1 vertical iterations run",
                _with_case(_minus_one("vRepeat")), bil),
+        Mutant("dual-load-registers-swapped", "the dual load's even elements go to dstReg1, the odd to dstReg",
+               _with_case(lambda c: {"dstReg": int(c.env["dstReg1"]), "dstReg1": int(c.env["dstReg"])}
+                          if c.env.get("dstReg1.present") and int(c.env["dstReg"]) != int(c.env["dstReg1"])
+                          else None), vreg),
+        Mutant("load-read-one-block-late", "the RegTensor load reads one 32-byte block after its address",
+               _with_trace(_read_late), vreg),
     ]
 
 
