@@ -13,8 +13,17 @@ from typing import Any
 import numpy as np
 
 from ..cases.program import Program
+from .faults import CoreLimit
 from .memory import Memory, Trace
 from .run import RunResult, fits, load_tensor, tensors_after
+
+#: The most work `run_program` does for a program beyond its largest call, in bytes: every byte its calls read and
+#: write, every byte of the tensors it keeps after each call, and `CALL_WORK` per call. One call is bounded by
+#: `faults.MAX_ITERATIONS`; without this a file of 100,000 legal calls would hold gigabytes and run for minutes (a
+#: shipped or vendor program is a few calls and a few MiB of work).
+PROGRAM_MAX_WORK = 1 << 28
+#: What one call counts besides its bytes: the time of a call of a few repeats (about a millisecond) in bytes of work.
+CALL_WORK = 1 << 16
 
 
 @dataclass
@@ -35,8 +44,12 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
     rng = np.random.default_rng(seed)
     memory = Memory.for_product(program.product)
     filled: set[str] = set()  # shared tensors loaded so far (once, before their first call)
+    if len(program.calls) * CALL_WORK > PROGRAM_MAX_WORK:  # refused before any work is done
+        raise CoreLimit(f"the program has {len(program.calls):,} calls; the core runs at most "
+                        f"{PROGRAM_MAX_WORK // CALL_WORK:,} in one program (no shipped or vendor program needs more)")
     runs = []
     state: dict[str, Any] = {}
+    work = largest = 0
     for call in program.calls:
         case = call.case.model.with_state(call.case, state)
         for decl in _loading_order(case):
@@ -55,7 +68,20 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
         res.tensors = tensors_after(case, memory)
         runs.append(res)
         call.case.model.apply_state(call.case, state)
+        done = call_work(res)
+        work, largest = work + done, max(largest, done)
+        if work - largest > PROGRAM_MAX_WORK:
+            raise CoreLimit(f"the program's calls 0 to {call.index} do {work:,} bytes of work (bytes read, written and "
+                            f"kept, {CALL_WORK:,} per call); the core runs at most {PROGRAM_MAX_WORK:,} beyond the "
+                            "largest call (no shipped or vendor program needs more)")
     return ProgramRun(program, runs, memory)
+
+
+def call_work(res: RunResult) -> int:
+    """What one call of a program costs (`PROGRAM_MAX_WORK`): the bytes it read and wrote, the bytes of the tensors
+    kept after it, and `CALL_WORK`."""
+    accessed = sum(int(np.size(r.starts)) * int(r.length) for r in res.trace.records)
+    return accessed + sum(int(a.nbytes) for a in res.tensors.values()) + CALL_WORK
 
 
 def _loading_order(case: Any) -> list[Any]:

@@ -277,6 +277,10 @@ def build_map(case: Case, *, result: Result | None = None, violations: Sequence[
                      len(result.unchecked) if result is not None else 0)
 
 
+#: The calls of a program `program_maps` draws (the first ones); `check` reports on all of them.
+MAX_DRAWN_CALLS = 256
+
+
 def program_maps(program: Program, *, result: Result | None = None, seed: int = 0, origin: str = "",
                  execute: bool = True) -> list[MemoryMap]:
     """One map per call of a program: the call as it executes (with the state earlier calls set), the rules it
@@ -292,7 +296,8 @@ def program_maps(program: Program, *, result: Result | None = None, seed: int = 
             note = f"{type(exc).__name__}: {one_line(str(exc))[:200]}"
     found = [*result.violations, *result.warnings]
     maps = []
-    for call in program.calls:
+    drawn = program.calls[:MAX_DRAWN_CALLS]
+    for call in drawn:
         mine = [v for v in found if v.call == call.index]
         where = f"{origin}: call {call.index}" if origin else f"call {call.index}"
         if call.index < len(runs):
@@ -304,6 +309,10 @@ def program_maps(program: Program, *, result: Result | None = None, seed: int = 
         for p in m.problems:
             p.call = call.index
         maps.append(m)
+    left = len(program.calls) - len(drawn)
+    if left > 0 and maps:  # a map per call costs tens of milliseconds: a long program's first calls only
+        maps[-1].run_note = "; ".join(filter(None, (maps[-1].run_note, f"the program's other {left:,} calls are not "
+                                                    f"drawn (show draws its first {MAX_DRAWN_CALLS})")))
     return maps
 
 
