@@ -51,7 +51,18 @@ _SYMLINK_LOOP = re.compile(r"Symlink loop from '(.*)'", re.S)
 
 class AscverifyCommand(click.Command):
     """A command whose "did you mean" for a misspelt option names only the options its help shows (not the older
-    spellings kept hidden, such as --jobs for --workers)."""
+    spellings kept hidden, such as --jobs for --workers), and that refuses an empty file or folder name."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """An option that names a file or folder (metavar FILE or DIR) given as "" is bad input, not "none": a
+        script's unset variable (``--report "$REPORT"``) must not turn saving off without a word."""
+        for p in self.params:
+            if isinstance(p, click.Option) and (p.metavar or "").startswith(("FILE", "DIR")):
+                value = ctx.params.get(p.name)
+                if value == "" or (isinstance(value, (list, tuple)) and "" in value):
+                    raise InputError("an empty path: give a file or folder name (`-`: standard input or output, "
+                                     "where the option takes it)", field=max(p.opts, key=len))
+        return super().invoke(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:

@@ -104,6 +104,8 @@ def _check_config_value(key: str, value: Any, path: str) -> None:
     if not holds(value):
         shown = json.dumps(value, default=str)  # as the file spells it (TOML's dates: their text)
         raise InputError(f"{key}: expected {wanted}, got {one_line(shown)[:80]}", where=path, field="--config")
+    if key in CONFIG_WRITES and value == "":  # not "none": an empty name would turn saving off without a word
+        raise InputError(f"{key}: an empty path: give a file or folder name", where=path, field="--config")
     if any("\x00" in v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)):
         raise InputError(f"{key}: holds a NUL character (no file name, command or name does)", where=path,
                          field="--config")

@@ -35,6 +35,7 @@ import os
 import re
 import stat
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -130,10 +131,12 @@ def _write_stdout(writer: Callable[[Any], None]) -> None:
         raise os_error(exc, "standard output") from None
 
 
-def check_file_path(path: str, field: str, inputs: "Inputs | None" = None) -> Path:
+def check_file_path(path: str, field: str, inputs: "Inputs | None" = None, *, probe: bool = False) -> Path:
     """``path`` can be written as one file: a name not too long, not a folder, its nearest existing parent a
     folder, not an input of the command; OutputError (one line, exit status 2) otherwise. Checked before the
-    work that fills it. ``-`` is standard output: nothing to check."""
+    work that fills it. ``-`` is standard output: nothing to check. ``probe`` (before a long campaign): a file is
+    created and removed in that parent, as `atomic_write` will create one there (permission bits do not tell:
+    root may not write /sys or /proc either)."""
     p = Path(path)
     if is_stdout(path):
         return p
@@ -149,6 +152,10 @@ def check_file_path(path: str, field: str, inputs: "Inputs | None" = None) -> Pa
                 if not parent.is_dir():
                     raise OutputError(f"cannot write: {shown(parent)} is not a folder", where=shown(path), field=field)
                 break
+        if probe:
+            fd, tmp = tempfile.mkstemp(dir=parent, prefix=".ascverify-probe-")
+            os.close(fd)
+            os.unlink(tmp)
     except OSError as exc:
         raise os_error(exc, path, field=field) from None
     what = inputs.which(p) if inputs is not None else None

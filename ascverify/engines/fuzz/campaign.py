@@ -44,6 +44,7 @@ from .reports import coverage_lines, json_report, junit_xml, observed_totals, wr
 from .checks import Differential
 from .reproducers import PRIVATE, clean_stale
 from .runner import ItemResult, RunOptions, Sink, open_target, run_items
+from .storage import private_hypothesis_storage
 
 #: Seconds workers get to save their findings and report after being told to stop.
 WORKER_GRACE = 15.0
@@ -332,7 +333,13 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
 
 def run_campaign(config: CampaignConfig, *, display: Display | None = None,
                  print_coverage: bool = True) -> CampaignResult:
-    """Run a campaign and write its reports; InputError for bad options."""
+    """Run a campaign and write its reports; InputError for bad options. Hypothesis keeps its files in a temporary
+    folder meanwhile (`storage.private_hypothesis_storage`), not in the current one."""
+    with private_hypothesis_storage():
+        return _campaign(config, display, print_coverage)
+
+
+def _campaign(config: CampaignConfig, display: Display | None, print_coverage: bool) -> CampaignResult:
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     t0 = time.time()
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
@@ -364,7 +371,7 @@ def run_campaign(config: CampaignConfig, *, display: Display | None = None,
 
 def check_report_path(path: str, field: str) -> None:
     """A report can be written at ``path`` (``outputs.check_file_path``), checked before the campaign runs."""
-    check_file_path(path, field)
+    check_file_path(path, field, probe=True)
 
 
 def _run_campaign(config: CampaignConfig, opts: RunOptions, seed: int, items: list[Unit], known: set[str], t0: float,

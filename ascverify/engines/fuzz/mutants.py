@@ -34,6 +34,7 @@ from ...spec.registry import apis, get_api
 from ..interrupts import start_pool
 from .plan import Unit
 from .runner import RunOptions, run_item
+from .storage import private_hypothesis_storage
 
 BLOCK = 32
 #: Cases of the first, short run of a mutant (see `run_job`).
@@ -490,7 +491,14 @@ def selftest_jobs(apis: Sequence[str], mutant_names: Sequence[str] | None, examp
 def run_selftest(apis: Sequence[str], *, mutant_names: Sequence[str] | None = None, examples: int = 60,
                  seed: int = 0, workers: int = 1, control_examples: int = 20,
                  on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Every (mutant, API) job plus a control run per API; in ``workers`` processes when > 1."""
+    """Every (mutant, API) job plus a control run per API; in ``workers`` processes when > 1. Hypothesis keeps its
+    files in a temporary folder meanwhile (`storage.private_hypothesis_storage`), not in the current one."""
+    with private_hypothesis_storage():
+        return _run_selftest(apis, mutant_names, examples, seed, workers, control_examples, on_outcome)
+
+
+def _run_selftest(apis: Sequence[str], mutant_names: Sequence[str] | None, examples: int, seed: int, workers: int,
+                  control_examples: int, on_outcome: Callable[[Outcome], None] | None) -> list[Outcome]:
     jobs = selftest_jobs(apis, mutant_names, examples, seed, control_examples)
     # the slowest first, so that workers finish together: survivors run all their examples
     out: list[Outcome] = []

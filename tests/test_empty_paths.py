@@ -1,0 +1,81 @@
+"""An option naming a file or folder given as "" is bad input (audit 16, M1): `fuzz --findings ""` reported a
+finding whose reproducer was never written, `--report "" --junit ""`, `gen --html ""`, `show --svg ""` and `fix -o ""`
+saved nothing without a word, `run -o ""` wrote into the current folder. A script's unset variable
+(``--report "$REPORT"``) must not turn saving off."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ascverify.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+BAD = str(ROOT / "examples" / "bad" / "bad.json")
+CASE = str(ROOT / "examples" / "bilinear_interpolation.json")
+
+
+@pytest.mark.parametrize("args, option", [
+    (["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "2", "--findings", ""], "--findings"),
+    (["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "2", "--report", ""], "--report"),
+    (["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "2", "--junit", ""], "--junit"),
+    (["gen", "BlockReduceMin", "-p", "atlas-a2", "-n", "2", "-o", "g", "--html", ""], "--html"),
+    (["show", BAD, "--svg", ""], "--svg"),
+    (["fix", BAD, "-o", ""], "--output"),
+    (["run", CASE, "-o", ""], "--output"),
+    (["synth", "BlockReduceMin", "-p", "atlas-a2", "-n", "1", "-o", ""], "--output"),
+    (["selftest", "--mutant", "write-one-block-late", "--report", ""], "--report"),
+])
+def test_an_empty_path_is_bad_input(tmp_path, monkeypatch, args, option):
+    monkeypatch.chdir(tmp_path)
+    got = CliRunner().invoke(main, args)
+    assert got.exit_code == 2, got.output
+    assert got.output.strip().splitlines() == [f"ascverify: {option}: an empty path: give a file or folder name "
+                                               "(`-`: standard input or output, where the option takes it)"]
+    assert list(tmp_path.iterdir()) == []  # nothing written, nothing run
+
+
+def test_an_empty_path_in_a_campaign_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "camp.toml").write_text('apis = ["BlockReduceMin"]\nexamples = 2\nfindings = ""\n')
+    got = CliRunner().invoke(main, ["fuzz", "--config", "camp.toml"])
+    assert got.exit_code == 2
+    assert got.output.strip() == "ascverify: camp.toml: --config: findings: an empty path: give a file or folder name"
+
+
+@pytest.mark.skipif(not Path("/sys").is_dir(), reason="needs /sys (Linux)")
+def test_a_report_that_cannot_be_written_is_found_before_the_campaign(tmp_path, monkeypatch):
+    """audit 16, M2: as root the permission bits say /sys is writable; the campaign ran, then the report failed. A
+    file created and removed in the report's folder tells (and leaves nothing behind where it can)."""
+    monkeypatch.chdir(tmp_path)
+    got = CliRunner().invoke(main, ["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "5",
+                                    "--report", "/sys/ascverify-report.json"])
+    assert got.exit_code == 2
+    assert got.output.strip().startswith("ascverify: /sys/ascverify-report.json: --report: cannot write")
+    assert "cases" not in got.output  # no campaign ran
+    got = CliRunner().invoke(main, ["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "2",
+                                    "--report", "out/r.json", "--findings", "f"])
+    assert got.exit_code == 0 and (tmp_path / "out" / "r.json").is_file()
+    assert not [p for p in tmp_path.rglob(".ascverify-probe-*")]
+
+
+def test_fuzz_and_selftest_leave_the_current_folder_alone(tmp_path):
+    """audit 16, M3: Hypothesis wrote .hypothesis/constants/ (about 100 files) into the folder the command ran in,
+    even with --database none and --findings elsewhere. A fresh process: Hypothesis mines those constants once."""
+    import subprocess
+    import sys
+
+    here = tmp_path / "here"
+    here.mkdir()
+    for args in (["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "3", "--database", "none",
+                  "--findings", str(tmp_path / "found"), "-q"],
+                 ["selftest", "BlockReduceMin", "--mutant", "write-one-block-late", "--examples", "3", "-q"]):
+        got = subprocess.run([sys.executable, "-m", "ascverify", *args], cwd=here, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert got.returncode in (0, 1), got.stderr
+        assert list(here.iterdir()) == [], args[0]
