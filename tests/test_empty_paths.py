@@ -79,3 +79,14 @@ def test_fuzz_and_selftest_leave_the_current_folder_alone(tmp_path):
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert got.returncode in (0, 1), got.stderr
         assert list(here.iterdir()) == [], args[0]
+
+
+def test_a_closed_pipe_is_not_a_finding():
+    """audit 16, M4: `ascverify schema | head -1` exited 1, which says "a finding"; now 141 (128 + SIGPIPE), as a
+    shell reports a process a closed pipe stopped, and nothing on standard error."""
+    proc = subprocess.Popen([sys.executable, "-m", "ascverify", "schema"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.readline().strip() == b"{"
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 141 and err == b""

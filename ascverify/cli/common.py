@@ -41,6 +41,9 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 #: Exit statuses of every command (docs/cli.md): 0 clean, 1 a finding (a rule broken, a fault, a failing case),
 #: 2 bad input or usage (or a solver question left undecided), 3 an internal error, 130 interrupted.
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+#: Standard output closed by its reader (``... | head``): 128 + SIGPIPE, as a shell reports a process SIGPIPE
+#: stopped; not 1, which says a finding
+EXIT_PIPE_CLOSED = 141
 FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
                              help="Output format.")
 
@@ -112,9 +115,9 @@ class AscverifyGroup(click.Group):
         except InputError as exc:
             emit_error(one_line(f"ascverify: {exc.line()}"))
             ctx.exit(2)
-        except BrokenPipeError:  # `ascverify check ... | head`: stop quietly
+        except BrokenPipeError:  # `ascverify check ... | head`: stop quietly, with the status of a SIGPIPE stop
             silence_stdout()
-            ctx.exit(1)
+            ctx.exit(EXIT_PIPE_CLOSED)
         except Exception as exc:  # noqa: BLE001 - the one place that reports our own bugs
             if ctx.params.get("debug"):
                 raise
