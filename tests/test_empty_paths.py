@@ -90,3 +90,15 @@ def test_a_closed_pipe_is_not_a_finding():
     proc.stdout.close()
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 141 and err == b""
+
+
+def test_usage_errors_are_one_line():
+    """audit 16: a misspelt option or a bad value printed click's four-line usage block; bad input is one line."""
+    for args, line in ((["check", "--formt", "json", "x"],
+                        "ascverify check: No such option '--formt'. Did you mean '--format'? (see ascverify check --help)"),
+                       (["gen", "BlockReduceMin", "-p", "atlas-a2", "-n", "abc", "-o", "x"],
+                        "ascverify gen: Invalid value for '-n': 'abc' is not a valid integer range. "
+                        "(see ascverify gen --help)"),
+                       (["chek", "x"], "ascverify: no such command 'chek' (did you mean 'check'?) (see ascverify --help)")):
+        got = CliRunner().invoke(main, args, prog_name="ascverify")
+        assert got.exit_code == 2 and got.output.splitlines() == [line], got.output

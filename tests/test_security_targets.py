@@ -223,6 +223,14 @@ def test_a_redis_password_is_never_printed(tmp_path, url):
     assert "hunter2" not in r.output and "***" in r.stderr
 
 
+def test_a_redis_user_name_does_not_garble_the_message(tmp_path):
+    """audit 16: the user name "u" was replaced everywhere, as a secret: "Connection ref***sed", "Val***eError". The
+    password is still never printed."""
+    r = invoke("fuzz", "--examples", "1", "--database", "redis://u:s3cret@127.0.0.1:1/0", "--findings", tmp_path / "f")
+    assert r.exit_code == 2 and "s3cret" not in r.output
+    assert "u:***@127.0.0.1" in r.stderr and "ref***sed" not in r.stderr and "cannot reach" in r.stderr
+
+
 def _dead_pid() -> int:
     p = subprocess.Popen([sys.executable, "-c", "pass"])
     p.wait()

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..spec.dtypes import DType
-from ..spec.errors import InputError
+from ..spec.errors import InputError, one_line
 from .bounded_read import LineReader, NotRegular, open_regular, opened_path, read_at_most
 from .fields import expected_number, short
 
@@ -200,6 +200,17 @@ def _read_bin(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: 
     return dtype.from_bytes(np.frombuffer(raw, dtype=np.uint8), n)
 
 
+def _npy_problem(exc: BaseException) -> str:
+    """numpy's words for a .npy header it refuses, as ours: its parser's internals (``<ast.Call object at 0x...>``,
+    "adjust `max_header_size`") mean nothing to the owner of the file."""
+    text = one_line(str(exc))
+    if "max_header_size" in text or "Header info length" in text:
+        return "its header is too long for a .npy file of numbers (numpy refuses headers over 10,000 bytes)"
+    if isinstance(exc, ValueError) and ("malformed node" in text or "ast." in text or "header" in text.lower()):
+        return "its header is not a .npy header (a dict of descr, fortran_order and shape literals)"
+    return text[:120]
+
+
 def _read_npy(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: int, limit: int) -> np.ndarray:
     """A .npy file's values, flat in element order: shape and type from the header first, then only that data."""
     from numpy.lib import format as npy
@@ -215,7 +226,7 @@ def _read_npy(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: 
                 raise InputError(f"data file {shown} is .npy format {version[0]}.{version[1]}; 1.0 and 2.0 are read",
                                  field=field)
         except (ValueError, OSError, EOFError) as exc:
-            raise InputError(f"cannot read data file {shown}: {str(exc)[:120]}", field=field) from None
+            raise InputError(f"cannot read data file {shown}: {_npy_problem(exc)}", field=field) from None
         if stored.hasobject:
             raise InputError(f"data file {shown} holds Python objects (a pickle), not numbers", field=field)
         if stored.kind not in "biuf" and stored != dtype.numpy:

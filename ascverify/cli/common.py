@@ -52,6 +52,17 @@ FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(FORMATS), defa
 _SYMLINK_LOOP = re.compile(r"Symlink loop from '(.*)'", re.S)
 
 
+def one_line_usage(exc: click.UsageError, ctx: click.Context | None) -> click.UsageError:
+    """``exc`` shown as one line on standard error (exit status 2), like every other bad input: ``ascverify check:
+    No such option: --formt Did you mean --format? (ascverify check --help)``, not click's usage block."""
+    path = (ctx.command_path if ctx is not None else "") or "ascverify"
+
+    def show(file: Any = None) -> None:
+        emit_error(one_line(f"{path}: {exc.format_message()} (see {path} --help)"))
+    exc.show = show  # type: ignore[method-assign]
+    return exc
+
+
 class AscverifyCommand(click.Command):
     """A command whose "did you mean" for a misspelt option names only the options its help shows (not the older
     spellings kept hidden, such as --jobs for --workers), and that refuses an empty file or folder name."""
@@ -75,7 +86,9 @@ class AscverifyCommand(click.Command):
                       for name in (*p.opts, *p.secondary_opts)}
             if exc.possibilities:
                 exc.possibilities = [name for name in exc.possibilities if name not in hidden]
-            raise
+            raise one_line_usage(exc, ctx) from None
+        except click.UsageError as exc:
+            raise one_line_usage(exc, ctx) from None
 
 
 class AscverifyGroup(click.Group):
@@ -85,9 +98,12 @@ class AscverifyGroup(click.Group):
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name = args[0] if args else ""
-        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            ctx.fail(f"no such command {name!r}{did_you_mean(name, self.list_commands(ctx))}.")
-        return super().resolve_command(ctx, args)
+        try:
+            if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+                ctx.fail(f"no such command {name!r}{did_you_mean(name, self.list_commands(ctx))}")
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            raise one_line_usage(exc, ctx) from None
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
@@ -158,8 +174,8 @@ def main(debug: bool) -> None:
       ascverify products
 
     Exit status (every command): 0 clean, 1 a finding (a rule broken, a fault, a failing case),
-    2 bad input or usage, 3 internal error, 130 interrupted (Ctrl-C or SIGTERM). docs/cli.md
-    has the table of options and exit statuses.
+    2 bad input or usage, 3 internal error, 130 interrupted (Ctrl-C or SIGTERM), 141 standard
+    output closed (`... | head`). docs/cli.md has the table of options and exit statuses.
     """
 
 

@@ -302,7 +302,10 @@ def _redacted_error(text: str, url: str) -> str:
     """An error message with every secret of ``url`` removed (a client may quote its URL or password)."""
     try:
         p = urlparse(url)
-        secrets = [p.password or "", p.username or ""] + [v for k, v in parse_qsl(p.query) if k.lower() in _SECRET_PARAMS]
+        # the user name is no secret (`redact_url` keeps it): replacing it everywhere garbled the client's words (a
+        # user "u": "Connection ref***sed"); passwords and tokens are replaced wherever they appear
+        secrets = [p.password or ""] + [v for k, v in parse_qsl(p.query)
+                                        if k.lower() in _SECRET_PARAMS and k.lower() not in ("username", "user")]
     except ValueError:
         secrets = []
     text = text.replace(url, redact_url(url))
