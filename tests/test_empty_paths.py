@@ -102,3 +102,11 @@ def test_usage_errors_are_one_line():
                        (["chek", "x"], "ascverify: no such command 'chek' (did you mean 'check'?) (see ascverify --help)")):
         got = CliRunner().invoke(main, args, prog_name="ascverify")
         assert got.exit_code == 2 and got.output.splitlines() == [line], got.output
+
+
+def test_a_json_campaign_file_gives_each_key_once(tmp_path, monkeypatch):
+    """audit 16: a key given twice silently took the last value (TOML refuses it; so does JSON now)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.json").write_text('{"apis": ["BlockReduceMin"], "examples": 2, "examples": 3}')
+    got = CliRunner().invoke(main, ["fuzz", "--config", "c.json"])
+    assert got.exit_code == 2 and got.output.strip() == "ascverify: c.json: --config: the key 'examples' is given twice"

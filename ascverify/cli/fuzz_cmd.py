@@ -59,7 +59,10 @@ def _read_config(path: str) -> dict[str, Any]:
         raise InputError(f"not UTF-8 text (byte {exc.start})", where=path, field="--config") from None
     try:
         if Path(path).suffix.lower() == ".json":
-            doc = json.loads(text)
+            try:
+                doc = json.loads(text, object_pairs_hook=_no_repeated_keys)  # as TOML refuses a key given twice
+            except InputError as exc:
+                raise InputError(exc.message, where=path, field="--config") from None
         else:
             try:
                 import tomllib
@@ -85,6 +88,16 @@ def _read_config(path: str) -> dict[str, Any]:
             value = [value]
         _check_config_value(k, value, path)
         out[_PARAM_NAMES.get(k, k)] = value
+    return out
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object of a campaign file; InputError when it gives a key twice (the last one would win unsaid)."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise InputError(f"the key {k!r} is given twice")
+        out[k] = v
     return out
 
 
@@ -203,7 +216,7 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
 @click.option("--coverage/--no-coverage", default=False, show_default=True,
               help="Print the rule coverage table on standard error (so does -v); the --report file always holds it.")
 @verbosity_options(verbose_help="Also print the rule coverage table on standard error.",
-                   quiet_help="No progress display (findings and the summary still print).")
+                   quiet_help="No progress display and no summary (findings and errors still print).")
 def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, target_cmd: str | None,
          config_target: bool, kind: tuple[str, ...], examples: int, seconds: float | None, seed: int | None, rtol: float | None,
          atol: float | None, error_ratio: float | None, timeout: float, junit: str | None, report: str | None,
