@@ -293,7 +293,10 @@ def test_src_holds_the_channel_groups_the_k_window_reads():
 
     errors, warnings = verdict_with(256, kStep=64)
     assert "load3d.src.footprint_window" not in errors and "load3d.src.footprint.unreached" in warnings
-    assert "load3d.src.footprint_window" in verdict_with(255, kStep=64)[0]
+    errors, warnings = verdict_with(255, kStep=64)
+    # the window reads past src: the error says so, and the warning that "the K window reads none of the channel
+    # groups past src" is not drawn beside it (hunt 17: the vendor's fixpipe tests drew both)
+    assert "load3d.src.footprint_window" in errors and "load3d.src.footprint.unreached" not in warnings
     assert "load3d.src.footprint_window" in verdict_with(256, kStep=64, kPos=64)[0]
     errors, warnings = verdict_with(512, kStep=64, kPos=64)
     assert not errors and "load3d.src.footprint.unreached" not in warnings

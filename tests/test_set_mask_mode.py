@@ -156,3 +156,16 @@ def test_the_placeholder_on_atlas_200i_after_a_count_draws_one_warning():
     assert found(check_program(parse_program(prog))) == ([], [(2, "block_reduce_sum.mask.count_argument")])
     run = run_program(parse_program(prog)).runs[-1]
     assert unspecified_elements(run.memory, "UB", 2048, 8, get_dtype("float")).all()
+
+
+def test_the_count_idiom_with_a_zero_count_or_a_high_word_is_warned():
+    """SetMaskCount(); SetVectorMask<half>(200, 0): the words go in as given and Counter mode reads maskLow, a count of
+    0 (nothing computed), maskHigh without effect -- what counter.nonzero and counter.high say of the COUNTER
+    template's own words (hunt 17's probe: no warning at all before)."""
+    def warned(high, low):
+        prog = program({"api": "SetMaskCount"}, {"api": "SetVectorMask", "args": {"maskHigh": high, "maskLow": low}})
+        return found(check_program(parse_program(prog)))[1]
+    counter = {"set_vector_mask.counter.nonzero", "set_vector_mask.counter.high"}
+    assert {w for _, w in warned(200, 0)} & counter == counter
+    assert warned(0, 400) == []          # the vendor's idiom itself
+    assert {w for _, w in warned(3, 400)} & counter == {"set_vector_mask.counter.high"}

@@ -667,7 +667,9 @@ def v2_rules(p: str) -> Iterator[Any]:
                           message="src.size={src.size} elements but the feature map fmatrix describes has {need}: "
                                   "the K window reads none of the channel groups past src (the vendor's own tests size "
                                   "L1 so), the load is not modelled here, so whether it touches them is unknown",
-                          params=("fmatrix", "sizeChannel"), severity=WARNING, when=lambda v, ctx: _fm_ok(v),
+                          params=("fmatrix", "sizeChannel"), severity=WARNING,
+                          # only where the window stays inside src (else footprint_window's error says it reads past)
+                          when=lambda v, ctx: And(_fm_ok(v), v.src.size >= src_elems_reached(v, ctx)),
                           notes=("load3d.products-v2", "load3d.fmatrix"), products=v2)
     yield rule(f"{p}.v2.nop", ("kStep", "mStep", "sizeChannel", "Wk", "Hk", "filterW", "filterH", "fmatrix"),
                lambda v, ctx: Not(v2_nop(v)),

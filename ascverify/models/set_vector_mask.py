@@ -284,7 +284,9 @@ class SetVectorMask(ApiModel):
         SetVectorMask<T>(maskHigh, maskLow) in Counter mode (the words are written as given)."""
         mode = state.get(MASK_MODE_STATE)
         own = MODE.choices[int(case.env["mode"])]
-        if mode is None or mode == own or (mode == "COUNTER" and case.env["mask.bitwise"]):
+        if mode == "COUNTER" and own == "NORMAL" and case.env["mask.bitwise"]:
+            return self._counted_words(case)
+        if mode is None or mode == own:
             return []
         read = as_read(case, mode)
         shown = (f"a count of {int(counter_count(read.values()))} elements" if mode == "COUNTER" else
@@ -292,6 +294,22 @@ class SetVectorMask(ApiModel):
         r = self.rule_by_id[f"{self.prefix}.mode.differs"]
         return [(r, f"mode={own} but the vector unit is in {mode.title()} mode (the last SetMask"
                     f"{'Count' if mode == 'COUNTER' else 'Norm'}): the register's words are read as {shown}")]
+
+    def _counted_words(self, case: Case) -> list[tuple[Any, str]]:
+        """The vendor's idiom SetMaskCount(); SetVectorMask<T>(maskHigh, maskLow): the words are written as given and
+        Counter mode reads maskLow as the count. What the COUNTER template's own rules say of its words (counter.nonzero,
+        counter.high) holds here too: a count of 0 computes nothing, maskHigh has no effect (hunt 17)."""
+        env, out = case.env, []
+        low, high = int(env["mask.w0"]), int(env["mask.w1"]) if int(env["mask.nwords"]) > 1 else 0
+        if low == 0:
+            out.append((self.rule_by_id[f"{self.prefix}.counter.nonzero"],
+                        "the vector unit is in Counter mode (the last SetMaskCount): maskLow=0 is a count of 0 elements, "
+                        "the ops that use it compute nothing"))
+        if high:
+            out.append((self.rule_by_id[f"{self.prefix}.counter.high"],
+                        f"the vector unit is in Counter mode (the last SetMaskCount): maskHigh={high} has no effect (the "
+                        "count is maskLow)"))
+        return out
 
 
 def as_read(case: Case, mode: str) -> Case:
