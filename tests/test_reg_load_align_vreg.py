@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from ascverify import check_case, parse_case, run_case
 from ascverify.cases.program import parse_program
 from ascverify.cli import main
+from ascverify.checking.program import check_program
 from ascverify.core.program import run_program
 from ascverify.spec.errors import InputError
 
@@ -252,3 +253,35 @@ def test_a_program_run_writes_its_registers_and_outputs(tmp_path):
     assert regs["vreg"]["5"][:4] == [3, 0, 0, 0]
     # the u16 3 = bits 0 and 1 of srcReg, each doubled for a 16-bit T: mask bits 0-3
     assert regs["mask"]["1"][:2] == [0b1111, 0]
+
+
+def test_a_post_update_moves_the_pointer_for_the_next_call_of_a_program():
+    """hunt 18's probe p11: two PostUpdate loads of one tensor both read its first 256 bytes; the vendor's loop
+    (`LoadAlign<T, POST_MODE_UPDATE>(reg, src, 128)` per iteration) reads successive blocks. Now the second call
+    starts where the first left srcAddr, with the elements left after it; a third runs off the tensor's end."""
+    x = list(range(256))
+    load = {"api": "LoadAlign", "args": {"postMode": "POST_MODE_UPDATE", "postUpdateStride": 128},
+            "tensors": {"srcAddr": "x"}}
+    calls = [{**load, "args": {**load["args"], "dstReg": r}} for r in range(3)]
+    prog = {"product": "atlas-350", "dtype": "uint16",
+            "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 256, "data": x}}, "calls": calls[:2]}
+    res = run_program(parse_program(prog))
+    assert res.memory.registers.get("vreg", 0).view("<u2").tolist() == x[:128]
+    assert res.memory.registers.get("vreg", 1).view("<u2").tolist() == x[128:]
+    assert check_program(parse_program(prog)).valid
+    prog["calls"] = calls
+    over = check_program(parse_program(prog))
+    assert [(v.call, v.id) for v in over.violations] == [(2, "reg_load_align_vreg.srcAddr.read")]
+    assert "srcAddr.size=0 elements" in over.violations[0].message
+
+
+def test_the_mask_reg_load_moves_its_pointer_too():
+    """LoadAlign into a MaskReg, POST_MODE_UPDATE with offset 32 bytes (Table 3): the next call reads bytes 32..63."""
+    load = {"api": "LoadAlign", "args": {"dist": "DIST_NORM", "postMode": "POST_MODE_UPDATE", "offset": 32},
+            "tensors": {"srcAddr": "m"}}
+    prog = {"product": "atlas-350", "dtype": "uint8",
+            "tensors": {"m": {"position": "VECIN", "addr": 0, "size": 64, "data": list(range(64))}},
+            "calls": [{**load, "args": {**load["args"], "mask": k}} for k in (0, 1)]}
+    res = run_program(parse_program(prog))
+    assert res.memory.registers.get("mask", 0).tolist() == list(range(32))
+    assert res.memory.registers.get("mask", 1).tolist() == list(range(32, 64))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import Product
@@ -45,6 +45,27 @@ class Call:
     index: int
     case: Case
     shared: dict[str, str]  # the call's tensor parameter -> the program's tensor name
+
+
+def moved_case(call: Call, moved: Mapping[str, int]) -> Case:
+    """The call's case with each shared tensor's pointer where earlier calls left it (``moved``: tensor name -> bytes
+    its pointer has moved, `record_moves`): the address moves, the elements the pointer may still read shrink."""
+    fields: dict[str, Any] = {}
+    for param, name in call.shared.items():
+        delta = moved.get(name, 0)
+        if delta:
+            t = call.case.tensor(param)
+            fields[f"{param}.addr"] = t.addr + delta
+            fields[f"{param}.size"] = max(0, t.size - delta * 8 // t.dtype.bits)
+    return call.case.with_fields(**fields) if fields else call.case
+
+
+def record_moves(call: Call, case: Case, moved: dict[str, int]) -> None:
+    """Add the pointer moves of ``case`` (the call as it ran, `ApiModel.pointer_moves`) to ``moved``."""
+    for param, delta in case.model.pointer_moves(case).items():
+        name = call.shared.get(param)
+        if name is not None and delta:
+            moved[name] = moved.get(name, 0) + int(delta)
 
 
 @dataclass

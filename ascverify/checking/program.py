@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases.program import Program
+from ..cases.program import Program, moved_case, record_moves
 from .checker import Result, Unchecked, Violation, check_case
 
 
@@ -16,10 +16,12 @@ def check_program(program: Program, *, file: str = "", index: int = 0) -> Result
     """Every rule each call breaks (with the state the earlier calls set), each tagged with its call."""
     result = Result(file, index, None, program=program)
     state: dict[str, Any] = {}
+    moved: dict[str, int] = {}  # tensor name -> bytes earlier PostUpdate calls moved its pointer
     for call in program.calls:
         model = call.case.model
+        case = moved_case(call, moved)
         seen: set[tuple[str, str]] = set()  # a rule found by several of the call's variants is reported once
-        for variant in model.check_variants(model.with_state(call.case, state)):
+        for variant in model.check_variants(model.with_state(case, state)):
             verdict = check_case(variant)
             if verdict.error is not None:
                 raise verdict.error
@@ -35,15 +37,16 @@ def check_program(program: Program, *, file: str = "", index: int = 0) -> Result
                     continue  # order rules are decided below, with the program's state
                 seen.add(("unchecked", u.rule_id))
                 result.unchecked.append(Unchecked(u.rule_id, u.reason, u.source, call.index))
-        for rule in model.rules_for(call.case.product):
+        for rule in model.rules_for(case.product):
             if rule.domain.get("kind") != "order":
                 continue
-            if rule.when is not None and not rule.when(call.case.values(), call.case.ctx):
+            if rule.when is not None and not rule.when(case.values(), case.ctx):
                 continue
             if rule.domain["key"] not in state:
                 target = result.warnings if rule.severity == "warning" else result.violations
                 target.append(Violation(rule, rule.message, call.index))
-        for w in model.state_warnings(call.case, state):
+        for w in model.state_warnings(case, state):
             result.warnings.append(Violation(w[0], w[1], call.index))
-        model.apply_state(call.case, state)
+        model.apply_state(case, state)
+        record_moves(call, case, moved)
     return result

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cases.program import Program
+from ..cases.program import Program, moved_case, record_moves
 from .faults import CoreLimit
 from .memory import Memory, Trace
 from .run import RunResult, fits, load_tensor, tensors_after
@@ -50,8 +50,10 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
     runs = []
     state: dict[str, Any] = {}
     work = largest = 0
+    moved: dict[str, int] = {}  # tensor name -> bytes earlier PostUpdate calls moved its pointer
     for call in program.calls:
-        case = call.case.model.with_state(call.case, state)
+        placed = moved_case(call, moved)
+        case = call.case.model.with_state(placed, state)
         for decl in _loading_order(case):
             name = call.shared.get(decl.name)
             if name in filled or not fits(case, decl.name, memory):
@@ -67,7 +69,8 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
         res = RunResult(case, memory, trace, {})
         res.tensors = tensors_after(case, memory)
         runs.append(res)
-        call.case.model.apply_state(call.case, state)
+        call.case.model.apply_state(placed, state)
+        record_moves(call, placed, moved)
         done = call_work(res)
         work, largest = work + done, max(largest, done)
         if work - largest > PROGRAM_MAX_WORK:

@@ -391,6 +391,10 @@ class LoadAlign(ApiModel):
         """No memory is written (the result is a register)."""
         return {}
 
+    def pointer_moves(self, case: Case) -> Mapping[str, int]:
+        """POST_MODE_UPDATE: srcAddr += offset bytes (Table 3), where a program's next call on it starts."""
+        return {"srcAddr": int(case.env["offset"])} if post_update(case.values()) else {}
+
     def execute(self, case: Case, trace) -> None:
         env, v, ctx = case.env, case.values(), case.ctx
         dist = DIST.choices[int(env["dist"])]

@@ -346,6 +346,13 @@ class LoadAlignRegTensor(ApiModel):
         """No memory is written (the result is one or two registers)."""
         return {}
 
+    def pointer_moves(self, case: Case) -> Mapping[str, int]:
+        """POST_MODE_UPDATE: srcAddr += postUpdateStride elements (Table 2), where a program's next call on it starts."""
+        env = case.env
+        if bool(post_form(case.values())) and int(env["postMode"]) == POST_UPDATE and not env["addrReg.present"]:
+            return {"srcAddr": int(env["postUpdateStride"]) * case.ctx.sizeof()}
+        return {}
+
     def execute(self, case: Case, trace) -> None:
         env, v, ctx = case.env, case.values(), case.ctx
         dist = DIST.choices[int(env["dist"])]
@@ -361,10 +368,10 @@ class LoadAlignRegTensor(ApiModel):
         trace.write_register("vreg", int(env["dstReg"]), regs[0], what="dstReg")
         if is_dual:
             trace.write_register("vreg", int(env["dstReg1"]), regs[1], what="dstReg1")
-        if bool(post_form(v)) and int(env["postMode"]) == POST_UPDATE and not env["addrReg.present"]:
-            stride = int(env["postUpdateStride"])
-            trace.outputs["srcAddr"] = {"buffer": src.buffer, "addr": src.addr + stride * ctx.sizeof(),
-                                        "before": src.addr, "offset": stride * ctx.sizeof(), "postUpdateStride": stride}
+        moved = self.pointer_moves(case).get("srcAddr")
+        if moved is not None:
+            trace.outputs["srcAddr"] = {"buffer": src.buffer, "addr": src.addr + moved, "before": src.addr,
+                                        "offset": moved, "postUpdateStride": int(env["postUpdateStride"])}
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         """Random bytes (every bit pattern is a value), viewed as T."""

@@ -373,6 +373,11 @@ class ApiModel:
     def apply_state(self, case: "Case", state: dict[str, Any]) -> None:
         """Record in a program's state what this call configures (SetVectorMask, SetFmatrix...)."""
 
+    def pointer_moves(self, case: "Case") -> Mapping[str, int]:
+        """The tensor parameters whose pointer the call moves, and by how many bytes (a PostUpdate load's srcAddr +=
+        offset): in a program, the next call that names the same tensor starts there (`cases.program.moved_case`)."""
+        return {}
+
     def with_state(self, case: "Case", state: Mapping[str, Any]) -> "Case":
         """The call as it executes given the state earlier calls set (default: unchanged)."""
         return case
