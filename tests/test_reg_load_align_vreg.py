@@ -285,3 +285,37 @@ def test_the_mask_reg_load_moves_its_pointer_too():
     res = run_program(parse_program(prog))
     assert res.memory.registers.get("mask", 0).tolist() == list(range(32))
     assert res.memory.registers.get("mask", 1).tolist() == list(range(32, 64))
+
+
+def test_a_pointer_stepped_before_its_tensor_is_an_error_and_a_fault():
+    """review 19: a negative postUpdateStride moved the pointer down and grew the tensor, so a program read another
+    tensor's bytes through it, valid and without a fault. The tensor is the region its pointer may read: a pointer
+    before its start reads outside it."""
+    y = {"position": "VECIN", "addr": 0, "size": 128, "data": [7] * 128}
+    x = {"position": "VECIN", "addr": 256, "size": 128, "data": list(range(128))}
+    back = {"api": "LoadAlign", "args": {"dstReg": 0, "postMode": "POST_MODE_UPDATE", "postUpdateStride": -128},
+            "tensors": {"srcAddr": "x"}}
+    prog = {"product": "atlas-350", "dtype": "uint16", "tensors": {"y": y, "x": x},
+            "calls": [{"api": "LoadAlign", "args": {"dstReg": 3}, "tensors": {"srcAddr": "y"}}, back,
+                      {"api": "LoadAlign", "args": {"dstReg": 1}, "tensors": {"srcAddr": "x"}}]}
+    result = check_program(parse_program(prog))
+    assert (2, "program.pointer.before_start") in [(v.call, v.id) for v in result.violations]
+    assert "moved the pointer of tensor 'x' 256 bytes before its start" in result.violations[0].message
+    run = run_program(parse_program(prog), strict=False)
+    assert [f.kind for f in run.runs[2].faults] == ["out_of_bounds"]
+
+
+def test_review_19_dual_loads_b64_strides_and_mask():
+    # the dual load's DINTLV is run at its own width whatever T, without a warning: b64 (no DINTLV_B64 exists, the page
+    # lists b64 for the dual load) and the page's LoadAlign<T, DIST_DINTLV_B8> for a 16-bit T
+    assert warned(case_doc({"dstReg1": 1, "dist": "DIST_DINTLV_B32"}, dtype="int64", size=64)) == []
+    assert warned(case_doc({"dstReg1": 1, "dist": "DIST_DINTLV_B8"}, dtype="half", size=256)) == []
+    # b64's stride goes doubled into an int32_t: at most 2^30 - 1 elements either way
+    post = {"postMode": "POST_MODE_UPDATE"}
+    assert broken(case_doc({**post, "postUpdateStride": (1 << 30) - 4}, dtype="int64", size=32)) == []
+    assert broken(case_doc({**post, "postUpdateStride": 1 << 30}, dtype="int64", size=32)) == \
+        ["reg_load_align_vreg.postUpdateStride.b64"]
+    assert broken(case_doc({**post, "postUpdateStride": 1 << 30}, dtype="int32", size=64)) == []
+    with pytest.raises(InputError) as info:
+        parse_case(case_doc({"mask": 0}))
+    assert info.value.line().startswith("args.mask: 'mask': `mask` is the MaskReg load's destination")

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 from ..spec.errors import InputError, did_you_mean
 from ..spec.products import Product
 from ..spec.registry import lookup_api, overload_for
+from ..spec.rules import Rule, rule
 from .case import Case
 from .fields import read_product, type_name
 from .parse import parse_case
@@ -47,17 +48,38 @@ class Call:
     shared: dict[str, str]  # the call's tensor parameter -> the program's tensor name
 
 
+#: A PostUpdate moved a tensor's pointer before the tensor's start (a negative stride or offset): what the call reads
+#: there is another tensor's or nothing's. The tensor of a program is the region its pointer may read.
+POINTER_BEFORE_START = rule(
+    "program.pointer.before_start", (), lambda v, ctx: False,
+    "earlier PostUpdate calls moved the pointer of tensor {tensor} {back} bytes before its start: the call reads "
+    "outside the tensor",
+    "the PostUpdate LoadAlign pages (srcAddr += offset / postUpdateStride after the load); a program's tensor is the "
+    "region its pointer may read (HARDWARE_NOTES.md Reg API)",
+    help="no PostUpdate loop that steps its pointer before the tensor's start")
+
+
 def moved_case(call: Call, moved: Mapping[str, int]) -> Case:
     """The call's case with each shared tensor's pointer where earlier calls left it (``moved``: tensor name -> bytes
-    its pointer has moved, `record_moves`): the address moves, the elements the pointer may still read shrink."""
+    its pointer has moved, `record_moves`): the address moves, the elements the pointer may still read shrink; a
+    pointer moved before the tensor's start may read nothing of it (size 0: the call's own size rule and the core's
+    bounds refuse its reads; `pointer_problems` says why)."""
     fields: dict[str, Any] = {}
     for param, name in call.shared.items():
         delta = moved.get(name, 0)
         if delta:
             t = call.case.tensor(param)
             fields[f"{param}.addr"] = t.addr + delta
-            fields[f"{param}.size"] = max(0, t.size - delta * 8 // t.dtype.bits)
+            fields[f"{param}.size"] = max(0, t.size - delta * 8 // t.dtype.bits) if delta > 0 else 0
     return call.case.with_fields(**fields) if fields else call.case
+
+
+def pointer_problems(call: Call, moved: Mapping[str, int]) -> list[tuple[Rule, str]]:
+    """The call's shared tensors whose pointer earlier calls moved before the tensor's start (`POINTER_BEFORE_START`,
+    with its message)."""
+    return [(POINTER_BEFORE_START, f"earlier PostUpdate calls moved the pointer of tensor {name!r} {-moved[name]} bytes "
+                                   f"before its start: call {call.index} reads outside the tensor")
+            for param, name in call.shared.items() if moved.get(name, 0) < 0]
 
 
 def record_moves(call: Call, case: Case, moved: dict[str, int]) -> None:

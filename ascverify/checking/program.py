@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases.program import Program, moved_case, record_moves
+from ..cases.program import Program, moved_case, pointer_problems, record_moves
 from .checker import Result, Unchecked, Violation, check_case
 
 
@@ -20,6 +20,8 @@ def check_program(program: Program, *, file: str = "", index: int = 0) -> Result
     for call in program.calls:
         model = call.case.model
         case = moved_case(call, moved)
+        for found_rule, message in pointer_problems(call, moved):
+            result.violations.append(Violation(found_rule, message, call.index))
         seen: set[tuple[str, str]] = set()  # a rule found by several of the call's variants is reported once
         for variant in model.check_variants(model.with_state(case, state)):
             verdict = check_case(variant)

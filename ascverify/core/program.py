@@ -15,7 +15,7 @@ import numpy as np
 from ..cases.program import Program, moved_case, record_moves
 from .faults import CoreLimit
 from .memory import Memory, Trace
-from .run import RunResult, fits, load_tensor, tensors_after
+from .run import RunResult, declare_tensors, fits, load_tensor, tensors_after
 
 #: The most work `run_program` does for a program beyond its largest call, in bytes: every byte its calls read and
 #: write, every byte of the tensors it keeps after each call, and `CALL_WORK` per call. One call is bounded by
@@ -64,7 +64,7 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
                 continue  # an inline output without data keeps what earlier calls left there
             generate = decl.role not in ("tmp", "out")
             load_tensor(case, decl.name, memory, rng, generate=generate)
-        trace = Trace(memory, strict=strict)
+        trace = declare_tensors(Trace(memory, strict=strict), case)  # as `run_case`: tagged accesses checked
         case.model.execute(case, trace)
         res = RunResult(case, memory, trace, {})
         res.tensors = tensors_after(case, memory)

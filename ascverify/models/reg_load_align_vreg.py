@@ -174,14 +174,17 @@ class LoadAlignRegTensor(ApiModel):
     #: page calls the AddrReg parameter and the MaskReg load's post-update step
     unmodelled_args = {**{name: "the non-contiguous aligned LoadAlign (DATA_BLOCK_COPY with blockStride / repeatStride) "
                                 "is not modelled" for name in ("dataCopyMode", "blockStride", "repeatStride")},
+                       "mask": "`mask` is the MaskReg load's destination; a load into a RegTensor gives `dstReg` "
+                               "(and `dstReg1`), not both",
                        "offset": "the RegTensor load gives its AddrReg as `addrReg` ({\"strides\": [...], \"indices\": "
                                  "[...]}) and its PostUpdate step as `postUpdateStride` (elements of T); `offset` is the "
                                  "MaskReg load's post-update step (bytes)"}
     forms = ((), ("addrReg",), ("postMode", "postUpdateStride"), ("dstReg1",), ("dstReg1", "addrReg"),
              ("dstReg1", "postMode", "postUpdateStride"))
     forms_source = f"{PAGE}, Prototype (single load and dual load, each plain, PostUpdate or AddrReg); {NOTES}"
-    #: `ascverify lint`: where every form starts at srcAddr the dist-aligned start implies T alignment
-    lint_expected = {"redundant:reg_load_align_vreg.srcAddr.align": "reg_load_align_vreg.alignment"}
+    #: `ascverify lint`: for a 64-bit T (DIST_NORM or DINTLV only, 32-byte starts) the dist's alignment implies T's
+    lint_expected = {"redundant:reg_load_align_vreg.srcAddr.align": "reg_load_align_vreg.alignment",
+                     "redundant:reg_load_align_vreg.dist.width": "reg_load_align_vreg.width"}
     args = (
         Arg("dstReg", VREG_INDEX, _cite(_t(2, "dstReg"), "HARDWARE_NOTES.md Products (32 RegTensors on atlas-350)"),
             "index of the destination RegTensor, 0..31 (default 0); dstReg0 of the dual load", default=0),
@@ -194,7 +197,7 @@ class LoadAlignRegTensor(ApiModel):
                   "the AddrReg form's offset in elements of T: sum of indices[k] * strides[k], 1 to 4 levels"),
         Arg("postMode", POST, _cite(_t(1, "postMode"), _t(2, "postUpdateStride")),
             "PostLiteral of the PostUpdate form (with postUpdateStride)", default="POST_MODE_UPDATE", optional=True),
-        Arg("postUpdateStride", INT32, _cite(f"{_t(2, 'postUpdateStride')} (int32_t, elements)"),
+        Arg("postUpdateStride", INT32, _cite(f"{PAGE}, Tables 2 and 5, postUpdateStride (int32_t, elements)"),
             "the PostUpdate form's stride in elements of T: srcAddr += postUpdateStride after the load", default=0,
             optional=True),
     )
@@ -223,18 +226,27 @@ class LoadAlignRegTensor(ApiModel):
         SpecNote("reg_load_align_vreg.alignment", "Alignments",
                  "The first byte read, the PostUpdate stride x sizeof(T) and the AddrReg offset x sizeof(T) are each "
                  "aligned per dist: 32 bytes (NORM, US, DS, UNPACK, UNPACK4, BLK, E2B_B32, DINTLV), 16 (E2B_B16), "
-                 "1 / 2 / 4 (BRC_B8 / B16 / B32). A misaligned start faults in `run`.",
+                 "1 / 2 / 4 (BRC_B8 / B16 / B32). A misaligned start faults in `run`. srcAddr is also aligned to "
+                 "sizeof(T) (srcAddr.align: a __ubuf__ T* off T's alignment is undefined in C++), stricter than Table "
+                 "3 for a dist narrower than T (BRC_B8 with a 16-bit T).",
                  "Table 3 gives the alignment per dist (min(32, VL/2), VL/16, VL/8...); the Restrictions apply it to "
                  "the UB address, postUpdateStride x sizeof(T) and the AddrReg offset x sizeof(T).",
                  (TABLE_DIST, f"{PAGE}, Restrictions"),
                  ("reg_load_align_vreg.srcAddr.dist_align", "reg_load_align_vreg.addrReg.align",
                   "reg_load_align_vreg.postUpdateStride.align")),
         SpecNote("reg_load_align_vreg.width", "A dist of another width than T",
-                 "A dist that names a width (BRC_B16, US_B8, E2B_B32, DINTLV_B16...) with a T of another width is a "
-                 "warning, run as the dist says (the bytes moved in elements of the dist's width).",
+                 "A single-load dist that names a width (BRC_B16, US_B8, E2B_B32...) with a T of another width is a "
+                 "warning, run as the dist says (the bytes moved in elements of the dist's width). The dual load's "
+                 "DINTLV_B8/B16/B32 is not: it is run at its own width whatever T, without a warning. For a 64-bit T "
+                 "the warning never fires (its single load takes DIST_NORM only, its dual load is exempt).",
                  "The page describes each such dist for its width ('data type b16'); the implementation passes dist "
-                 "to the instruction whatever T (no static_assert ties them).",
-                 (TABLE_DIST, IMPL), ("reg_load_align_vreg.dist.width",)),
+                 "to the instruction whatever T (no static_assert ties them). The dual load has no DINTLV_B64 though "
+                 "the page lists b64 for it (Restrictions: RegTraitNumOne, every dual-load interface, b8..b64), and "
+                 "the page's own examples (ComputeMode04/05, LoadAlign<T, DIST_DINTLV_B8> for any T) and the vendor's "
+                 "950 test (DINTLV_B8 with half, float, uint32, bool) pair it with other widths (review 19).",
+                 (TABLE_DIST, IMPL, f"{PAGE}, Restrictions", f"{PAGE}, Example (ComputeMode04/05)",
+                  "asc-devkit tests/api/reg_compute_api/ascendc_case_ascend950pr_9599_reg_compute/"
+                  "test_operator_reg_compute_datacopy.cpp:113, 126, 435-444"), ("reg_load_align_vreg.dist.width",)),
         SpecNote("reg_load_align_vreg.post-update", "The PostUpdate form",
                  "POST_MODE_UPDATE loads at srcAddr, then srcAddr += postUpdateStride elements of T; `run` reports the "
                  "new address in run.json (outputs.srcAddr). POST_MODE_NORMAL is not supported in this form (an "
@@ -267,13 +279,14 @@ class LoadAlignRegTensor(ApiModel):
                    help="DIST_NORM for 64-bit T")
         yield rule(f"{p}.dist.width", ("dist", "dtype"),
                    lambda v, ctx: Not(InSet(v.dist, tuple(CODE[d] for d, row in DISTS.items()
-                                                          if row[2] and row[2] != ctx.sizeof()))),
+                                                          if row[2] and row[2] != ctx.sizeof() and d not in DUAL))),
                    "dist={dist} moves {width}-bit elements; T={dtype} is {bits}-bit (run as the dist says)",
                    _cite(TABLE_DIST), severity=WARNING,
                    facts=lambda v, ctx: {"dist": _dist_name(v), "bits": ctx.dtype.bits,
                                          "width": 8 * DISTS.get(_dist_name(v), (0, 0, 0))[2]},
                    notes=("reg_load_align_vreg.width",), help="a dist of T's width")
-        yield field_one_of(f"{p}.postMode.update", "postMode", ("POST_MODE_UPDATE",), _cite(_t(2, "postUpdateStride")),
+        yield field_one_of(f"{p}.postMode.update", "postMode", ("POST_MODE_UPDATE",),
+                           _cite(f"{PAGE}, Tables 2 and 5, postUpdateStride"),
                            type=POST, notes=("reg_load_align_vreg.post-update",),
                            message="postMode={value}: the PostUpdate form supports POST_MODE_UPDATE only (POST_MODE_NORMAL: "
                                    "not supported)")
@@ -290,7 +303,7 @@ class LoadAlignRegTensor(ApiModel):
         yield rule(f"{p}.addrReg.align", ("addrReg", "dist", "dtype"),
                    lambda v, ctx: Mod(addr_reg_elems(v) * ctx.sizeof(), align_bytes(v)) == 0,
                    "the AddrReg offset is {elems} x {size} = {nbytes} bytes; {dist} needs it {align}-byte aligned",
-                   _cite(_t(2, "offset"), TABLE_DIST), when=lambda v, ctx: v["addrReg.present"],
+                   _cite(f"{PAGE}, Tables 2 and 5, offset", TABLE_DIST), when=lambda v, ctx: v["addrReg.present"],
                    facts=lambda v, ctx: {"elems": addr_reg_elems(v), "size": ctx.sizeof(),
                                          "nbytes": addr_reg_elems(v) * ctx.sizeof(), "dist": _dist_name(v),
                                          "align": align_bytes(v)},
@@ -298,11 +311,19 @@ class LoadAlignRegTensor(ApiModel):
         yield rule(f"{p}.postUpdateStride.align", ("postUpdateStride", "postMode", "dist", "dtype"),
                    lambda v, ctx: Mod(v.postUpdateStride * ctx.sizeof(), align_bytes(v)) == 0,
                    "postUpdateStride={postUpdateStride} elements = {nbytes} bytes: srcAddr moves by it after the load, "
-                   "and {dist} needs it {align}-byte aligned", _cite(_t(2, "postUpdateStride"), TABLE_DIST),
+                   "and {dist} needs it {align}-byte aligned",
+                   _cite(f"{PAGE}, Tables 2 and 5, postUpdateStride", TABLE_DIST),
                    when=lambda v, ctx: post_form(v),
                    facts=lambda v, ctx: {"nbytes": v.postUpdateStride * ctx.sizeof(), "dist": _dist_name(v),
                                          "align": align_bytes(v)},
                    notes=("reg_load_align_vreg.alignment",), help="postUpdateStride x sizeof(T) aligned per dist")
+        yield field_range(f"{p}.postUpdateStride.b64", "postUpdateStride", -(1 << 30), (1 << 30) - 1,
+                          _cite(f"{PAGE}, Tables 2 and 5, postUpdateStride (int32_t)", IMPL + " (b64: the stride "
+                                "doubled in int32_t, as a count of 32-bit words)"),
+                          when=lambda v, ctx: And(post_form(v), ctx.dtype.bits == 64),
+                          notes=("reg_load_align_vreg.post-update",),
+                          message="postUpdateStride={value} with a 64-bit T: the implementation passes it doubled in an "
+                                  "int32_t (a count of 32-bit words), which holds [{lo}, {hi}] elements")
         yield tensor_min_size(f"{p}.srcAddr.read", "srcAddr", read_elems, _cite(TABLE_DIST, _t(2, "offset")),
                               params=("dist", "addrReg"),
                               message="srcAddr.size={srcAddr.size} elements, but the load needs {need} (its AddrReg "
