@@ -194,3 +194,18 @@ def test_program_findings_point_into_calls_and_shared_tensors(tmp_path):
     al = got["block_reduce_min.dst.align"]
     assert al["properties"]["jsonPointer"] == "/tensors/z/addr"
     assert text_at(path, al["locations"][0]["physicalLocation"]["region"]).startswith("520")
+
+
+def test_a_program_rule_has_its_descriptor(tmp_path):
+    """program.pointer.before_start belongs to no API's rule list: SARIF's ruleIndex raised KeyError (exit 3)."""
+    prog = {"product": "atlas-350", "dtype": "uint16",
+            "tensors": {"x": {"position": "VECIN", "addr": 256, "size": 128}},
+            "calls": [{"api": "LoadAlign", "args": {"dstReg": 0, "postMode": "POST_MODE_UPDATE", "postUpdateStride": -128},
+                       "tensors": {"srcAddr": "x"}},
+                      {"api": "LoadAlign", "args": {"dstReg": 1}, "tensors": {"srcAddr": "x"}}]}
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(prog))
+    log, r = sarif(str(path))
+    assert r.exit_code == 1
+    validate(log)
+    assert "program.pointer.before_start" in [res["ruleId"] for res in log["runs"][0]["results"]]

@@ -441,6 +441,9 @@ class SarifLog:
                 model = r.case.model if r.case is not None else r.program.calls[0].case.model
                 ptrs = rule_pointers(model, v.rule, raw)
             main_ptr = ptrs[0]
+            if v.rule.id not in self.index:  # a rule of the program, not of an API (program.pointer.before_start)
+                self.index[v.rule.id] = len(self.rules)
+                self.rules.append(_rule_descriptor(model, v.rule))
             text = v.message if product is None else f"on {product}: {v.message}"
             res: dict[str, Any] = {
                 "ruleId": v.rule.id,
