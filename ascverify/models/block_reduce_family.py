@@ -173,9 +173,16 @@ def count_from_argument(ctx: Context) -> bool:
 COUNTER_LAST = "mask.counter_last"
 
 
-#: The env key `BlockReduceFamily.with_state` adds when the unit is in Counter mode and the call gives its own
-#: contiguous mask (not modelled there): its mask is unknown, its results unspecified (`unchecked` says why)
-COUNTER_OWN_MASK = "mask.counter_own"
+#: What `BlockReduceFamily.with_state` sets when the unit is in Counter mode and the call gives its own contiguous
+#: mask (not modelled there): a mask set elsewhere (unknown, results unspecified), marked by a placeholder that is
+#: also bitwise -- a pair no case file gives (the placeholder is read as a count), so `unchecked` tells it apart by
+#: the mask's own fields (its answers stay remembered per fields)
+COUNTER_OWN_MASK = {"isSetMask": False, "mask.placeholder": True, "mask.bitwise": True}
+
+
+def counter_own_mask(env: Mapping[str, Any]) -> bool:
+    """The call is the Counter-mode own-contiguous-mask case `COUNTER_OWN_MASK` marks."""
+    return bool(env["mask.placeholder"]) and bool(env["mask.bitwise"])
 
 
 def counter_repeats(state: Mapping[str, Any], ctx: Context) -> tuple[int, int, int] | None:
@@ -548,8 +555,7 @@ class BlockReduceFamily(ApiModel):
         env = case.env
         exact = count_repeats(int(env["mask.w0"]), case.ctx) if env["mask.bitwise"] else None
         if exact is None:  # checked and run as a mask set elsewhere (unknown): every datablock of repeatTime repeats
-            return case.with_fields(**{"isSetMask": False, "mask.placeholder": True, "mask.bitwise": True,
-                                       COUNTER_OWN_MASK: True})
+            return case.with_fields(**COUNTER_OWN_MASK)
         return _counted(case, exact)
 
     def check_variants(self, case: Case) -> tuple[Case, ...]:
@@ -626,7 +632,7 @@ class BlockReduceFamily(ApiModel):
         if case.env["isSetMask"]:
             return
         reason = "isSetMask=false: the effective mask comes from a prior SetVectorMask and is not checked here"
-        if case.env.get(COUNTER_OWN_MASK):
+        if counter_own_mask(case.env):
             reason = ("the unit is in Counter mode and the call's own contiguous mask is not modelled there: its mask "
                       "is not checked")
         for r in self.rules_for(case.product):
