@@ -182,12 +182,13 @@ def test_bytes_read_inside_the_tensor(dist, size, need):
 
 
 @pytest.mark.parametrize("arg, said", [
-    ("dataCopyMode", "the non-contiguous aligned LoadAlign (DATA_BLOCK_COPY with blockStride / repeatStride) is not "
-                     "modelled"),
+    ("dataBlockStride", "the non-contiguous aligned LoadAlign (DATA_BLOCK_COPY) takes `dataCopyMode`, "
+                        "`dataBlockStride`, `mask` (and `repeatStride`): give dataCopyMode"),
     ("offset", "the RegTensor load gives its AddrReg as `addrReg`"),
 ])
 def test_arguments_of_other_overloads_are_said_so(arg, said):
-    # hunt 18: the vendor's ld_st_reg_align scenario 4 (DATA_BLOCK_COPY) and the page's name of the AddrReg parameter
+    # hunt 18: the vendor's ld_st_reg_align scenario 4 (DATA_BLOCK_COPY, now LoadAlignDataBlock when dataCopyMode is
+    # given) and the page's name of the AddrReg parameter
     with pytest.raises(InputError) as info:
         parse_case(case_doc({arg: 1}))
     assert info.value.line().startswith(f"args.{arg}: {arg!r}: {said}")

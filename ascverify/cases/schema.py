@@ -330,9 +330,13 @@ def _dispatch(model: ApiModel, then: Any) -> list[dict[str, Any]]:
         return [{"if": {"properties": api, "required": ["api"]}, "then": then(model.name)}]
     overloaded = {"anyOf": [{"required": [a]} for args in by_target.values() for a in args]}
     out = [{"if": {"properties": {**api, "args": {"not": overloaded}}, "required": ["api"]}, "then": then(model.name)}]
+    earlier: list[str] = []  # the arguments of the overloads before this one (`registry.overload_for`'s order)
     for target, args in by_target.items():
-        out.append({"if": {"properties": {**api, "args": {"anyOf": [{"required": [a]} for a in args]}},
-                           "required": ["api", "args"]}, "then": then(target)})
+        given = {"anyOf": [{"required": [a]} for a in args]}
+        cond = {"allOf": [given, {"not": {"anyOf": [{"required": [a]} for a in earlier]}}]} if earlier else given
+        out.append({"if": {"properties": {**api, "args": cond}, "required": ["api", "args"]},
+                    "then": then(target)})
+        earlier += args
     return out
 
 

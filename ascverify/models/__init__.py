@@ -22,6 +22,7 @@ REGISTRY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("set_load_data_repeat", ("SetLoadDataRepeatWithStride",)),
     ("reg_load_align", ("LoadAlign", "Reg::LoadAlign", "AscendC::Reg::LoadAlign")),
     ("reg_load_align_vreg", ("LoadAlignRegTensor",)),
+    ("reg_load_align_block", ("LoadAlignDataBlock",)),
     ("reg_mask_gen", ("MaskGenWithRegTensor", "Reg::MaskGenWithRegTensor", "AscendC::Reg::MaskGenWithRegTensor")),
     ("load3d", ("Load3DBitMode", "LoadData3DBitMode", "load3d", "load_data", "asc.language.basic.load_data")),
     ("set_fmatrix", ("SetFmatrix", "set_fmatrix")),

@@ -185,7 +185,8 @@ class LoadAlign(ApiModel):
     lint_expected = {"redundant:reg_load_align.srcAddr.read_start": "reg_load_align.post-mode-normal",
                      "redundant:reg_load_align.srcAddr.align": "reg_load_align.effective-address"}
     default_dtype = "b8"
-    overloads = {"dstReg": "LoadAlignRegTensor", "dstReg1": "LoadAlignRegTensor"}
+    #: (in order: the first argument of these a case gives picks the model)
+    overloads = {"dataCopyMode": "LoadAlignDataBlock", "dstReg": "LoadAlignRegTensor", "dstReg1": "LoadAlignRegTensor"}
     forms = ((), ("addrReg",), ("postMode", "offset"))
     forms_source = f"{SEED} Prototype (three LoadAlign prototypes into a MaskReg)"
     args = (

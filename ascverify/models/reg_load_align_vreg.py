@@ -172,10 +172,13 @@ class LoadAlignRegTensor(ApiModel):
     default_dtype = "b16"
     #: the non-contiguous aligned load (DATA_BLOCK_COPY) is another page's overload, not modelled; `offset` is what the
     #: page calls the AddrReg parameter and the MaskReg load's post-update step
-    unmodelled_args = {**{name: "the non-contiguous aligned LoadAlign (DATA_BLOCK_COPY with blockStride / repeatStride) "
-                                "is not modelled" for name in ("dataCopyMode", "blockStride", "repeatStride")},
-                       "mask": "`mask` is the MaskReg load's destination; a load into a RegTensor gives `dstReg` "
-                               "(and `dstReg1`), not both",
+    #: a case with dataCopyMode is the non-contiguous aligned load (DATA_BLOCK_COPY)
+    overloads = {"dataCopyMode": "LoadAlignDataBlock"}
+    unmodelled_args = {**{name: "the non-contiguous aligned LoadAlign (DATA_BLOCK_COPY) takes `dataCopyMode`, "
+                                "`dataBlockStride`, `mask` (and `repeatStride`): give dataCopyMode"
+                          for name in ("dataBlockStride", "repeatStride", "blockStride")},
+                       "mask": "`mask` is the MaskReg load's destination, or the DATA_BLOCK_COPY load's MaskReg (with "
+                               "`dataCopyMode`); the contiguous load into a RegTensor takes neither",
                        "offset": "the RegTensor load gives its AddrReg as `addrReg` ({\"strides\": [...], \"indices\": "
                                  "[...]}) and its PostUpdate step as `postUpdateStride` (elements of T); `offset` is the "
                                  "MaskReg load's post-update step (bytes)"}

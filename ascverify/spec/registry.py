@@ -145,10 +145,9 @@ def overload_for(model: ApiModel, args: Any) -> ApiModel:
     """The model of the overload a call's ``args`` name: ``model.overloads`` maps an argument only that overload takes
     (LoadAlign's ``dstReg``: the RegTensor load) to its model's name; ``model`` itself otherwise."""
     if model.overloads and type(args) is dict:
-        for k in args:
-            target = model.overloads.get(k) if type(k) is str else None
-            if target is not None:
-                return get_api(target)
+        for k, target in model.overloads.items():  # in the model's order: the first one the call gives
+            if k in args:
+                return overload_for(get_api(target), args) if target != model.name else model
     return model
 
 
