@@ -140,6 +140,21 @@ def dist_bits(raw: Any, dist: str) -> np.ndarray:
     return bits
 
 
+def random_bytes(case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray:
+    """Random bytes for a Reg load's source (every bit pattern is a value or a mask), viewed as its type."""
+    t = case.tensor(tensor)
+    return rng.integers(0, 256, size=t.nbytes, dtype=np.uint8).view(t.dtype.numpy)
+
+
+def report_moved_src(case: Case, trace: Any, moved: int | None, **given: int) -> None:
+    """A PostUpdate load's new srcAddr in run.json's outputs (``moved`` bytes, None: not moved), with the argument
+    ``given`` that moved it."""
+    if moved is not None:
+        src = case.tensor("srcAddr")
+        trace.outputs["srcAddr"] = {"buffer": src.buffer, "addr": src.addr + moved, "before": src.addr,
+                                    "offset": moved, **given}
+
+
 def src_addr_decl(source: str) -> TensorDecl:
     """The Reg loads' UB operand ``__ubuf__ T* srcAddr`` (MaskReg and RegTensor loads alike)."""
     return TensorDecl("srcAddr", "in", VECTOR_POSITIONS, source=source, align=lambda ctx: ctx.sizeof(), align_exact=True,
@@ -412,8 +427,7 @@ class LoadAlign(ApiModel):
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         """Random bytes (every bit pattern is a mask), viewed as T."""
-        t = case.tensor(tensor)
-        return rng.integers(0, 256, size=t.nbytes, dtype=np.uint8).view(t.dtype.numpy)
+        return random_bytes(case, tensor, rng)
 
 
 # -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------

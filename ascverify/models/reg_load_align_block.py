@@ -27,7 +27,7 @@ from ..spec.params import UINT32, Arg, EnumType, IntType
 from ..spec.registers import GEOMETRIES, mask_bits
 from ..spec.registry import register
 from ..spec.rules import WARNING, Context, Values, rule, tensor_min_size
-from .reg_load_align import POST, POST_NORMAL, POST_UPDATE, src_addr_decl
+from .reg_load_align import POST, POST_NORMAL, POST_UPDATE, random_bytes, report_moved_src, src_addr_decl
 from .reg_load_align_vreg import VREG_INDEX
 
 PAGE = "Non-contiguous aligned LoadAlign into a RegTensor (asc-devkit docs)"
@@ -190,15 +190,11 @@ class LoadAlignDataBlock(ApiModel):
                              what="srcAddr (DataBlock)", tensor="srcAddr")
             out[active] = raw.reshape(-1, BLOCK)
         trace.write_register("vreg", int(env["dstReg"]), out.reshape(-1), what="dstReg")
-        moved = self.pointer_moves(case).get("srcAddr")
-        if moved is not None:
-            trace.outputs["srcAddr"] = {"buffer": src.buffer, "addr": src.addr + moved, "before": src.addr,
-                                        "offset": moved, "repeatStride": int(env["repeatStride"])}
+        report_moved_src(case, trace, self.pointer_moves(case).get("srcAddr"), repeatStride=int(env["repeatStride"]))
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         """Random bytes (every bit pattern is a value), viewed as T."""
-        t = case.tensor(tensor)
-        return rng.integers(0, 256, size=t.nbytes, dtype=np.uint8).view(t.dtype.numpy)
+        return random_bytes(case, tensor, rng)
 
 
 # -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------

@@ -34,7 +34,7 @@ from ..spec.registry import register
 from ..spec.rules import WARNING, Context, Values, field_one_of, field_range, rule, tensor_min_size
 from .drawing import integers
 from .reg_load_align import (MAX_LEVELS, POST, POST_UPDATE, TYPES, addr_reg_elems, draw_aligned_addr_reg,
-                             src_addr_decl)
+                             random_bytes, report_moved_src, src_addr_decl)
 
 PAGE = "Contiguous aligned LoadAlign into a RegTensor (asc-devkit docs)"
 PRODUCT = "atlas-350"
@@ -392,15 +392,11 @@ class LoadAlignRegTensor(ApiModel):
         trace.write_register("vreg", int(env["dstReg"]), regs[0], what="dstReg")
         if is_dual:
             trace.write_register("vreg", int(env["dstReg1"]), regs[1], what="dstReg1")
-        moved = self.pointer_moves(case).get("srcAddr")
-        if moved is not None:
-            trace.outputs["srcAddr"] = {"buffer": src.buffer, "addr": src.addr + moved, "before": src.addr,
-                                        "offset": moved, "postUpdateStride": int(env["postUpdateStride"])}
+        report_moved_src(case, trace, self.pointer_moves(case).get("srcAddr"), postUpdateStride=int(env["postUpdateStride"]))
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         """Random bytes (every bit pattern is a value), viewed as T."""
-        t = case.tensor(tensor)
-        return rng.integers(0, 256, size=t.nbytes, dtype=np.uint8).view(t.dtype.numpy)
+        return random_bytes(case, tensor, rng)
 
 
 # -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------
