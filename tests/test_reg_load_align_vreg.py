@@ -320,3 +320,19 @@ def test_review_19_dual_loads_b64_strides_and_mask():
     with pytest.raises(InputError) as info:
         parse_case(case_doc({"mask": 0}))
     assert info.value.line().startswith("args.mask: 'mask': `mask` is the MaskReg load's destination")
+
+
+def test_another_api_on_the_tensor_does_not_follow_the_pointer():
+    """audit 20: a BlockReduceMin on the tensor after a PostUpdate LoadAlign read from element 128. In Ascend C the
+    pointer variable moves, not the LocalTensor another API is given."""
+    x = [float(i) for i in range(256)]
+    prog = {"product": "atlas-350", "dtype": "half",
+            "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 256, "data": x},
+                        "z": {"position": "VECOUT", "addr": 1024, "size": 16}},
+            "calls": [{"api": "LoadAlign", "args": {"dstReg": 0, "postMode": "POST_MODE_UPDATE",
+                                                     "postUpdateStride": 128}, "tensors": {"srcAddr": "x"}},
+                      {"api": "BlockReduceMin", "args": {"repeatTime": 1, "mask": 128, "dstRepStride": 1,
+                                                          "srcBlkStride": 1, "srcRepStride": 8},
+                       "tensors": {"dst": "z", "src": "x"}}]}
+    run = run_program(parse_program(prog))
+    assert run.runs[1].tensors["dst"][:8].tolist() == [16.0 * b for b in range(8)]  # blocks of x[0:128]

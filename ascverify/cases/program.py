@@ -66,7 +66,7 @@ def moved_case(call: Call, moved: Mapping[str, int]) -> Case:
     bounds refuse its reads; `pointer_problems` says why)."""
     fields: dict[str, Any] = {}
     for param, name in call.shared.items():
-        delta = moved.get(name, 0)
+        delta = moved.get(name, 0) if param in call.case.model.pointer_params else 0
         if delta:
             t = call.case.tensor(param)
             fields[f"{param}.addr"] = t.addr + delta
@@ -79,7 +79,8 @@ def pointer_problems(call: Call, moved: Mapping[str, int]) -> list[tuple[Rule, s
     with its message)."""
     return [(POINTER_BEFORE_START, f"earlier PostUpdate calls moved the pointer of tensor {name!r} {-moved[name]} bytes "
                                    f"before its start: call {call.index} reads outside the tensor")
-            for param, name in call.shared.items() if moved.get(name, 0) < 0]
+            for param, name in call.shared.items()
+            if param in call.case.model.pointer_params and moved.get(name, 0) < 0]
 
 
 def record_moves(call: Call, case: Case, moved: dict[str, int]) -> None:

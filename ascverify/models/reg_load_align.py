@@ -202,6 +202,7 @@ class LoadAlign(ApiModel):
     default_dtype = "b8"
     #: (in order: the first argument of these a case gives picks the model)
     overloads = {"dataCopyMode": "LoadAlignDataBlock", "dstReg": "LoadAlignRegTensor", "dstReg1": "LoadAlignRegTensor"}
+    pointer_params = ("srcAddr",)  # __ubuf__ T*& srcAddr: a PostUpdate moves it
     forms = ((), ("addrReg",), ("postMode", "offset"))
     forms_source = f"{SEED} Prototype (three LoadAlign prototypes into a MaskReg)"
     args = (

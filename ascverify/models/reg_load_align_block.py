@@ -88,6 +88,7 @@ class LoadAlignDataBlock(ApiModel):
     default_dtype = "b16"
     #: `ascverify lint`: the 32-byte start implies srcAddr's own T alignment (srcAddr.align)
     lint_expected = {"redundant:reg_load_align_block.srcAddr.align": "reg_load_align_block.repeat-stride"}
+    pointer_params = ("srcAddr",)  # __ubuf__ T*& srcAddr: a PostUpdate moves it
     forms = ((), ("postMode", "repeatStride"))
     forms_source = _cite(f"{PAGE}, Prototype (plain; PostUpdate with repeatStride)")
     args = (

@@ -182,6 +182,7 @@ class LoadAlignRegTensor(ApiModel):
                        "offset": "the RegTensor load gives its AddrReg as `addrReg` ({\"strides\": [...], \"indices\": "
                                  "[...]}) and its PostUpdate step as `postUpdateStride` (elements of T); `offset` is the "
                                  "MaskReg load's post-update step (bytes)"}
+    pointer_params = ("srcAddr",)  # __ubuf__ T*& srcAddr: a PostUpdate moves it
     forms = ((), ("addrReg",), ("postMode", "postUpdateStride"), ("dstReg1",), ("dstReg1", "addrReg"),
              ("dstReg1", "postMode", "postUpdateStride"))
     forms_source = f"{PAGE}, Prototype (single load and dual load, each plain, PostUpdate or AddrReg); {NOTES}"

@@ -373,6 +373,11 @@ class ApiModel:
     def apply_state(self, case: "Case", state: dict[str, Any]) -> None:
         """Record in a program's state what this call configures (SetVectorMask, SetFmatrix...)."""
 
+    #: Tensor parameters that are a pointer the call may move (a Reg load's ``__ubuf__ T*& srcAddr``): in a program
+    #: such a parameter starts where earlier calls' PostUpdate moves left that tensor's pointer; another API's call on
+    #: the tensor (a LocalTensor, not the pointer) does not move (`cases.program.moved_case`)
+    pointer_params: ClassVar[tuple[str, ...]] = ()
+
     def pointer_moves(self, case: "Case") -> Mapping[str, int]:
         """The tensor parameters whose pointer the call moves, and by how many bytes (a PostUpdate load's srcAddr +=
         offset): in a program, the next call that names the same tensor starts there (`cases.program.moved_case`)."""
