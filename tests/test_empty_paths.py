@@ -40,6 +40,29 @@ def test_an_empty_path_is_bad_input(tmp_path, monkeypatch, args, option):
     assert list(tmp_path.iterdir()) == []  # nothing written, nothing run
 
 
+@pytest.mark.parametrize("args, field", [
+    (["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "2", "--target", ""], "--target"),
+    (["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "2", "--target-cmd", ""], "--target-cmd"),
+    (["replay", ""], "FOLDERS"),
+    (["check", ""], "FILES"),
+])
+def test_an_empty_target_or_argument_is_bad_input(tmp_path, monkeypatch, args, field):
+    """audit 20: `fuzz --target ""` dropped the comparison with the user's kernel and passed (exit 0); `replay ""`
+    replayed the current folder."""
+    monkeypatch.chdir(tmp_path)
+    got = CliRunner().invoke(main, args)
+    assert got.exit_code == 2 and got.output.strip() == f"ascverify: {field}: an empty value: give what it names"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_campaign_file_name_runs_nothing(tmp_path, monkeypatch):
+    """audit 20: `fuzz --config ""` ran the whole default campaign (82 items) and exited 0."""
+    monkeypatch.chdir(tmp_path)
+    got = CliRunner().invoke(main, ["fuzz", "--config", ""])
+    assert got.exit_code == 2 and got.output.strip().startswith("ascverify: --config: an empty path")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_empty_path_in_a_campaign_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "camp.toml").write_text('apis = ["BlockReduceMin"]\nexamples = 2\nfindings = ""\n')

@@ -52,6 +52,10 @@ FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(FORMATS), defa
 _SYMLINK_LOOP = re.compile(r"Symlink loop from '(.*)'", re.S)
 
 
+#: Option metavars naming code to run (besides FILE / DIR): an empty value is bad input, not "none".
+_NAMED_VALUES = ("MODULE:FUNCTION", "'PROG {dir}'")
+
+
 def one_line_usage(exc: click.UsageError, ctx: click.Context | None) -> click.UsageError:
     """``exc`` shown as one line on standard error (exit status 2), like every other bad input: ``ascverify check:
     No such option: --formt Did you mean --format? (ascverify check --help)``, not click's usage block."""
@@ -71,11 +75,17 @@ class AscverifyCommand(click.Command):
         """An option that names a file or folder (metavar FILE or DIR) given as "" is bad input, not "none": a
         script's unset variable (``--report "$REPORT"``) must not turn saving off without a word."""
         for p in self.params:
+            value = ctx.params.get(p.name)
+            if not (value == "" or (isinstance(value, (list, tuple)) and "" in value)):
+                continue
             if isinstance(p, click.Option) and (p.metavar or "").startswith(("FILE", "DIR")):
-                value = ctx.params.get(p.name)
-                if value == "" or (isinstance(value, (list, tuple)) and "" in value):
-                    raise InputError("an empty path: give a file or folder name (`-`: standard input or output, "
-                                     "where the option takes it)", field=max(p.opts, key=len))
+                raise InputError("an empty path: give a file or folder name (`-`: standard input or output, "
+                                 "where the option takes it)", field=max(p.opts, key=len))
+            if isinstance(p, click.Argument) or (isinstance(p, click.Option) and p.metavar in _NAMED_VALUES):
+                # a target, a command, a file or an API named by nothing: `fuzz --target ""` dropped the comparison
+                # with the user's kernel and passed; `replay ""` replayed the current folder
+                raise InputError("an empty value: give what it names",
+                                 field=max(p.opts, key=len) if isinstance(p, click.Option) else p.name.upper())
         return super().invoke(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:

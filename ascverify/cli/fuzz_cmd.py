@@ -133,6 +133,9 @@ def _check_config_value(key: str, value: Any, path: str) -> None:
 
 
 def _config_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value == "":  # not "no campaign file": a whole default campaign ran (audit 20)
+        raise InputError("an empty path: give a file or folder name (`-`: standard input or output, where the option "
+                         "takes it)", field="--config")
     if value:
         ctx.default_map = {**(ctx.default_map or {}), **_read_config(value)}
         ctx.meta[_CONFIG_META] = value
