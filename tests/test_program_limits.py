@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from ascverify.cases.program import parse_program
 from ascverify.cli import main
+from ascverify.cli.show_cmd import MAX_PICTURE_MAPS
 from ascverify.core import program as core_program
 from ascverify.core.faults import CoreLimit
 from ascverify.core.program import CALL_WORK, PROGRAM_MAX_WORK, run_program
@@ -63,3 +64,18 @@ def test_show_draws_the_first_calls_of_a_long_program():
     maps = program_maps(parse_program(repeated(MAX_DRAWN_CALLS + 10)))
     assert len(maps) == MAX_DRAWN_CALLS
     assert "the program's other 11 calls are not drawn" in maps[-1].run_note
+
+
+def test_show_all_of_a_long_file_is_bounded(tmp_path):
+    """audit 20: `show --all --png` of 600 cases held 1.6 GB (every map with its run, one picture of them all): the
+    maps stop at MAX_DRAWN_CALLS and a picture holds at most MAX_PICTURE_MAPS of them."""
+    case = {"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
+            "args": {"repeatTime": 1, "mask": 128, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
+            "tensors": {"dst": {"position": "VECOUT", "addr": 512, "size": 16},
+                        "src": {"position": "VECIN", "addr": 0, "size": 128}}}
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps(case) for _ in range(MAX_DRAWN_CALLS + 20)) + "\n")
+    got = CliRunner().invoke(main, ["show", "--all", "--svg", str(tmp_path / "m.svg"), str(path)])
+    assert got.exit_code == 0, got.output[-300:]
+    assert f"show draws at most {MAX_DRAWN_CALLS} maps" in got.output
+    assert f"the picture holds the first {MAX_PICTURE_MAPS} of the {MAX_DRAWN_CALLS} maps" in got.output

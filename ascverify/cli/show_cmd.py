@@ -16,6 +16,9 @@ from ..spec.errors import InputError, one_line
 from .common import DataCache, checked_stream, emit, emit_error, emit_note, joined_lines, main, max_bytes_option, write_text
 from .options import verbosity_options
 
+#: The maps one picture (--svg, --png) holds at most: its height grows with each, and so does its memory.
+MAX_PICTURE_MAPS = 32
+
 
 @main.command()
 @click.argument("case_file", metavar="CASE")
@@ -63,6 +66,7 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
     Exit status: 0 every case drawn is valid and ran without fault, 1 some case breaks a rule or
     the core faulted, 2 the case could not be read or a picture could not be written.
     """
+    from ..engines.pictures.memory_map import MAX_DRAWN_CALLS
     from ..engines.pictures.output import check_path, write_file
 
     if every and index is not None:
@@ -75,7 +79,12 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
             check_path(path, opt, inputs)
     check_distinct_outputs((("--svg", svg), ("--png", png)))
     for entry in entries:
+        if len(maps) >= MAX_DRAWN_CALLS:  # each map holds its run: a file of thousands of cases held gigabytes
+            maps[-1].run_note = "; ".join(filter(None, (maps[-1].run_note, f"the file's other cases are not drawn "
+                                                        f"(show draws at most {MAX_DRAWN_CALLS} maps; check reads them all)")))
+            break
         maps.extend(maps_of(entry, case_file, seed=seed, execute=not no_run))
+    del maps[MAX_DRAWN_CALLS:]
     if is_stdout(svg) or is_stdout(png):
         pass  # the picture is standard output's alone
     elif fmt == "json":
@@ -85,9 +94,13 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
     if svg or png:
         from ..engines.pictures.figure import render_bytes
 
+        drawn = maps[:MAX_PICTURE_MAPS]  # a picture's height grows with its maps: 256 of them took 1.6 GB as a PNG
+        if len(maps) > len(drawn):
+            emit_note(f"show: the picture holds the first {len(drawn)} of the {len(maps)} maps (at most "
+                      f"{MAX_PICTURE_MAPS}; the text and --format json have them all)")
         for path, kind, opt in ((svg, "svg", "--svg"), (png, "png", "--png")):
             if path:
-                write_file(path, render_bytes(maps, kind), opt, inputs)
+                write_file(path, render_bytes(drawn, kind), opt, inputs)
                 emit_note(f"show: wrote the {kind.upper()} picture to standard output" if is_stdout(path)
                           else one_line(f"show: wrote {path}"))
     sys.exit(0 if all(m.valid and not m.faults for m in maps) else 1)
