@@ -5,6 +5,7 @@ saved nothing without a word, `run -o ""` wrote into the current folder. A scrip
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -133,3 +134,19 @@ def test_a_json_campaign_file_gives_each_key_once(tmp_path, monkeypatch):
     (tmp_path / "c.json").write_text('{"apis": ["BlockReduceMin"], "examples": 2, "examples": 3}')
     got = CliRunner().invoke(main, ["fuzz", "--config", "c.json"])
     assert got.exit_code == 2 and got.output.strip() == "ascverify: c.json: --config: the key 'examples' is given twice"
+
+
+def test_show_on_a_closed_pipe_is_141_too(tmp_path):
+    """audit 20: `show`'s text goes through rich, whose own answer to a closed pipe was exit status 1."""
+    case = {"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
+            "args": {"repeatTime": 1, "mask": 128, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
+            "tensors": {"dst": {"position": "VECOUT", "addr": 512, "size": 16},
+                        "src": {"position": "VECIN", "addr": 0, "size": 128}}}
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps(case) for _ in range(200)) + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "ascverify", "show", "--all", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and b"Traceback" not in err

@@ -303,10 +303,23 @@ def is_terminal() -> bool:
         return False
 
 
+def stdout_console(**options: Any) -> Any:
+    """A rich Console on standard output whose closed pipe (``... | head``) is a BrokenPipeError, which the command
+    group turns into exit status 141 like every other command's, not rich's own exit status 1 ("a finding")."""
+    from rich.console import Console  # rich only where a table or a map is printed (startup)
+
+    console = Console(**options)
+
+    def closed() -> None:
+        console.quiet = True
+        raise BrokenPipeError("standard output closed")
+    console.on_broken_pipe = closed  # type: ignore[method-assign]
+    return console
+
+
 def rich_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str, wrap: str) -> None:
     """A rich table for a terminal: every column keeps its width but ``wrap``, which wraps at words."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=title or None, box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
@@ -317,7 +330,7 @@ def rich_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str
         table.add_column(h, no_wrap=h != wrap, min_width=width, justify="right" if numeric else "left")
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    stdout_console().print(table)
 
 
 def print_json(doc: Any) -> None:

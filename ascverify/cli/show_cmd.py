@@ -13,7 +13,8 @@ from ..engines import interrupts
 from ..engines.outputs import case_inputs, check_distinct_outputs, is_stdout, shown_output
 from ..engines.report import Counts, bare_error, error_line, location, result_lines
 from ..spec.errors import InputError, one_line
-from .common import DataCache, checked_stream, emit, emit_error, emit_note, joined_lines, main, max_bytes_option, write_text
+from .common import (DataCache, checked_stream, emit, emit_error, emit_note, joined_lines, main, max_bytes_option,
+                     stdout_console, write_text)
 from .options import verbosity_options
 
 #: The maps one picture (--svg, --png) holds at most: its height grows with each, and so does its memory.
@@ -149,11 +150,9 @@ def maps_of(entry: Any, path: str, *, seed: int = 0, execute: bool = True, resul
 
 def print_maps(maps: list[Any], *, max_rows: int = 12) -> None:
     """The maps as text on standard output (colour on a terminal unless NO_COLOR; plain text otherwise)."""
-    from rich.console import Console
-
     from ..engines.pictures.text import render
 
-    console = Console(highlight=False, soft_wrap=True)
+    console = stdout_console(highlight=False, soft_wrap=True)
     for k, m in enumerate(maps):
         if k:
             console.print("")
