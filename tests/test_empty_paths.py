@@ -150,3 +150,12 @@ def test_show_on_a_closed_pipe_is_141_too(tmp_path):
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 141 and b"Traceback" not in err
+
+
+def test_a_toml_campaign_file_has_only_the_fuzz_table(tmp_path, monkeypatch):
+    """audit 20: a table beside [fuzz] was read by nothing, silently."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.toml").write_text('[fuzz]\napis = ["BlockReduceMin"]\nexamples = 2\n[other]\nx = 1\n')
+    got = CliRunner().invoke(main, ["fuzz", "--config", "c.toml"])
+    assert got.exit_code == 2
+    assert got.output.strip() == "ascverify: c.toml: --config: unknown key 'other' beside the [fuzz] table"

@@ -75,6 +75,9 @@ def _read_config(path: str) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a malformed file is bad input
         raise InputError(f"cannot parse: {one_line(str(exc))[:200]}", where=path, field="--config") from None
     if isinstance(doc, dict) and isinstance(doc.get("fuzz"), dict):
+        others = [k for k in doc if k != "fuzz"]
+        if others:  # a table beside [fuzz] would be read by nothing, silently (audit 20)
+            raise InputError(f"unknown key {others[0]!r} beside the [fuzz] table", where=path, field="--config")
         doc = doc["fuzz"]
     if not isinstance(doc, dict):
         raise InputError("expected a table of options", where=path, field="--config")
