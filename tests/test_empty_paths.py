@@ -159,3 +159,13 @@ def test_a_toml_campaign_file_has_only_the_fuzz_table(tmp_path, monkeypatch):
     got = CliRunner().invoke(main, ["fuzz", "--config", "c.toml"])
     assert got.exit_code == 2
     assert got.output.strip() == "ascverify: c.toml: --config: unknown key 'other' beside the [fuzz] table"
+
+
+def test_a_finding_json_that_is_no_regular_file_is_said_so(tmp_path):
+    """audit 16: a FIFO (or a link to /dev/zero) as finding.json was reported as "no finding.json" -- it is there."""
+    folder = tmp_path / "f"
+    folder.mkdir()
+    os.mkfifo(folder / "finding.json")
+    got = CliRunner().invoke(main, ["replay", str(folder)])
+    assert got.exit_code == 2
+    assert f"ascverify: {folder / 'finding.json'}: is not a regular file" in got.output

@@ -263,6 +263,8 @@ def load_meta(folder: Path) -> dict[str, Any]:
         what = "a file, not a folder" if os.path.lexists(folder) else "no such folder"
         raise InputError(f"not a finding folder ({what})", where=str(folder))
     if not path.is_file():
+        if os.path.lexists(path):  # a FIFO, a device, a folder, a link to one: there, but no regular file
+            raise InputError("is not a regular file (a finding folder's finding.json is one)", where=shown(path))
         raise InputError(f"not a finding folder (no {FINDING_FILE}, and no finding folder in it)", where=str(folder))
     try:  # a regular file, read within a bound: a finding folder may be anyone's
         meta = json.loads(read_bytes(str(path), FINDING_MAX_BYTES))
