@@ -43,3 +43,14 @@ def test_a_header_too_long(tmp_path):
     shape = "(" + ", ".join(["1"] * 6000) + ",)"
     line = check_with(tmp_path, npy_v1("{'descr': '<f2', 'fortran_order': False, 'shape': " + shape + ", }"))
     assert "its header is too long for a .npy file of numbers" in line and "max_header_size" not in line
+
+
+def test_a_64_bit_overflow_is_shown_whole(tmp_path):
+    """audit 16/20: 2**64 (a JSON integer the parser hands over as a float) was shown as 1.84467e+19."""
+    (tmp_path / "c.json").write_text('{"api": "LoadAlign", "product": "atlas-350", "dtype": "half", "args": {"dstReg": '
+                                     '18446744073709551616}, "tensors": {"srcAddr": {"position": "VECIN", "addr": 0, '
+                                     '"size": 128}}}')
+    got = CliRunner().invoke(main, ["check", str(tmp_path / "c.json")])
+    assert got.exit_code == 2
+    assert got.output.splitlines()[0].endswith("args.dstReg: 18446744073709551616 is outside any representable "
+                                               "integer range")

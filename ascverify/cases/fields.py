@@ -34,7 +34,9 @@ def read_int(x: Any, field: str) -> int:
             return x
         raise InputError(f"{x} is outside any representable integer range", field=field)
     if isinstance(x, float) and x == x and not (ABS_MIN <= x <= ABS_MAX):
-        raise InputError(f"{x:g} is outside any representable integer range", field=field)
+        # a JSON integer past 64 bits arrives as a float (the parser's): shown whole, not as 1.84467e+19
+        shown = f"{int(x)}" if x.is_integer() and abs(x) < 1e20 else f"{x:g}"
+        raise InputError(f"{shown} is outside any representable integer range", field=field)
     raise InputError(f"expected an integer, got {type_name(x)} ({short(x)})", field=field)
 
 
