@@ -363,3 +363,17 @@ def test_the_spellings_are_read_alike_by_both():
     assert caseio_error(tensors) is not None and validate(tensors) != []
     renamed = variant(tensors__src0_offset=EX["tensors"]["src0Offset"], tensors__src0Offset=...)
     assert caseio_error(renamed) is None and validate(renamed) == []
+
+
+def test_qualified_enum_names_validate_as_check_reads_them(tmp_path):
+    """audit 20: `check` reads `MaskMode::COUNTER`, `asc.MaskMode.COUNTER`, `AscendC::Reg::LoadDist::DIST_NORM`
+    (EnumType.lookup); --schema refused them. Another enum's qualification still fails both."""
+    good = {"api": "SetVectorMask", "product": "atlas-a2", "dtype": "half",
+            "args": {"mask": 8, "mode": "asc.MaskMode.COUNTER"}}
+    assert validate(good) == []
+    assert validate({**good, "args": {"mask": 8, "mode": "AscendC::MaskMode::NORMAL"}}) == []
+    assert validate({**good, "args": {"mask": 8, "mode": "LoadDist::COUNTER"}}) != []
+    load = {"api": "LoadAlign", "product": "atlas-350", "dtype": "half",
+            "args": {"dstReg": 0, "dist": "AscendC::Reg::LoadDist::DIST_NORM"},
+            "tensors": {"srcAddr": {"position": "VECIN", "addr": 0, "size": 128}}}
+    assert validate(load) == []

@@ -19,6 +19,8 @@ what ties keys together there (the page's names of one form, a feature map given
 
 from __future__ import annotations
 
+import re
+
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
@@ -89,10 +91,19 @@ def _arg_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
     if isinstance(t, BoolType):
         return {"type": "boolean", "description": f"{doc} ({source})".strip()}
     if isinstance(t, EnumType):
-        return {"enum": list(t.choices), "description": f"{t.name}: {doc} ({source})".strip()}
+        return _enum_schema(t, f"{t.name}: {doc} ({source})".strip())
     if isinstance(t, IntType):
         return _integer(f"{t.name} [{t.lo}, {t.hi}]: {doc} ({source}); {_INTEGER_NOTE}")
     raise TypeError(f"{model.name}: no schema for the type of argument {decl.name!r}: {t!r}")  # pragma: no cover
+
+
+def _enum_schema(t: EnumType, description: str) -> dict[str, Any]:
+    """A choice of ``t``, bare or qualified by the enum's name as code spells it (``MaskMode::COUNTER``,
+    ``AscendC::Reg::LoadDist::DIST_NORM``, pyasc's ``asc.MaskMode.COUNTER``), as `EnumType.lookup` reads it."""
+    names = "|".join(re.escape(c) for c in t.choices)
+    qualified = rf"^(?:[A-Za-z_][A-Za-z0-9_]*(?:::|\.))*{re.escape(t.name)}(?:::|\.)(?:{names})$"
+    return {"anyOf": [{"enum": list(t.choices)}, {"type": "string", "pattern": qualified}],
+            "description": description}
 
 
 def _tensor_schema(model: ApiModel, decl: Any) -> dict[str, Any]:
@@ -421,6 +432,9 @@ def _messages(error: Any) -> list[tuple[str, str]]:
         fitting = keyed or fitting
     if len(fitting) == 1:
         return [m for e in fitting[0] for m in _messages(e)]
+    enums = [e for errs in fitting for e in errs if e.validator == "enum" and e.json_path == error.json_path]
+    if enums:  # an enum's name, bare or qualified (`_enum_schema`): the choices say it best
+        return [(error.json_path, enums[0].message)]
     if not fitting:
         types = list(dict.fromkeys(repr(e.validator_value) for errs in wrong_type.values() for e in errs))
         return [(error.json_path, f"{error.instance!r} is not of type {' or '.join(types)}")]
