@@ -64,10 +64,16 @@ def test_an_empty_campaign_file_name_runs_nothing(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_an_empty_path_in_a_campaign_file(tmp_path, monkeypatch):
+def fuzz_with_campaign_file(tmp_path, monkeypatch, name: str, text: str):
+    """`fuzz --config NAME` run in ``tmp_path`` on a campaign file holding ``text``."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "camp.toml").write_text('apis = ["BlockReduceMin"]\nexamples = 2\nfindings = ""\n')
-    got = CliRunner().invoke(main, ["fuzz", "--config", "camp.toml"])
+    (tmp_path / name).write_text(text)
+    return CliRunner().invoke(main, ["fuzz", "--config", name])
+
+
+def test_an_empty_path_in_a_campaign_file(tmp_path, monkeypatch):
+    got = fuzz_with_campaign_file(tmp_path, monkeypatch, "camp.toml",
+                                  'apis = ["BlockReduceMin"]\nexamples = 2\nfindings = ""\n')
     assert got.exit_code == 2
     assert got.output.strip() == "ascverify: camp.toml: --config: findings: an empty path: give a file or folder name"
 
@@ -91,9 +97,6 @@ def test_a_report_that_cannot_be_written_is_found_before_the_campaign(tmp_path, 
 def test_fuzz_and_selftest_leave_the_current_folder_alone(tmp_path):
     """audit 16, M3: Hypothesis wrote .hypothesis/constants/ (about 100 files) into the folder the command ran in,
     even with --database none and --findings elsewhere. A fresh process: Hypothesis mines those constants once."""
-    import subprocess
-    import sys
-
     here = tmp_path / "here"
     here.mkdir()
     for args in (["fuzz", "BlockReduceMin", "-p", "atlas-a2", "--examples", "3", "--database", "none",
@@ -105,15 +108,23 @@ def test_fuzz_and_selftest_leave_the_current_folder_alone(tmp_path):
         assert list(here.iterdir()) == [], args[0]
 
 
+def read_one_line_of(*args: str) -> tuple[bytes, int, bytes]:
+    """Run `ascverify ARGS` in its own process, read one line of its standard output and close the pipe: (the line,
+    the exit status, standard error)."""
+    proc = subprocess.Popen([sys.executable, "-m", "ascverify", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    return first, proc.returncode, err
+
+
 def test_a_closed_pipe_is_not_a_finding():
     """audit 16, M4: `ascverify schema | head -1` exited 1, which says "a finding"; now 141 (128 + SIGPIPE), as a
     shell reports a process a closed pipe stopped, and nothing on standard error."""
-    proc = subprocess.Popen([sys.executable, "-m", "ascverify", "schema"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert proc.stdout.readline().strip() == b"{"
-    proc.stdout.close()
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 141 and err == b""
+    first, status, err = read_one_line_of("schema")
+    assert first.strip() == b"{"
+    assert status == 141 and err == b""
 
 
 def test_usage_errors_are_one_line():
@@ -130,9 +141,8 @@ def test_usage_errors_are_one_line():
 
 def test_a_json_campaign_file_gives_each_key_once(tmp_path, monkeypatch):
     """audit 16: a key given twice silently took the last value (TOML refuses it; so does JSON now)."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "c.json").write_text('{"apis": ["BlockReduceMin"], "examples": 2, "examples": 3}')
-    got = CliRunner().invoke(main, ["fuzz", "--config", "c.json"])
+    got = fuzz_with_campaign_file(tmp_path, monkeypatch, "c.json",
+                                  '{"apis": ["BlockReduceMin"], "examples": 2, "examples": 3}')
     assert got.exit_code == 2 and got.output.strip() == "ascverify: c.json: --config: the key 'examples' is given twice"
 
 
@@ -144,19 +154,15 @@ def test_show_on_a_closed_pipe_is_141_too(tmp_path):
                         "src": {"position": "VECIN", "addr": 0, "size": 128}}}
     path = tmp_path / "many.jsonl"
     path.write_text("\n".join(json.dumps(case) for _ in range(200)) + "\n")
-    proc = subprocess.Popen([sys.executable, "-m", "ascverify", "show", "--all", str(path)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert proc.stdout.readline()
-    proc.stdout.close()
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 141 and b"Traceback" not in err
+    first, status, err = read_one_line_of("show", "--all", str(path))
+    assert first
+    assert status == 141 and b"Traceback" not in err
 
 
 def test_a_toml_campaign_file_has_only_the_fuzz_table(tmp_path, monkeypatch):
     """audit 20: a table beside [fuzz] was read by nothing, silently."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "c.toml").write_text('[fuzz]\napis = ["BlockReduceMin"]\nexamples = 2\n[other]\nx = 1\n')
-    got = CliRunner().invoke(main, ["fuzz", "--config", "c.toml"])
+    got = fuzz_with_campaign_file(tmp_path, monkeypatch, "c.toml",
+                                  '[fuzz]\napis = ["BlockReduceMin"]\nexamples = 2\n[other]\nx = 1\n')
     assert got.exit_code == 2
     assert got.output.strip() == "ascverify: c.toml: --config: unknown key 'other' beside the [fuzz] table"
 

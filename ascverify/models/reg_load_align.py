@@ -422,9 +422,7 @@ class LoadAlign(ApiModel):
         raw = trace.read(src.buffer, np.array([start], dtype=np.int64), READ_BYTES[dist], align=ALIGN_BYTES[dist],
                          what="srcAddr (mask bits)", tensor="srcAddr")
         trace.write_register("mask", int(env["mask"]), mask_bytes(dist_bits(raw.reshape(-1), dist)), what="mask")
-        if post_update(v):  # srcAddr += offset after the load (Table 3)
-            trace.outputs["srcAddr"] = {"buffer": src.buffer, "addr": src.addr + int(env["offset"]),
-                                        "before": src.addr, "offset": int(env["offset"])}
+        report_moved_src(case, trace, self.pointer_moves(case).get("srcAddr"))  # srcAddr += offset (Table 3)
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         """Random bytes (every bit pattern is a mask), viewed as T."""
