@@ -5,6 +5,7 @@ of a timed campaign."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from ascverify.engines.fuzz.compare import compare_tensor, tolerance_for, ulp_di
 from ascverify.engines.fuzz.plan import Unit, has_outputs
 from ascverify.engines.fuzz.progress import Display
 from ascverify.engines.fuzz.runner import ItemRunner, RunOptions
-from ascverify.engines.fuzz.targets import ANY_INDEX, REGISTERS, Target, limit_answer, read_registers, registers_answer
+from ascverify.engines.fuzz.targets import ANY_INDEX, REGISTERS, CommandTarget, Target, limit_answer, read_registers, registers_answer
 from ascverify.spec.dtypes import get_dtype
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,6 +197,25 @@ def test_register_apis_are_targets_and_get_their_input_registers():
     Differential(InProcess(reg.mask_gen)).run(case, 1)
     with pytest.raises(Failure) as err:
         Differential(InProcess(reg.mask_gen_msb_first)).run(case, 1)
+    assert err.value.key == "differential.mismatch:mask"
+
+
+@pytest.mark.parametrize("doc, good, bad", [
+    ({"api": "MaskGenWithRegTensor", "product": "atlas-350", "dtype": "b16",
+      "args": {"dst": 2, "srcReg": 5, "offset": 3}, "tensors": {}}, "mask_gen", "mask_gen_msb_first"),
+    ({"api": "LoadAlign", "product": "atlas-350", "dtype": "bool", "args": {"mask": 7, "dist": "DIST_US"},
+      "tensors": {"srcAddr": {"position": "VECIN", "addr": 32, "size": 16}}}, "load_align", "load_align_us_tiles"),
+])
+def test_the_folder_protocol_example_hands_over_registers(doc, good, bad):
+    """examples/targets/case_dir.py (the --target-cmd protocol shown in the README) passes the registers of case.json
+    to a Python target and writes its MaskReg to outputs/registers.json (it wrote only tensors: a register-writing
+    call's answer was missing, and a T of bool or b16 was an unknown type to it)."""
+    case = parse_case(doc)
+    assert check_case(case).valid
+    script = ROOT / "examples" / "targets" / "case_dir.py"
+    Differential(CommandTarget(f"{sys.executable} {script} {MUTANTS / 'reg.py'}:{good} {{dir}}")).run(case, 1)
+    with pytest.raises(Failure) as err:
+        Differential(CommandTarget(f"{sys.executable} {script} {MUTANTS / 'reg.py'}:{bad} {{dir}}")).run(case, 1)
     assert err.value.key == "differential.mismatch:mask"
 
 

@@ -56,6 +56,8 @@ TRICKY: dict[str, tuple[bytes, tuple[str, str] | None]] = {
 REFUSED: dict[str, tuple[bytes, str, str]] = {
     "NaN": (b'{"a":NaN}', "NaN is not a JSON number (line {n}, column 6)", "a"),
     "-Infinity": (b'{"args":{"x":-Infinity}}', "-Infinity is not a JSON number (line {n}, column", "args.x"),
+    "beyond a double": (b'{"a":[1,' + b"7" * 400 + b']}', "777777777777...777777 (400 characters) is outside any "
+                        "representable number range (line {n}, column", "a[1]"),
     "cut short": (b'{"a":', "line {n}: invalid JSON: unexpected end of data", ""),
     "not UTF-8": (b'{"a":"\xff"}', "line {n}: invalid JSON: not UTF-8 text", ""),
     "a control character": (b'{"a":"\x00"}', "line {n}: invalid JSON: unexpected control character", ""),

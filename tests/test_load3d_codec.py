@@ -165,6 +165,8 @@ def test_encode_prints_both_words():
     (["encode", "load3d", "kStep"], "expected NAME=VALUE"),
     (["encode", "load3d", "transpose=2"], "1-bit flag"),
     (["encode", "load3d", "kStep=1", "kStep=2"], "given twice"),
+    # no field at all: which naming (zeros or the struct's defaults) is meant is unknown (audit 16 printed zeros)
+    (["encode", "load3d"], "Missing argument 'NAME=VALUE...'"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, says):
     r = invoke(*argv)

@@ -94,6 +94,13 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
      [":case 0: args.hRepeat: NaN is not a JSON number (line 1, column "]),
     ("infinity-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": Infinity'),
      [":case 0: args.hRepeat: Infinity is not a JSON number (line 1, column "]),
+    # beyond a double's range orjson refuses the text (audit 16: "invalid JSON: number is infinity when parsed as
+    # double", no field): the standard library's reading names it, the number shortened
+    ("100000-digit-integer", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": ' + b"9" * 100_000),
+     [":case 0: args.hRepeat: 999999999999...999999 (100,000 characters) is outside any representable number "
+      "range (line 1, column "]),
+    ("float-beyond-double", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": -1e999'),
+     [":case 0: args.hRepeat: -1e999 is outside any representable number range (line 1, column "]),
     ("duplicate-key", edit(lambda d: None).replace(b'"product": "atlas-a2"', b'"product": "atlas-a2", "product": "atlas-350"'),
      [":case 0: product: duplicate key 'product' (a key may appear once in an object)"]),
     ("deep-in-a-field", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": ' + b"[" * 990 + b"]" * 990),

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from ascverify.cases.program import parse_program
-from ascverify.cli import main
+from ascverify.cli import main, program_run
 from ascverify.cli.show_cmd import MAX_PICTURE_MAPS
 from ascverify.core import program as core_program
 from ascverify.core.faults import CoreLimit
@@ -44,9 +44,26 @@ def test_too_many_calls_are_refused_before_anything_runs(tmp_path):
         run_program(parse_program(repeated(calls)))
     path = tmp_path / "many.json"
     path.write_text(json.dumps(repeated(calls)))
+    # `run` refuses it as input beyond its bounds before checking it (audit 20: 100,000 calls were checked for 29 s
+    # first): one line naming the file, the case and the field, exit 2, nothing written
     got = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "out")])
-    assert got.exit_code == 1 and "not executed: the program has 4,097 calls" in got.output
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["run.json"]
+    assert got.exit_code == 2, got.output
+    assert got.output.strip().splitlines() == [
+        f"ascverify: {path}:case 0: calls: the program has 4,097 calls; the core runs at most 4,096 in one program "
+        "(no shipped or vendor program needs more); `ascverify check` checks it"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_refuses_a_long_program_without_checking_it(tmp_path, monkeypatch):
+    """The refusal comes before the program is checked (checking is what took half a minute)."""
+    def no_check(*args, **kwargs):
+        raise AssertionError("checked")
+
+    monkeypatch.setattr(program_run, "check_program", no_check)
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(repeated(PROGRAM_MAX_WORK // CALL_WORK)))
+    got = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "out")])
+    assert got.exit_code == 2 and "4,097 calls" in got.output
 
 
 def test_the_bytes_calls_touch_and_keep_count(monkeypatch):

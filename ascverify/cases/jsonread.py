@@ -10,7 +10,8 @@
 - **Nesting** deeper than `MAX_DEPTH` levels is refused with the field it starts under, before any code walks
   the value recursively (deep lists used to hit Python's recursion limit).
 - **NaN, Infinity, -Infinity** are not JSON; orjson refuses them with a line and column. The text is parsed
-  again with the standard library, which accepts them, to name the field the literal sits in.
+  again with the standard library, which accepts them, to name the field the literal sits in. So is a number
+  beyond a double's range (a 400-digit integer, 1e999), which orjson refuses the same way.
 
 Errors are `InputError` with ``field`` set to the path (``args.hRepeat``, ``tensors.src0.data[3]``).
 """
@@ -31,6 +32,8 @@ MAX_DEPTH = 64
 
 _POSITION = re.compile(r"line (\d+) column (\d+)")
 _NON_FINITE = (b"NaN", b"Infinity")
+#: orjson's words for a number beyond a double's range
+_TOO_LARGE = "number is infinity when parsed as double"
 
 
 class _Dict(dict):
@@ -46,6 +49,37 @@ class _NonFinite:
 
     def __init__(self, literal: str) -> None:
         self.literal = literal
+
+    @property
+    def problem(self) -> str:
+        return f"{self.literal} is not a JSON number"
+
+
+class _HugeNumber(_NonFinite):
+    """A number too large for a double (orjson: "number is infinity when parsed as double"), where the standard
+    library's parser met it: a file's 100,000-digit value is refused naming its field."""
+
+    __slots__ = ()
+
+    @property
+    def problem(self) -> str:
+        text = self.literal
+        shown = text if len(text) <= 24 else f"{text[:12]}...{text[-6:]} ({len(text):,} characters)"
+        return f"{shown} is outside any representable number range"
+
+
+#: Integer literals longer than this are not converted: beyond a double's range (10^308) orjson refuses them, and
+#: Python converts at most 4,300 digits; no field takes one.
+_MAX_INT_DIGITS = 300
+
+
+def _int_or_huge(text: str) -> Any:
+    return _HugeNumber(text) if len(text) > _MAX_INT_DIGITS else int(text)
+
+
+def _float_or_huge(text: str) -> Any:
+    value = float(text)
+    return _HugeNumber(text) if value in (float("inf"), float("-inf")) else value
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> _Dict:
@@ -64,7 +98,8 @@ def _pairs(pairs: list[tuple[str, Any]]) -> _Dict:
 def _stdlib(raw: bytes) -> Any:
     """The standard library's reading, with `_Dict` objects and `_NonFinite` markers; None when it fails too."""
     try:
-        return json.loads(raw, object_pairs_hook=_pairs, parse_constant=_NonFinite)
+        return json.loads(raw, object_pairs_hook=_pairs, parse_constant=_NonFinite, parse_int=_int_or_huge,
+                          parse_float=_float_or_huge)
     except (ValueError, RecursionError):
         return None
 
@@ -104,7 +139,7 @@ def _marker_error(value: Any, position: str = "") -> InputError | None:
     """The error for the first duplicate key or non-finite literal under a value the standard library read."""
     for p, node in _walk(value):
         if isinstance(node, _NonFinite):
-            return InputError(f"{node.literal} is not a JSON number{position}", field=path_text(p))
+            return InputError(f"{node.problem}{position}", field=path_text(p))
         if isinstance(node, _Dict) and node.duplicate is not None:
             k = node.duplicate
             return InputError(f"duplicate key {key_text(k)!r} (a key may appear once in an object)",
@@ -257,8 +292,9 @@ def _position(exc: Exception, first_line: int) -> tuple[int, int] | None:
 def syntax_error(raw: bytes, exc: orjson.JSONDecodeError, first_line: int = 1) -> tuple[Any, InputError | None]:
     """What to say about text orjson refused: ``(None, None)`` when it is plain invalid JSON (the caller words
     that), else the standard library's reading of it and the error naming the field of its first NaN /
-    Infinity literal (``args.hRepeat: NaN is not a JSON number (line 3, column 14)``)."""
-    if not any(lit in raw for lit in _NON_FINITE):
+    Infinity literal (``args.hRepeat: NaN is not a JSON number (line 3, column 14)``) or number beyond a
+    double's range."""
+    if not any(lit in raw for lit in _NON_FINITE) and _TOO_LARGE not in str(exc):
         return None, None
     again = _stdlib(raw)
     if again is None:

@@ -100,7 +100,7 @@ def _value(text: str, name: str, flag: bool) -> Any:
 
 @main.command()
 @click.argument("codec", metavar="CODEC")
-@click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
+@click.argument("assignments", nargs=-1, required=True, metavar="NAME=VALUE...")
 @FORMAT_OPTION
 @verbosity_options()
 def encode(codec: str, assignments: tuple[str, ...], fmt: str) -> None:
@@ -118,7 +118,7 @@ def encode(codec: str, assignments: tuple[str, ...], fmt: str) -> None:
       ascverify encode load3d kStep=128 mStep=16 strideW=1 strideH=1 Wk=2 Hk=2 dilationW=2 dilationH=2 sizeChannel=32
       ascverify encode load3d kExtension=128 mExtension=16 filterW=2 filterH=2 channelSize=32 --format json
 
-    Exit status: 0, or 2 for an unknown name, a mix of the two namings, or a value that does not fit.
+    Exit status: 0, or 2 for no NAME=VALUE, an unknown name, a mix of the two namings, or a value that does not fit.
     """
     _codec(codec)
     pairs: list[tuple[str, str]] = []

@@ -10,7 +10,7 @@ import numpy as np
 from ..cases.registers import dumps
 from ..checking.program import check_program
 from ..core.faults import CoreLimit, Fault, unrunnable_reason, unrunnable_rules
-from ..core.program import run_program
+from ..core.program import run_program, too_many_calls
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
 from ..spec.errors import InputError, one_line, shown_path
@@ -63,6 +63,9 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
             "is one file with the other's on a case-insensitive file system (macOS, Windows)"
         raise InputError(f"its files would collide with those of tensor {other!r} ({file} {how}); rename one of them",
                          field=f"tensors.{name}").at(loc)
+    too_many = too_many_calls(len(program.calls))
+    if too_many is not None:  # refused before it is checked (checking 100,000 calls takes half a minute)
+        raise InputError(f"{too_many}; `ascverify check` checks it", field="calls").at(loc)
     verdict = check_program(program, file=path, index=index)
     folder = open_run_folder(outdir, path, [c.case for c in program.calls], force, [program.raw])
     outdir = folder.root

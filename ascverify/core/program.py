@@ -26,6 +26,15 @@ PROGRAM_MAX_WORK = 1 << 28
 CALL_WORK = 1 << 16
 
 
+def too_many_calls(calls: int) -> str | None:
+    """Why a program of ``calls`` calls is not run (each call counts at least `CALL_WORK`: at most 4,096), or None;
+    `run` asks before it checks the program."""
+    most = PROGRAM_MAX_WORK // CALL_WORK
+    if calls <= most:
+        return None
+    return f"the program has {calls:,} calls; the core runs at most {most:,} in one program (no shipped or vendor program needs more)"
+
+
 @dataclass
 class ProgramRun:
     """What running a program did: each call's RunResult, and the memory after the last call."""
@@ -44,9 +53,9 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
     rng = np.random.default_rng(seed)
     memory = Memory.for_product(program.product)
     filled: set[str] = set()  # shared tensors loaded so far (once, before their first call)
-    if len(program.calls) * CALL_WORK > PROGRAM_MAX_WORK:  # refused before any work is done
-        raise CoreLimit(f"the program has {len(program.calls):,} calls; the core runs at most "
-                        f"{PROGRAM_MAX_WORK // CALL_WORK:,} in one program (no shipped or vendor program needs more)")
+    too_many = too_many_calls(len(program.calls))
+    if too_many is not None:  # refused before any work is done
+        raise CoreLimit(too_many)
     runs = []
     state: dict[str, Any] = {}
     work = largest = 0

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-SIZES = {"b8": 1, "int8": 1, "uint8": 1, "fp8_e4m3fn": 1, "fp8_e5m2": 1, "hifloat8": 1, "b16": 2, "half": 2,
+SIZES = {"b8": 1, "bool": 1, "int8": 1, "uint8": 1, "fp8_e4m3fn": 1, "fp8_e5m2": 1, "hifloat8": 1, "b16": 2, "half": 2,
          "bfloat16": 2, "int16": 2, "uint16": 2, "b32": 4, "float": 4, "int32": 4, "uint32": 4, "b64": 8,
          "int64": 8, "uint64": 8}
 READ = {"DIST_NORM": 32, "DIST_US": 16, "DIST_DS": 64}
