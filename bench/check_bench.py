@@ -35,6 +35,7 @@ Figures (each measurement timed in alternation with its baseline, medians of ``r
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import statistics
@@ -396,6 +397,7 @@ def _run_cli(path: str, *extra: str) -> None:
 
 def run(cfg: Config) -> list[Figure]:
     from ascverify import check_cases, read_cases
+    from ascverify.checking.program import check_program
 
     n = cfg.size(100_000, 10_000, minimum=20)
     z3_sample = cfg.size(300, 40, minimum=5)
@@ -530,6 +532,14 @@ def run(cfg: Config) -> list[Figure]:
         if agree != len(sample):
             note(f"check: Z3 and the concrete checker disagree on {len(sample) - agree} of {len(sample)} sampled cases")
 
+        # (e) a program of 4,096 calls (a kernel's loop of one call) against the same calls checked as single cases
+        program = _long_program(4096)
+        calls = [call.case for call in program.calls]
+        got = interleaved({"program": (lambda: check_program(program), None),
+                           "cases": (lambda: check_cases(calls), None)}, reps, gc_off=True)
+        t_prog, s_prog, _ = got["program"]
+        t_calls, s_calls, _ = got["cases"]
+
     per_case_z3 = t_z3 / len(sample)
     per_case_proc = t_proc / n_read
     per_case_chk = t_chk / n_read
@@ -618,4 +628,21 @@ def run(cfg: Config) -> list[Figure]:
         NAME, "check_cases only cases/s (parsed cases)", n_read / t_chk, "cases/s",
         "Z3 per-case substitute+simplify", 1 / per_case_z3, "cases/s", safe_ratio(per_case_z3, per_case_chk),
         detail=f"{per_case_chk * 1e6:.2f} µs/case", samples=s_chk, baseline_samples=s_z3))
+    figures.append(Figure(
+        NAME, f"check_program of {len(calls):,} calls vs check_cases of the same calls", t_prog, "s",
+        "check_cases of the calls as single cases", t_calls, "s", safe_ratio(t_prog, t_calls),
+        detail=f"ratio = program / cases (lower is better; no target): the calls put in their state one after "
+               f"another, then checked together; {len(calls) / t_prog:,.0f} calls/s",
+        samples=s_prog, baseline_samples=s_calls))
     return figures
+
+
+def _long_program(n: int) -> Any:
+    """The shipped BlockReduceMin program with its call repeated about ``n`` times, a SetVectorMask before every
+    third call (the state changes along the program)."""
+    from ascverify.cases.program import parse_program
+
+    doc = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
+    setter, call = doc["calls"][0], doc["calls"][1]
+    doc["calls"] = [setter] + [c for k in range(n // 2) for c in ((setter, call) if k % 2 else (call, call))]
+    return parse_program(doc)
