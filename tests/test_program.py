@@ -27,6 +27,10 @@ BRM_ARGS = {"repeat": 1, "mask": "MASK_PLACEHOLDER", "dst_rep_stride": 1, "src_b
             "is_set_mask": False}
 
 
+#: SetMaskCount: the vector unit in Counter mode for the calls after it
+COUNT_MODE = {"api": "SetMaskCount"}
+
+
 def program(*calls, product="atlas-a2", dtype="half"):
     return {"product": product, "dtype": dtype,
             "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 128},
@@ -116,16 +120,17 @@ def test_the_op_reads_the_register_in_its_own_type():
 def test_a_counter_mode_count_of_whole_repeats_is_checked_and_run():
     """After SetVectorMask(COUNTER) the hardware ignores repeatTime and runs ceil(count / lanes) repeats (the vendor's
     Mask page). When every repeat has the same lanes the op is checked and run as such: 64 halves are one repeat of
-    64 lanes (blocks 0-3 of 16 lanes), as repeatTime = 1 says (no warning)."""
+    64 lanes (blocks 0-3 of 16 lanes), as repeatTime = 1 says (no warning). SetMaskCount puts the unit in Counter
+    mode first (the COUNTER template alone writes the words; the SetMaskNorm page: Normal is the default mode)."""
     counter = {"api": "set_vector_mask", "args": {"mask": [64, 0], "mode": "COUNTER"}, "dtype": "uint8"}
-    prog = program(counter, brm())
+    prog = program(COUNT_MODE, counter, brm())
     data = (np.arange(128, 0, -1) / 4).tolist()
     prog["tensors"]["x"]["data"] = data
     parsed = parse_program(prog)
     result = check_program(parsed)
     assert result.valid and not result.warnings
     assert not any(u.rule_id == "block_reduce_min.mask.count.range" for u in result.unchecked)
-    got = run_program(parsed).runs[1].tensors["dst"]
+    got = run_program(parsed).runs[2].tensors["dst"]
     expected = run_case(_direct_brm(64, "half", data)).tensors["dst"]
     # blocks 0-3: each block's minimum is its last element, (128 - 15 - 16*b) / 4, as with the contiguous mask 64
     assert got[:4].tolist() == expected[:4].tolist() == [(128 - 15 - 16 * b) / 4 for b in range(4)]
@@ -133,11 +138,11 @@ def test_a_counter_mode_count_of_whole_repeats_is_checked_and_run():
     # src, 128 floats here, must hold 8 repeats' datablocks (8 x 64 floats): an error at the op (dst, 16 results,
     # must hold 8 x 8 too)
     counter["args"]["mask"] = [512, 0]
-    wide = check_program(parse_program(program(counter, brm(), dtype="float")))
-    assert [(w.call, w.id) for w in wide.warnings] == [(1, "block_reduce_min.counter_mode")]
+    wide = check_program(parse_program(program(COUNT_MODE, counter, brm(), dtype="float")))
+    assert [(w.call, w.id) for w in wide.warnings] == [(2, "block_reduce_min.counter_mode")]
     assert "ceil(512 / 64) = 8 repeat(s) of 64 lanes" in wide.warnings[0].message
     errors = {v.id: v for v in wide.violations}
-    assert {v.call for v in wide.violations} == {1} and "block_reduce_min.src.footprint" in errors
+    assert {v.call for v in wide.violations} == {2} and "block_reduce_min.src.footprint" in errors
     assert "needs 512" in errors["block_reduce_min.src.footprint"].message
 
 
@@ -147,7 +152,7 @@ def test_a_counter_mode_count_with_a_shorter_last_repeat_is_checked_and_run():
     halves (2 repeats' datablocks); repeat 1's blocks 0-3 have 16 active lanes, block 4 has 8 (lanes 64-71), blocks
     5-7 none: on atlas-a2 a block without an active lane stores nothing (z keeps its value, HARDWARE_NOTES Masks)."""
     counter = {"api": "set_vector_mask", "args": {"mask": [200, 0], "mode": "COUNTER"}, "dtype": "uint8"}
-    prog = program(counter, brm())
+    prog = program(COUNT_MODE, counter, brm())
     prog["tensors"]["x"]["size"] = 256
     prog["tensors"]["z"]["addr"] = 1024
     x = (np.arange(256, 0, -1) / 4)           # decreasing: a block's minimum is its last active element
@@ -156,9 +161,9 @@ def test_a_counter_mode_count_with_a_shorter_last_repeat_is_checked_and_run():
     parsed = parse_program(prog)
     result = check_program(parsed)
     assert result.valid and not result.unchecked
-    assert [(w.call, w.id) for w in result.warnings] == [(1, "block_reduce_min.counter_mode")]
+    assert [(w.call, w.id) for w in result.warnings] == [(2, "block_reduce_min.counter_mode")]
     assert "2 repeats, 1 of 128 lanes and the last of 72" in result.warnings[0].message
-    run = run_program(parsed).runs[1]
+    run = run_program(parsed).runs[2]
     got = run.tensors["dst"]
     want = [x[16 * b + 15] for b in range(8)] + [x[128 + 16 * b + 15] for b in range(4)] + [x[128 + 64 + 7]] + [7.0] * 3
     assert got.tolist() == want and not run.memory.poisoned("UB", 1024, 32).any()

@@ -584,20 +584,27 @@ class BlockReduceFamily(ApiModel):
         count = counter_elements(state)
         if env["isSetMask"] or count is None:
             return []
-        exact = counter_repeats(state, case.ctx)
         r = self.rule_by_id[f"{self.prefix}.counter_mode"]
+        # the COUNTER template only writes the words (0, count); the unit's mode is SetMaskCount's to set, and Normal
+        # is the system's default (the SetMaskNorm page): the vendor's code calls SetMaskCount first, every time
+        unset = [] if MASK_MODE_STATE in state else [
+            (r, f"SetVectorMask<T, COUNTER> wrote a count of {count} elements, but no SetMaskCount came before this "
+                "call in the program: the vector unit is then in Normal mode, the system's default (unless an "
+                f"earlier kernel or call left Counter mode on), and reads the register's words (0, {count}) as a bit "
+                "mask; call SetMaskCount first (checked and run in Counter mode, as the template says)")]
+        exact = counter_repeats(state, case.ctx)
         if exact is None:  # a count of 0, or more repeats than repeatTime can say
-            return [(r, f"SetVectorMask set a Counter-mode count of {count} elements: ascverify does not model "
-                        "it (the results are unspecified)")]
+            return unset + [(r, f"SetVectorMask set a Counter-mode count of {count} elements: ascverify does not "
+                                "model it (the results are unspecified)")]
         repeats, lanes, last = exact
         given = int(case.env["repeatTime"])
         if repeats == given:
-            return []
+            return unset
         shape = (f"{repeats} repeat(s) of {lanes} lanes" if last == lanes else
                  f"{repeats} repeats, {repeats - 1} of {lanes} lanes and the last of {last}")
-        return [(r, f"SetVectorMask set a Counter-mode count of {count} elements: the hardware ignores "
-                    f"repeatTime={given} and runs ceil({count} / {lanes_per_repeat(case.ctx)}) = {shape} (checked and "
-                    "run so)")]
+        return unset + [(r, f"SetVectorMask set a Counter-mode count of {count} elements: the hardware ignores "
+                            f"repeatTime={given} and runs ceil({count} / {lanes_per_repeat(case.ctx)}) = {shape} "
+                            "(checked and run so)")]
 
     def _own_mask_warnings(self, case: Case) -> list[tuple[Any, str]]:
         """isSetMask=true in Counter mode: the count the bitwise mask gives, when repeatTime or mask[1] has no effect;
@@ -921,8 +928,11 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "own mask array is a count: mask[0] elements, mask[1] not read, repeatTime without effect (run and "
                  "checked so, counter_mode says it when repeatTime or mask[1] had no effect); its own contiguous "
                  "mask there is not modelled (counter_mode, the mask rules not checked, the results unspecified). "
-                 "The vendor's "
-                 "ReduceMax / ReduceMin (reduce_common_util_v220_impl.h, DoReduceOneBlk) call "
+                 "A Counter-mode count that SetVectorMask<T, COUNTER> wrote with no SetMaskCount before the op in the "
+                 "program draws counter_mode too: the template only writes the words (0, count), and Normal is the "
+                 "system's default mode (the SetMaskNorm page), which reads them as a bit mask (checked and run as a "
+                 "count all the same). The vendor's "
+                 "ReduceMax / ReduceMin (reduce_common_util_v220_impl.h, DoReduceOneBlk) call SetMaskCount(), "
                  "SetVectorMask<T, COUNTER>(0, n) and then BlockReduceMax<T, false>(dst, src, 1, MASK_PLACEHOLDER, 1, "
                  "1, 8) on a src of n elements.",
                  "The ReduceDataBlock page: with false the mask is set outside with SetVectorMask and the argument is "
@@ -941,7 +951,8 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                   "test_operator_vec_reduce.cpp:48-52", "asc-devkit impl/basic_api/kernel_utils_base.h:117-142",
                   "asc-devkit impl/adv_api/detail/reduce/reduce_common_util_v220_impl.h (DoReduceOneBlk)",
                   "Mask overview (asc-devkit docs), Mask set inside the API, Counter mode",
-                  "asc-devkit impl/basic_api/dav_3510/kernel_operator_vec_reduce_impl.h:318-321"),
+                  "asc-devkit impl/basic_api/dav_3510/kernel_operator_vec_reduce_impl.h:318-321",
+                  "SetMaskNorm (asc-devkit docs), Description"),
                  (f"{p}.mask.placeholder", f"{p}.mask.ignored", f"{p}.counter_mode")),
         SpecNote(f"{p}.arg-spellings", "Argument names",
                  "Cases may use the Ascend C names (repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, "
