@@ -86,6 +86,63 @@ def test_elements_the_call_does_not_write_must_keep_their_contents():
     assert not d.ok and d.kept_differ == 1 and d.first[0]["kept"] is True
 
 
+def test_a_zero_of_the_other_sign_is_wrong_where_the_outputs_are_chosen():
+    """np.isclose takes -0 for +0: a max that keeps -0 of max(-0, +0) passed every campaign (audit 21: 3,310 cases).
+    With ``signed_zero`` (BlockReduceMax/Min: each result is one of the inputs) it is a wrong value like a wrong NaN;
+    without it (a sum, where a rounding path may legitimately end on the other zero) it passes as before."""
+    exp = np.array([0.0, 1.0, -0.0, 2.0], dtype=np.float16)
+    got = np.array([-0.0, 1.0, -0.0, 2.0], dtype=np.float16)
+    d = compare_tensor("dst", HALF, exp, got, None, tolerance_for(HALF, signed_zero=True))
+    assert not d.ok and d.mismatches == 1 and d.special_differ == 1 and d.first[0]["index"] == 0
+    assert "1 with a wrong NaN, infinity or sign of zero" in d.message
+    assert compare_tensor("dst", HALF, exp, got, None, tolerance_for(HALF)).ok
+
+
+def _first_operand_min(case, inputs):
+    """BlockReduceMin of one datablock's active lanes, keeping the first of two equal values (min(+0, -0) = +0)."""
+    ref = _load("block_reduce.py").block_reduce_min(case, inputs)
+    src, dst = inputs["src"], ref["dst"].copy()
+    best = src[0]
+    for i in range(1, int(case["args"]["mask"])):  # a contiguous mask: lanes 0 .. mask-1 of datablock 0
+        if src[i] < best:
+            best = src[i]
+    dst[0] = best
+    return {"dst": dst}
+
+
+def test_a_min_keeping_the_wrong_zero_is_a_finding_without_exact():
+    """audit 21's repro: BlockReduceMin over lanes 0 and 1 holding +0 and -0 is -0 (the model's masked-block note:
+    min(+0, -0) = -0); a target returning +0 is found by the default comparison, not only with --exact."""
+    doc = {"api": "BlockReduceMin", "product": "atlas-350", "dtype": "half",
+           "args": {"repeatTime": 1, "mask": 2, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
+           "tensors": {"dst": {"position": "VECOUT", "addr": 0, "size": 8, "data": [1.0] * 8},
+                       "src": {"position": "VECIN", "addr": 256, "size": 128, "data": [0.0, -0.0] + [5.0] * 126}}}
+    case = parse_case(doc)
+    assert np.signbit(core_outputs(case, seed=0).outputs["dst"][0])         # the core: -0
+    Differential(InProcess(_load("block_reduce.py").block_reduce_min)).run(case, 0)
+    with pytest.raises(Failure) as err:
+        Differential(InProcess(_first_operand_min)).run(case, 0)
+    assert "sign of zero" in str(err.value)
+
+
+def test_a_load_is_compared_bit_for_bit():
+    """A load copies bytes: a target off by one unit in the last place, within half's rtol, is wrong (it passed);
+    a sum keeps its tolerance, zero signs included; BlockReduceMin's zero signs are exact."""
+    assert get_api("Load3DBitMode").output_comparison == get_api("LoadDataWithStride").output_comparison == "moves"
+    assert get_api("BlockReduceSum").output_comparison == "arithmetic"
+    case = parse_case(json.loads((ROOT / "examples" / "load3d_example.json").read_text()), base_dir=ROOT / "examples")
+    run = core_outputs(case, seed=2)
+    (name, out), = run.outputs.items()
+    assert case.ctx.tensor_dtype(name).name == "half" and Differential(None).tolerance(case, name) is None
+    off = out.copy()
+    off.view(np.uint16)[0] += 1                                               # one ULP: within rtol 1e-3
+    assert not compare_tensor(name, HALF, out, off, None, Differential(None).tolerance(case, name)).ok
+    assert compare_tensor(name, HALF, out, off, None, tolerance_for(HALF)).ok  # as it was compared before
+    assert Differential(None).tolerance(parse_case(IN_PLACE), "dst").signed_zero
+    summed = dict(IN_PLACE, api="BlockReduceSum")
+    assert not Differential(None).tolerance(parse_case(summed), "dst").signed_zero
+
+
 def test_a_bit_exact_difference_between_two_nans_shows_their_bits():
     # two half NaNs of other payloads print alike ("nan"): bit-exact, the message must show what differs
     exp = np.ones(8, dtype=np.float16)
@@ -152,6 +209,12 @@ def test_registers_compare_bit_for_bit_in_every_answer_form():
     assert registers_answer({"MaskReg": exp})["mask"][ANY_INDEX].tolist() == exp.tolist()
     assert registers_answer({"registers": {"mask": {"3": exp.tolist()}}})["mask"][3].tolist() == exp.tolist()
     assert REGISTERS in limit_answer({"MaskReg": {3: exp}}, {})
+    # ... bytes as Python bytes too (audit 21: the documented {"MaskReg": bytes} was refused as "an array of |S32")
+    for raw in (exp.tobytes(), bytearray(exp.tobytes()), memoryview(exp.tobytes())):
+        got = registers_answer({"MaskReg": {3: raw}})["mask"][3]
+        assert got.dtype == np.uint8 and got.tolist() == exp.tolist()
+        (d,) = compare_registers(expected, {"mask": {3: got}})
+        assert d.ok
 
 
 def test_a_command_target_answers_registers_in_registers_json(tmp_path):

@@ -236,10 +236,11 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     `f(case: dict, inputs: dict[str, ndarray]) -> dict[str, ndarray]`) or --target-cmd (a command
     reading DIR/case.json and DIR/inputs/*.bin, writing DIR/outputs/*.bin), every case's inputs go
     to both and the outputs are compared over the elements the call writes (the rest must keep their
-    old contents bit for bit): integers and registers bit for bit, floats with np.isclose(rtol, atol,
-    equal_nan) and a largest share of mismatches among the written elements (half: 1e-3, 1e-5, 1e-3;
-    float: 1e-4, 1e-5, 1e-4), a written NaN or infinity exactly; --exact compares floats bit for bit
-    too. Reports give the largest ULP distance. Tensor contents mix ordinary values with ±0, ±inf,
+    old contents bit for bit): integers, registers and the loads' outputs (Load3DBitMode,
+    LoadDataWithStride: bytes copied) bit for bit, floats with np.isclose(rtol, atol, equal_nan) and a
+    largest share of mismatches among the written elements (half: 1e-3, 1e-5, 1e-3; float: 1e-4,
+    1e-5, 1e-4), a written NaN or infinity exactly, and for BlockReduceMax/Min (results chosen, not
+    computed) the sign of a zero too; --exact compares floats bit for bit too. Reports give the largest ULP distance. Tensor contents mix ordinary values with ±0, ±inf,
     NaN, subnormals, the largest values and sums that need rounding; fields' extremes and rules'
     boundaries come early and often; cases whose outputs the core leaves unspecified are skipped.
     A register-writing call (LoadAlign, MaskGenWithRegTensor) is a target too: the function returns

@@ -31,6 +31,7 @@ class BlockReduceMax(BlockReduceFamily):
     name = "BlockReduceMax"
     prefix = P
     op = "MAX"
+    output_comparison = "selects"  # each result is one of the inputs: max(-0, +0) is +0, not "close to" it
     summary = "dst[r*dstRepStride*8 + b] = max over the active elements of datablock b of repeat r of src"
     own_notes = (
         SpecNote(f"{P}.masked-block", "A fully masked-off datablock",

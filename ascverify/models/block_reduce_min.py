@@ -41,6 +41,7 @@ class BlockReduceMin(BlockReduceFamily):
     name = "BlockReduceMin"
     prefix = "block_reduce_min"
     op = "MIN"
+    output_comparison = "selects"  # each result is one of the inputs: min(+0, -0) is -0, not "close to" it
     seed = SEED
     summary = "dst[r*dstRepStride*8 + b] = min over the active elements of datablock b of repeat r of src"
     support_source = f"{NOTES} (products and types; the page names none)"

@@ -801,6 +801,7 @@ class Load3DBitMode(ApiModel):
     aliases = ("LoadData3DBitMode", "load3d", "load_data", "asc.language.basic.load_data")
     prefix = "load3d"
     seed = SEED
+    output_comparison = "moves"  # img2col copies bytes (and the pad value): a target must match bit for bit
     summary = ("img2col: the window [mPos, mPos+mStep) x [kPos, kPos+kStep) of the img2col matrix of the "
                "feature map in src (NC1HWC0, described by SetFmatrix) into dst, as it is (A2) or transposed (B2, A2 "
                "with transpose), in 16 x C0 fractals whose columns lie dstStride fractals apart")

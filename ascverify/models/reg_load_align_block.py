@@ -79,6 +79,7 @@ class LoadAlignDataBlock(ApiModel):
     name = "LoadAlignDataBlock"
     aliases = ()
     prefix = "reg_load_align_block"
+    output_comparison = "moves"
     seed = PAGE
     summary = ("LoadAlign with DataCopyMode::DATA_BLOCK_COPY: 8 DataBlocks of UB, dataBlockStride DataBlocks apart, "
                "into a RegTensor; a MaskReg picks the blocks (a block without an active element is 0, not read). A "

@@ -163,6 +163,7 @@ class LoadAlignRegTensor(ApiModel):
     name = "LoadAlignRegTensor"
     aliases = ()
     prefix = "reg_load_align_vreg"
+    output_comparison = "moves"
     seed = PAGE
     summary = ("LoadAlign with a RegTensor destination: VL = 256 bytes of UB (or a part of them, broadcast, up- or "
                "down-sampled, unpacked, per the LoadDist) into a RegTensor; the dual load de-interleaves 512 bytes into "

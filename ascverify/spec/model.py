@@ -100,6 +100,11 @@ class ApiModel:
     #: other names of the tensors (e.g. pyasc's): other name -> name in ``tensors``; a case may give each tensor
     #: under either name, not both (the model's ``normalize_tensors`` reads them)
     tensor_aliases: ClassVar[Mapping[str, str]] = {}
+    #: how a differential campaign compares the float outputs (`engines.fuzz.checks.Differential`): "arithmetic"
+    #: (within the per-type tolerances: a rounding difference may be legitimate), "selects" (each output is one of
+    #: the inputs, chosen, as a maximum: tolerances, but a zero of the other sign is a wrong value), "moves" (the
+    #: bytes are copied: bit for bit)
+    output_comparison: ClassVar[str] = "arithmetic"
     #: lint findings that are expected, each explained by one of ``notes``: ``RULE_ID`` or ``KIND:RULE_ID`` (kind:
     #: vacuous, redundant, contradiction, no-legal-case) -> spec note id (see `ascverify.engines.lint`)
     lint_expected: ClassVar[Mapping[str, str]] = {}

@@ -343,7 +343,11 @@ class Differential:
     _pending: Any = None                      # the `_Call` handed to the target and not yet collected
 
     def tolerance(self, case: Case, tensor: str) -> Tolerance | None:
-        return tolerance_for(case.ctx.tensor_dtype(tensor), self.rtol, self.atol, self.error_ratio, exact=self.exact)
+        """The comparison of one output: bit for bit with --exact or for an API that moves bytes (its model's
+        ``output_comparison``), else the type's tolerance, zero signs exact for an API that selects its outputs."""
+        how = case.model.output_comparison
+        return tolerance_for(case.ctx.tensor_dtype(tensor), self.rtol, self.atol, self.error_ratio,
+                             exact=self.exact or how == "moves", signed_zero=how == "selects")
 
     def tolerances(self, case: Case) -> dict[str, Any]:
         out = {}
@@ -362,8 +366,9 @@ class Differential:
         base = "; ".join(f"{n}: rtol {t.rtol:g}, atol {t.atol:g}, error ratio {t.error_ratio:g}"
                          for n, t in DEFAULT_TOLERANCES.items() if n in ("half", "float", "bfloat16"))
         return ("floats within tolerance over the written elements (" + base + (f"; overridden: {over}" if over else "")
-                + "), a written NaN or infinity must match, unwritten elements and integers bit-exact, registers "
-                  "bit-exact; --exact for bit-exact floats")
+                + "), a written NaN or infinity must match (and the sign of a zero, for BlockReduceMax/Min), "
+                  "unwritten elements, integers, registers and the loads' outputs bit-exact; --exact for bit-exact "
+                  "floats")
 
     def _memo(self, doc: Mapping[str, Any], seed: int, values: ValuePlan | None) -> tuple[str, int, str]:
         return (json.dumps(doc, sort_keys=True), int(seed), json.dumps(values.to_json() if values else None))

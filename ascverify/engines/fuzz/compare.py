@@ -30,6 +30,8 @@ class Tolerance:
     rtol: float
     atol: float
     error_ratio: float
+    #: a written zero of the other sign is a wrong value, as a wrong NaN or infinity is (outputs chosen, not computed)
+    signed_zero: bool = False
 
     def to_json(self) -> dict[str, float]:
         return {"rtol": self.rtol, "atol": self.atol, "error_ratio": self.error_ratio}
@@ -52,14 +54,15 @@ def exact(dtype: DType) -> bool:
 
 
 def tolerance_for(dtype: DType, rtol: float | None = None, atol: float | None = None,
-                  error_ratio: float | None = None, *, exact: bool = False) -> Tolerance | None:
+                  error_ratio: float | None = None, *, exact: bool = False, signed_zero: bool = False
+                  ) -> Tolerance | None:
     """The tolerance for a float type (defaults overridden by the values given); None: bit-exact (always with
-    ``exact``)."""
+    ``exact``). ``signed_zero``: a zero of the other sign does not pass."""
     base = DEFAULT_TOLERANCES.get(dtype.name)
     if base is None or exact:
         return None
     return Tolerance(base.rtol if rtol is None else rtol, base.atol if atol is None else atol,
-                     base.error_ratio if error_ratio is None else error_ratio)
+                     base.error_ratio if error_ratio is None else error_ratio, signed_zero)
 
 
 @dataclass
@@ -148,7 +151,8 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
     must match bit for bit. Written elements match bit for bit without a tolerance; with one, they match when
     ``np.isclose`` holds (NaN equal to NaN), and the output passes when the share of written elements that do not
     is at most ``error_ratio`` and no written NaN or infinity differs (a wrong NaN or inf is not a rounding
-    difference). Float outputs report their largest ULP distance."""
+    difference), nor, with ``tol.signed_zero``, the sign of a written zero. Float outputs report their largest ULP
+    distance."""
     if actual is None:
         return Diff(name, False, "missing", f"{name}: the target produced no output")
     actual = np.asarray(actual)
@@ -179,7 +183,9 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
         with np.errstate(invalid="ignore", over="ignore"):
             close = np.isclose(a64, e64, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
             special = ((np.isnan(a64) != np.isnan(e64)) | ((np.isinf(a64) | np.isinf(e64)) & (a64 != e64))) & wrote
-        bad_w = ~close & wrote
+            if tol.signed_zero:  # max(-0, +0) is +0: a target keeping -0 is wrong, however close
+                special |= (a64 == 0) & (e64 == 0) & (np.signbit(a64) != np.signbit(e64)) & wrote
+        bad_w = (~close | special) & wrote
     bad = bad_w | kept_bad
     count = int(bad_w.sum())
     diff = Diff(name, True, "ok", f"{name}: {n} elements match", n, count, written=nw,
@@ -211,7 +217,8 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
                               for d in diff.first[:3])
             parts = [f"{count} of {nw} written elements differ ({ratio:.2%}; {mode})"]
             if diff.special_differ and tol is not None:
-                parts.append(f"{diff.special_differ} with a wrong NaN or infinity")
+                parts.append(f"{diff.special_differ} with a wrong NaN, infinity"
+                             f"{' or sign of zero' if tol.signed_zero else ''}")
             if diff.kept_differ:
                 parts.append(f"{diff.kept_differ} of {n - nw} elements the call does not write changed")
             ulp = f"; max {diff.max_ulp} ULP" if diff.max_ulp else ""

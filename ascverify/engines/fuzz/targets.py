@@ -95,6 +95,8 @@ ANY_INDEX = "*"
 def _register_array(v: Any) -> Any:
     if isinstance(v, Malformed):
         return v
+    if isinstance(v, (bytes, bytearray, memoryview)):  # {"MaskReg": bytes}: the register's bytes as they are
+        v = np.frombuffer(bytes(v[:REGISTER_LIMIT + 1]), dtype=np.uint8)
     try:
         arr = np.asarray(v)
     except Exception as exc:  # noqa: BLE001
