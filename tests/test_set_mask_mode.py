@@ -63,6 +63,24 @@ def test_a_counter_template_after_set_mask_norm_is_a_bit_mask():
     assert got[0] == 4 + 5 + 6 + 7 and got[1:8].tolist() == [0.0] * 7
 
 
+def test_a_counter_count_used_with_no_mode_setter_is_a_warning_at_the_op():
+    """SetVectorMask<float, COUNTER>(400) then BlockReduceSum<float, false> with no SetMaskCount: the template only
+    writes the words (0, 400); Normal is the system's default mode (the SetMaskNorm page), in which the op reads them
+    as the bit mask 0x190. A warning at the op (an earlier kernel may have left Counter mode on), none at the setter:
+    the vendor's guide sets a COUNTER mask without SetMaskCount before a first-n API, which enters Counter mode
+    itself. With SetMaskCount first the warning goes."""
+    bare = program({"api": "SetVectorMask", "args": {"mask": 400, "mode": "COUNTER"}}, SUM)
+    errors, warnings = found(check_program(parse_program(bare)))
+    assert errors == [] and warnings == [(1, "block_reduce_sum.counter_mode"), (1, "block_reduce_sum.counter_mode")]
+    messages = [w.message for w in check_program(parse_program(bare)).warnings]
+    assert "no SetMaskCount came before this call" in messages[0] and "(0, 400) as a bit mask" in messages[0]
+    assert "ceil(400 / 64) = 7 repeats" in messages[1]  # and the count's own warning, as before
+    counted = program({"api": "SetMaskCount"}, {"api": "SetVectorMask", "args": {"mask": 400, "mode": "COUNTER"}}, SUM)
+    assert found(check_program(parse_program(counted))) == ([], [(2, "block_reduce_sum.counter_mode")])
+    alone = program({"api": "SetVectorMask", "args": {"mask": 400, "mode": "COUNTER"}})
+    assert found(check_program(parse_program(alone))) == ([], [])
+
+
 def test_a_normal_len_after_set_mask_count_is_read_as_a_count_of_its_bits():
     """SetMaskCount(); SetVectorMask<float>(8) writes SetMask<float>(8): the low 8 bits, 0xFF, read as a count of 255
     (a warning: the vendor's code never does this)."""
