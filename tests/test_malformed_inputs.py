@@ -73,6 +73,17 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
      [":case 0: tensors.src0Offset.dtype: unknown element type 'unit32' (did you mean 'uint32'?)"]),
     ("unknown-argument", set_arg("hRepet", 2),
      [":case 0: args.hRepet: unknown argument 'hRepet' of BilinearInterpolation (did you mean 'hRepeat'?)"]),
+    # an argument or tensor at the top level instead of under args / tensors (audit 22: "did you mean 'expect'?")
+    ("argument-at-top-level", edit(lambda d: d.__setitem__("hRepeat", d["args"].pop("hRepeat"))),
+     [":case 0: hRepeat: unknown key 'hRepeat' ('hRepeat' is an argument of BilinearInterpolation: put it under "
+      "args, as args.hRepeat)"]),
+    ("misspelt-argument-at-top-level", edit(lambda d: d.__setitem__("hRepet", 5)),
+     [":case 0: hRepet: unknown key 'hRepet' (did you mean args.hRepeat?)"]),
+    ("tensor-at-top-level", edit(lambda d: d.__setitem__("src1", d["tensors"]["src1"])),
+     [":case 0: src1: unknown key 'src1' ('src1' is a tensor of BilinearInterpolation: put it under tensors, "
+      "as tensors.src1)"]),
+    ("misspelt-case-key", edit(lambda d: d.__setitem__("tensor", {})), [":case 0: tensor: unknown key 'tensor' "
+                                                                          "(did you mean 'tensors'?)"]),
     ("unknown-tensor", edit(lambda d: d["tensors"].__setitem__("scr1", d["tensors"].pop("src1"))),
      [":case 0: tensors.scr1: unknown tensor 'scr1' of BilinearInterpolation (did you mean 'src1'?)"]),
     ("unknown-case-key", edit(lambda d: d.__setitem__("prodcut", "atlas-a2")),

@@ -281,3 +281,18 @@ def test_bars_drawn_together_give_the_pixels_of_one_collection_per_row(example, 
 
     a, b = imread(io.BytesIO(together)), imread(io.BytesIO(buf.getvalue()))
     assert a.shape == b.shape and (a == b).all()
+
+
+def test_the_bars_say_what_their_characters_mean():
+    """audit 22: a valid case's buffer bars drew "+" (the legend: "needed past the tensor's end") where two tensors
+    merely share a cell, and "^" ("misaligned") on an aligned tensor start whenever an access was misaligned."""
+    text = _with_cwd(ROOT, ["show", "examples/bilinear_interpolation.json"])
+    bars = [line for line in text.splitlines() if line.startswith(("  buffer     |", "  used part  |"))]
+    assert bars and not any("+" in b for b in bars)
+    assert "& two tensors in one cell" in text and "+ needed past the tensor's end" in text
+    # examples/bad/bad.json: dst starts at 0x0 (aligned); vROffset=100 halves puts iteration 1's rows at 200 bytes:
+    # the core's misaligned writes start at 0xc8, the 25th 8-byte cell of dst's region
+    bad = _with_cwd(ROOT, ["show", "examples/bad/bad.json"])
+    row = next(line for line in bad.splitlines() if line.startswith("  dst        |"))
+    cells = row.split("|")[1]
+    assert cells[0] == "=" and cells[200 // 8] == "^", cells

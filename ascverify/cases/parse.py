@@ -3,6 +3,7 @@ with one-line errors naming the field."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 from dataclasses import dataclass, field as dataclass_field
@@ -43,6 +44,32 @@ def _check_keys(obj: Mapping[str, Any], allowed: tuple[str, ...], field: str, wh
             raise InputError(f"unknown {what} {k!r}{did_you_mean(k, allowed)}", field=f"{field}.{_key(k)}" if field else _key(k))
 
 
+def _misplaced_key(k: Any, obj: Mapping[str, Any]) -> str:
+    """The hint for an unknown key of a case: an argument or tensor of the case's API given at the top level (or
+    misspelt there) belongs under ``args`` / ``tensors``; else the closest key of a case (a misspelt ``prodcut``)."""
+    api = obj.get("api")
+    model = lookup_api(api) if isinstance(api, str) else None
+    if model is None or not isinstance(k, str):
+        return did_you_mean(k, CASE_KEYS)
+    places = {a.name: "args" for a in model.args}
+    for spelling in model.arg_spellings.values():
+        places.update({name: "args" for name in spelling.values()})
+    places.update({t.name: "tensors" for t in model.tensors})
+    places.update({name: "tensors" for name in model.tensor_aliases})
+    exact = next((n for n in places if n.lower() == k.lower()), None)
+    if exact is not None:
+        return f" ({exact!r} is {'an argument' if places[exact] == 'args' else 'a tensor'} of {model.name}: put it " \
+               f"under {places[exact]}, as {places[exact]}.{exact})"
+    near, key = difflib.get_close_matches(k, list(places), 1, 0.6), difflib.get_close_matches(k, CASE_KEYS, 1, 0.6)
+    if near and (not key or _likeness(k, near[0]) > _likeness(k, key[0])):
+        return f" (did you mean {places[near[0]]}.{near[0]}?)"
+    return did_you_mean(k, CASE_KEYS)
+
+
+def _likeness(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b).ratio()
+
+
 def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "", data_root: Path | None = None) -> Case:
     """A Case from one JSON object; InputError naming the field on anything malformed.
 
@@ -60,7 +87,7 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
         raise InputError(f"a case must be a JSON object, got {type_name(obj)}")
     for k in obj:
         if k not in CASE_KEYS:
-            raise InputError(f"unknown key {short(k)}{did_you_mean(k, CASE_KEYS)}", field=_key(k))
+            raise InputError(f"unknown key {short(k)}{_misplaced_key(k, obj)}", field=_key(k))
     for k in ("name", "comment"):
         if k in obj and not isinstance(obj[k], str):
             raise InputError(f"expected a string, got {type_name(obj[k])}", field=k)

@@ -230,7 +230,7 @@ def _region(c: _Canvas, mmap: MemoryMap, b: Any, region: Region, colours: dict[s
                 c.rect(x(m.start), x(m.stop), -0.35, 0.35, facecolor="none", edgecolor=colour, hatch="////",
                        linewidth=0.8)
             elif m.kind == "misaligned":
-                c.text(x(t.start), "▲", size=8, color=colour, ha="center")
+                c.text(x(m.start), "▲", size=8, color=colour, ha="center")  # where the address is
         c.line()
     if mmap.run != "none":
         rows = region.rows
