@@ -105,6 +105,25 @@ def test_a_time_budget_of_nan_is_bad_usage():
     assert "--time-budget" in r.stderr and "not a finite number" in r.stderr
 
 
+@pytest.mark.parametrize("argv, names", [
+    (["check", "-p", "all", "-p", "atlas-a2", str(EXAMPLES / "bilinear_interpolation.json")], "-p/--product"),
+    (["rules", "BlockReduceMin", "-p", "atlas-a2", "--product", "atlas-350"], "-p/--product"),
+    (["synth", "BlockReduceMin", "-p", "atlas-a2", "-p", "atlas-350", "-n", "1"], "-p/--product"),
+    (["check", "--format", "json", "--format", "text", str(EXAMPLES / "bilinear_interpolation.json")], "--format"),
+])
+def test_an_option_of_one_value_given_twice_is_bad_usage(argv, names):
+    """audit 22: click kept the last value silently (`check -p all -p atlas-a2` checked atlas-a2 only), while lint and
+    fuzz take a repeated -p as a list: now one line, exit 2, before anything runs."""
+    r = invoke(*argv)
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    assert len(r.stderr.strip().splitlines()) == 1 and f"{names} given 2 times: it takes one value" in r.stderr
+
+
+def test_repeatable_options_and_flags_may_come_twice():
+    assert invoke("lint", "SetVectorMask", "-p", "atlas-a2", "-p", "atlas-350", "--timeout", "5").exit_code == 0
+    assert invoke("check", "-v", "-v", str(EXAMPLES / "bilinear_interpolation.json")).exit_code == 0
+
+
 def test_old_option_names_still_work():
     a = invoke("lint", "SetVectorMask", "-p", "atlas-a2", "-j", "1", "--timeout-ms", "5000")
     b = invoke("lint", "SetVectorMask", "-p", "atlas-a2", "--workers", "1", "--timeout", "5")

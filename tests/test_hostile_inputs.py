@@ -62,7 +62,8 @@ def test_a_file_that_opens_but_cannot_be_read_is_named():
 @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc")
 def test_a_data_file_that_cannot_be_read_is_named(tmp_path):
     doc = json.loads(EXAMPLE.read_text())
-    doc["tensors"]["src0"]["data"] = "/proc/self/mem"
+    (tmp_path / "mem.bin").symlink_to("/proc/self/mem")  # a data file's name ends in .npy or .bin
+    doc["tensors"]["src0"]["data"] = "mem.bin"
     (tmp_path / "case.json").write_text(json.dumps(doc))
     r = invoke("check", "--data-root", "/proc", tmp_path / "case.json")
     one_line_exit_2(r, "case.json", "tensors.src0.data", "cannot read data file")

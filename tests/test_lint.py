@@ -235,3 +235,15 @@ def test_a_warning_that_fires_whenever_it_applies_is_by_design():
     assert rep.findings == [], rep.findings  # was: contradictions of warned.g.type with itself and warned.g.x
     assert any(s.startswith("warned.g.type: a warning whenever it applies") for s in rep.by_design)
     assert not any(s.startswith("warned.g.x") for s in rep.by_design)  # a warning bans nothing: g.x still applies
+
+
+def test_a_product_no_api_named_supports_is_bad_input():
+    """audit 22: `lint BlockReduceMin -p atlas-inference-vectorcore` linted 0 contexts and exited 0, while fuzz
+    refuses the same request (docs/cli.md: an unsupported product is exit 2)."""
+    r = CliRunner().invoke(main, ["lint", "BlockReduceMin", "-p", "atlas-inference-vectorcore"])
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "nothing to lint: BlockReduceMin is not supported on atlas-inference-vectorcore" in r.stderr
+    assert "atlas-inference-vectorcore" not in r.stderr.split("(supported:")[1]
+    # one supported product among those given is enough
+    assert CliRunner().invoke(main, ["lint", "SetMaskNorm", "-p", "atlas-inference-vectorcore", "-p", "atlas-a2",
+                                     "--timeout", "5"]).exit_code == 0

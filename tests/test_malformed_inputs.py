@@ -125,6 +125,12 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
      [":case 0: tensors.src1.data[0]: expected a number, got a list"]),
     ("data-not-list", edit(lambda d: d["tensors"]["src1"].__setitem__("data", {"values": [2]})),
      [":case 0: tensors.src1.data: expected a list of numbers or a file path, got an object"]),
+    # docs/case-format.md: a .npy file or a raw little-endian .bin file; a text file was read as raw bytes (audit 22)
+    ("data-text-file", edit(lambda d: d["tensors"]["src1"].__setitem__("data", "weights.txt")),
+     [":case 0: tensors.src1.data: data file 'weights.txt' is neither a .npy nor a .bin file: give a .npy file or "
+      "a raw little-endian .bin file"]),
+    ("data-empty-name", edit(lambda d: d["tensors"]["src1"].__setitem__("data", "")),
+     [":case 0: tensors.src1.data: an empty file name: give a .npy file"]),
     ("data-path-missing", edit(lambda d: d["tensors"]["src0"].__setitem__("data", "no_such_src0.npy")),
      [":case 0: tensors.src0.data: data file 'no_such_src0.npy' not found"]),
     ("data-longer-than-tensor", edit(lambda d: d["tensors"]["src1"].__setitem__("size", 4)),

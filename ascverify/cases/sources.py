@@ -84,6 +84,10 @@ def _path_text(p: str) -> str:
     return s if len(s) <= 240 else s[:237] + "..."
 
 
+#: The data files a case may name: numpy's .npy, and raw little-endian elements in a .bin file (any case).
+DATA_SUFFIXES = (".npy", ".bin")
+
+
 def resolve_data_path(given: str, base_dir: Path | None, field: str, data_root: Path | None = None) -> DataPath:
     """The data file ``given`` names (relative to ``base_dir``), confined to the data root: InputError naming
     ``field`` when it resolves (through symbolic links) outside, without looking at the file itself."""
@@ -96,6 +100,9 @@ def resolve_data_path(given: str, base_dir: Path | None, field: str, data_root: 
     root, named = _root_for(base_dir, data_root)
     if root is not None and not resolved.is_relative_to(root):
         raise InputError(_outside(root, given, named), field=field)
+    if Path(given).suffix.lower() not in DATA_SUFFIXES:  # a text file was read as raw bytes, silently (audit 22)
+        what = "an empty file name" if not given else f"data file {short(given)} is neither a .npy nor a .bin file"
+        raise InputError(f"{what}: give a .npy file or a raw little-endian .bin file", field=field)
     out = DataPath(given)
     out.resolved = resolved
     out.root = root
@@ -152,6 +159,7 @@ def load_tensor_data(src: Any, dtype: DType, base_dir: Path | None, field: str, 
     if not isinstance(src, DataPath):
         src = resolve_data_path(str(src), base_dir, field)
     shown = short(str(src))
+    suffix = Path(str(src)).suffix.lower()  # one of DATA_SUFFIXES (`resolve_data_path`)
     try:
         fd, st = open_regular(src.resolved)
     except NotRegular as exc:
@@ -166,7 +174,7 @@ def load_tensor_data(src: Any, dtype: DType, base_dir: Path | None, field: str, 
             if actual is not None and not actual.is_relative_to(src.root):
                 raise InputError(_outside(src.root, str(src), src.named), field=field)
         limit = _LIMITS.get().max_bytes
-        if Path(src).suffix == ".npy":
+        if suffix == ".npy":
             arr = _read_npy(fd, st.st_size, shown, dtype, field, size, limit)
         else:
             arr = _read_bin(fd, st.st_size, shown, dtype, field, size, limit)

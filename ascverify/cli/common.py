@@ -12,6 +12,7 @@ import re
 import select
 import signal
 import sys
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -89,8 +90,11 @@ class AscverifyCommand(click.Command):
         return super().invoke(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # click's parser consumes the list
         try:
-            return super().parse_args(ctx, args)
+            rest = super().parse_args(ctx, args)
+            _refuse_repeated_options(self, ctx, given)
+            return rest
         except click.NoSuchOption as exc:
             hidden = {name for p in self.params if isinstance(p, click.Option) and p.hidden
                       for name in (*p.opts, *p.secondary_opts)}
@@ -99,6 +103,20 @@ class AscverifyCommand(click.Command):
             raise one_line_usage(exc, ctx) from None
         except click.UsageError as exc:
             raise one_line_usage(exc, ctx) from None
+
+
+def _refuse_repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """An option that takes one value given more than once is a usage error: click keeps the last one silently
+    (audit 22: `check -p all -p atlas-a2` checked atlas-a2 only), while lint and fuzz take `-p` as a list."""
+    _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    counts = Counter(p.name for p in order if isinstance(p, click.Option) and not p.multiple and not p.count
+                     and not p.is_flag)
+    for p in command.params:
+        if counts.get(p.name, 0) > 1:
+            names = "/".join(p.opts)
+            raise click.UsageError(f"{names} given {counts[p.name]} times: it takes one value"
+                                   + (" (`-p all`: every product)" if "--product" in p.opts and "all:" in (p.help or "")
+                                      else ""), ctx=ctx)
 
 
 class AscverifyGroup(click.Group):
