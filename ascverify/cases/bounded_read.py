@@ -14,7 +14,9 @@ inputs"). Everything ascverify reads from them goes through this module:
 
 from __future__ import annotations
 
+import io
 import os
+import select
 import stat
 from pathlib import Path
 from itertools import count
@@ -137,6 +139,24 @@ class LineCursor:
         yield from self._blocks
 
 
+def _live_descriptor(stream: BinaryIO | int) -> int | None:
+    """The descriptor of ``stream`` when it is a pipe, terminal or socket, else None."""
+    try:
+        fd = stream if isinstance(stream, int) else stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return fd if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode) else None
+
+
+def _readable(fd: int) -> bool:
+    """Something (or the end) can be read from ``fd`` without waiting."""
+    try:
+        return bool(select.select([fd], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
 class LineReader:
     """The lines of a stream (``bytes`` without the newline, with their 1-based line numbers), read in blocks of
     `BLOCK`; every byte counts against ``limit`` and one more raises InputError naming ``where``.
@@ -151,6 +171,18 @@ class LineReader:
         self._pending: list[bytes] = []  # blocks read but not yet handed out
         self._eof = False
         self.lineno = 0
+        #: the descriptor of a pipe, terminal or socket (whose writer may pause), else None (a regular file)
+        self._live_fd = _live_descriptor(stream)
+
+    @property
+    def live(self) -> bool:
+        """A pipe, terminal or socket: its writer may pause."""
+        return self._live_fd is not None
+
+    def idle(self) -> bool:
+        """Everything read has been handed out and the next read would wait for the writer (a pipe, terminal or
+        socket that has nothing to read now; never a regular file): what was read may be checked meanwhile."""
+        return not self._pending and not self._eof and self._live_fd is not None and not _readable(self._live_fd)
 
     def _read_block(self) -> bytes:
         if self._eof:
@@ -174,13 +206,21 @@ class LineReader:
             self._too_large()
         return block
 
+    @property
+    def at_end(self) -> bool:
+        """The stream ended (everything it held has been read)."""
+        return self._eof
+
     def _too_large(self) -> None:
         raise InputError(f"input is larger than the limit of {self.limit} bytes", where=self.where)
 
     def peek_head(self, n: int) -> bytes:
-        """At least the first ``n`` bytes (fewer at the end of the stream), left to be read."""
+        """At least the first ``n`` bytes (fewer at the end of the stream, or when a pipe's writer pauses after
+        some: the first cases are then read without waiting for more), left to be read."""
         have = sum(len(b) for b in self._pending)
         while have < n:
+            if have and self._live_fd is not None and not _readable(self._live_fd):
+                break
             block = self._read_block()
             if not block:
                 break

@@ -64,7 +64,8 @@ def _stream_batches(reader: LineReader, where: str, repeats: Repeats | None = No
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if len(head) < 65536 or exc.start < len(head) - 4:  # not a character cut at the end of the head
+        whole = reader.at_end and len(head) < 65536  # the head is the whole stream
+        if whole or exc.start < len(head) - 4:  # not a character cut at the end of the head
             raise InputError(f"not UTF-8 text (byte {exc.start}): binary content, not a JSON case file",
                              where=where) from None
     lines = LineCursor(reader.line_blocks())
@@ -316,7 +317,40 @@ def read_cases(path: str, max_bytes: int = MAX_FILE_BYTES, *, data_root: str | o
     as then (`repeats.Repeats`; only for readers that do not change the cases they get)."""
     root = Path(os.path.realpath(data_root)) if data_root is not None else None
     memo = Repeats() if repeats else None
-    return _entries(iter(()), path, root, keep_raw, batches=read_document_batches(path, max_bytes, memo), repeats=memo)
+    flow = Flow()
+    return _entries(iter(()), path, root, keep_raw, batches=read_document_batches(path, max_bytes, memo, flow),
+                    repeats=memo, flow=flow)
+
+
+class Flow:
+    """How far the entries of a stream have come (`read_cases`): the entries handed out so far, and whether the
+    reader waits for a pipe's writer. A consumer that has taken them all while the writer pauses
+    (`drained`) can deal with them now instead of waiting for more: `(kernel trace) | ascverify check -`."""
+
+    __slots__ = ("reader", "handed_out")
+
+    def __init__(self) -> None:
+        self.reader: LineReader | None = None
+        self.handed_out = 0
+
+    @property
+    def live(self) -> bool:
+        """The stream is a pipe, terminal or socket (known once reading has started)."""
+        return self.reader is not None and self.reader.live
+
+    def idle(self) -> bool:
+        """The reader has handed out what it read and would wait for the writer now."""
+        return self.reader is not None and self.reader.idle()
+
+    def drained(self, taken: int) -> bool:
+        """``taken`` entries are every entry handed out so far, and the writer pauses."""
+        return taken >= self.handed_out and self.idle()
+
+
+class Entries(chain):
+    """The entries of a file (an iterator: `itertools.chain`'s speed), with its `Flow` (``flow``)."""
+
+    flow: Flow | None = None
 
 
 def read_documents(path: str, max_bytes: int) -> Iterator[tuple[int, Any, InputError | None]]:
@@ -330,11 +364,14 @@ def read_documents(path: str, max_bytes: int) -> Iterator[tuple[int, Any, InputE
     return chain.from_iterable(read_document_batches(path, max_bytes))
 
 
-def read_document_batches(path: str, max_bytes: int, repeats: Repeats | None = None) -> Iterator[Documents]:
+def read_document_batches(path: str, max_bytes: int, repeats: Repeats | None = None,
+                          flow: Flow | None = None) -> Iterator[Documents]:
     """`read_documents` a batch at a time: each batch an iterable (to be read once) of (index, value, error),
     of at most `BATCH_LINES` lines of JSON Lines holding at most one read block of text (1 MiB) or one line;
-    one document comes as one batch."""
+    one document comes as one batch. ``flow`` gets the reader (`Flow.idle`)."""
     reader = open_source(path, max_bytes)
+    if flow is not None:
+        flow.reader = reader
     try:
         yield from _stream_batches(reader, path, repeats)
     finally:
@@ -360,20 +397,22 @@ def cases_from_bytes(data: bytes, path: str) -> Iterator[Entry]:
 
 def _entries(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data_root: Path | None = None,
              keep_raw: bool = True, batches: Iterator[Iterable[tuple[int, Any, InputError | None]]] | None = None,
-             repeats: Repeats | None = None) -> Iterator[Entry]:
+             repeats: Repeats | None = None, flow: Flow | None = None) -> Iterator[Entry]:
     """The entries of the documents read (``docs``, or the reader's ``batches`` of them), a block at a time: the
     common shape column-wise (`parse_block`), the rest (and every error) case by case. A block holds at most
     `PARSE_BLOCK` documents and `PARSE_BATCHES` of the reader's batches (each at most 1 MiB of text: memory stays
     bounded however long the lines). A problem with the file as a whole comes after the entries before it."""
     # the blocks' lists chained in C: a million entries pass through here, and a Python generator's step per entry
     # (two of them nested) cost about as much as making the entry
-    return chain.from_iterable(_entry_blocks(docs, path, data_root, keep_raw, batches, repeats))
+    out = Entries.from_iterable(_entry_blocks(docs, path, data_root, keep_raw, batches, repeats, flow))
+    out.flow = flow
+    return out
 
 
 def _entry_blocks(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data_root: Path | None,
                   keep_raw: bool, batches: Iterator[Iterable[tuple[int, Any, InputError | None]]] | None,
-                  repeats: Repeats | None = None) -> Iterator[list[Entry]]:
-    """`_entries` a block at a time (each a list)."""
+                  repeats: Repeats | None = None, flow: Flow | None = None) -> Iterator[list[Entry]]:
+    """`_entries` a block at a time (each a list); a block ends early when a pipe's writer pauses (``flow``)."""
     base = _base_dir(path)
     source = iter(batches) if batches is not None else _chunked(docs, PARSE_BLOCK)
     while True:
@@ -384,12 +423,15 @@ def _entry_blocks(docs: Iterator[tuple[int, Any, InputError | None]], path: str,
             for batch in source:
                 block.extend(batch)
                 taken += 1
-                if len(block) >= PARSE_BLOCK or taken >= PARSE_BATCHES:
+                if len(block) >= PARSE_BLOCK or taken >= PARSE_BATCHES or (flow is not None and flow.idle()):
                     break
         except InputError as exc:
             failure = exc
         if block:
-            yield _block_entries(block, path, base, data_root, keep_raw, repeats)
+            entries = _block_entries(block, path, base, data_root, keep_raw, repeats)
+            if flow is not None:
+                flow.handed_out += len(entries)
+            yield entries
         if failure is not None:
             raise failure
         if not taken:

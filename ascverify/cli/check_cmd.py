@@ -91,7 +91,8 @@ def check(files: tuple[str, ...], fmt: str, verbose: bool, strict: bool, max_byt
     and by line and column.
 
     JSON Lines are read and checked as they come, in windows of up to 65,536 cases (constant
-    memory; each window's results are written when it is checked); the cases of many small files
+    memory; each window's results are written when it is checked; from a pipe, also whenever its
+    writer pauses); the cases of many small files
     (`ascverify check out/case_*/case.json` after `gen`) share a window. Data files must lie under
     the case file's folder (standard input: the current folder) or under --data-root DIR; only
     regular files are read, each within --max-bytes.
@@ -141,6 +142,8 @@ class _FileReport:
     docs: list[Any]
     #: with --product all: the cases portable or not
     tally: _Tally | None = None
+    #: the input pauses after these results (a pipe's writer waits): written out at once, not left in a buffer
+    flush: bool = False
 
 
 def _report(results: Iterable[Result], fmt: str, verbose: bool, strict: bool = False) -> _FileReport:
@@ -230,19 +233,35 @@ def _serial_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: in
     """The reports of files checked in this process, in batches of up to 4,096 results (and one ending at each
     problem with a file as a whole)."""
 
+    flows: dict[str, Any] = {}  # path -> its entries' Flow (a pipe's writer may pause)
+
     def sources() -> Iterator[tuple[str, Iterable[Any]]]:
         for path in files:
             entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema, repeats=True)
+            flows[path] = getattr(entries, "flow", None)
             if strict_schema:
                 entries = _schema_checked(entries)
             yield path, (on_product(entries, product) if product else entries)
 
     batch: list[Result] = []
-    for r in checked_sources(sources(), cache):
-        batch.append(r)
-        if len(batch) >= 4096 or r.index is None:
+    current, got, flow = None, 0, None  # the file of the last result, its results so far, and its Flow if live
+    try:
+        for r in checked_sources(sources(), cache):
+            batch.append(r)
+            if r.file != current:
+                current, got, flow = r.file, 0, flows.get(r.file)
+                flow = flow if flow is not None and flow.live else None
+            got += 1
+            paused = flow is not None and got >= flow.handed_out and flow.idle()
+            if len(batch) >= 4096 or r.index is None or paused:
+                rep = _report(batch, fmt, verbose, strict)
+                rep.flush = paused
+                yield rep
+                batch = []
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the cases read and checked before it are reported first
+        if batch:
             yield _report(batch, fmt, verbose, strict)
-            batch = []
+        raise
     if batch:
         yield _report(batch, fmt, verbose, strict)
 
@@ -375,6 +394,8 @@ def _check_files(files: Sequence[str], fmt: str, verbose: bool, max_bytes: int, 
             with _uncut():
                 out.write(rep)
                 counts.merge(rep.counts)
+                if rep.flush:  # the input pauses: what is known is shown now
+                    sys.stdout.flush()
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the document ends after the cases written, marked interrupted
         _close_interrupted(lambda: out.close(counts, interrupted=True))
         raise

@@ -524,12 +524,16 @@ def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCac
 
     for path, entries in sources:
         it = iter(entries)
+        flow = getattr(entries, "flow", None)  # a pipe's writer may pause: what came so far is checked meanwhile
+        taken = 0
         more = True
         while more:  # the window is checked outside the `try`: only reading the file's entries is its problem
+            paused = False
             try:
                 add = items.append
                 for entry in it:  # a million entries may pass here: the window's bounds move only with data
                     add((path, entry))
+                    taken += 1
                     case = entry.case
                     if case is None or case.data_sources:
                         more_values, more_bytes = data_weight(entry)
@@ -539,12 +543,19 @@ def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCac
                             break
                     elif len(items) >= window:
                         break
+                    if flow is not None and taken >= flow.handed_out and flow.idle():
+                        paused = True
+                        break
                 else:
                     more = False
             except InputError as exc:
                 items.append((path, exc))
                 more = False
-            if full():
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM while waiting for more: what was read is checked first
+                if items:
+                    yield from checked_items(items, cache)
+                raise
+            if full() or (paused and items):
                 yield from checked_items(items, cache)
                 items, values, nbytes = [], 0, 0
     if items:
