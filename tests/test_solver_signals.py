@@ -473,3 +473,16 @@ def test_a_campaign_worker_killed_is_a_harness_error_that_says_so():
     assert _worker_death(1, -signal.SIGKILL) == ("worker 1 died: killed by SIGKILL (the system may be short of memory; "
                                                 "its items were not run)")
     assert _worker_death(0, 7) == "worker 0 died (exit status 7; its items were not run)"
+
+
+def test_a_spent_time_budget_is_named_in_every_summary():
+    """audit 22: diff-products' detail lines said the budget ran out, its summary "the solver gave up (timeout/resource
+    limit)", and lint advised --timeout when it was --time-budget that ran out (docs/solver.md)."""
+    r = CliRunner().invoke(main, ["diff-products", "atlas-a2", "atlas-350", "BilinearInterpolation",
+                                  "--time-budget", "0.001"])
+    summary = r.stderr.strip().splitlines()[-1]
+    assert "undecided: the time budget (0.001 s) ran out comparing" in summary and "gave up" not in summary
+    r = CliRunner().invoke(main, ["lint", "BilinearInterpolation", "-p", "atlas-a2", "--time-budget", "0.001"])
+    assert r.exit_code == 1
+    assert "(the time budget (0.001 s) ran out: raise --time-budget, or --allow-unknown" in r.stderr
+    assert "raise --timeout" not in r.stderr

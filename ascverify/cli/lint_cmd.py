@@ -8,7 +8,7 @@ import time
 
 import click
 
-from ..engines.interrupts import time_budget as budget
+from ..engines.interrupts import UNDECIDED, budget_exhausted, time_budget as budget
 from ..spec.errors import InputError
 from ..spec.products import BUFFERS
 from ..spec.registry import apis
@@ -102,7 +102,9 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, 
               f"{plural(len(findings), 'finding')} ({len(findings) - len(unexplained)} explained, {len(unexplained)} "
               f"unexplained), {plural(unknown, 'undecided query', 'undecided queries')}, {by_design} by design")
     if unknown and not allow_unknown:
-        emit_error(f"lint: {plural(unknown, 'undecided query', 'undecided queries')} fail the lint (raise --timeout, "
+        spent = any(r.budget_exhausted for r in reports) and time_budget is not None
+        raise_what = f"the time budget ({time_budget:g} s) ran out: raise --time-budget" if spent else "raise --timeout"
+        emit_error(f"lint: {plural(unknown, 'undecided query', 'undecided queries')} fail the lint ({raise_what}, "
                    f"or --allow-unknown to accept them)")
     sys.exit(1 if unexplained or problems or (unknown and not allow_unknown) else 0)
 
@@ -144,6 +146,7 @@ def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fm
 
     with budget(time_budget):
         diffs = [diff_api(m, a.id, b.id) for m in models]
+        spent = time_budget is not None and budget_exhausted()
     if fmt == "json":
         print_json({"a": a.id, "b": b.id,
                     "buffers": {buf: {a.id: a.buffer_size(buf), b.id: b.buffer_size(buf)} for buf in BUFFERS},
@@ -153,6 +156,7 @@ def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fm
     differ = [d for d in diffs if d.differs]
     undecided = [d for d in diffs if d.undecided]
     emit_note(f"diff-products: {a.id} vs {b.id}: {len(differ)} of {plural(len(diffs), 'API')} differ"
-               + (f"; undecided: the solver gave up (timeout/resource limit) comparing "
-                  f"{sum(len(d.undecided) for d in undecided)} rules of {len(undecided)} APIs" if undecided else ""))
+               + (f"; {f'undecided: the time budget ({time_budget:g} s) ran out' if spent else UNDECIDED} comparing "
+                  f"{plural(sum(len(d.undecided) for d in undecided), 'rule')} of {plural(len(undecided), 'API')}"
+                  if undecided else ""))
     sys.exit(1 if differ else 2 if undecided else 0)
