@@ -70,7 +70,8 @@ def _register_value(value: Any, spec: RegisterFileSpec, field: str, base_dir: An
         raise InputError(f"expected a list of {spec.nbytes} byte values or an object with dtype and data, got "
                          f"{_kind(value)}", field=field)
     if len(value) != spec.nbytes:
-        raise InputError(f"a {spec.title} holds {spec.nbytes} bytes; {len(value)} values given", field=field)
+        raise InputError(f"a {spec.title} holds {spec.nbytes} bytes; {len(value)} value{'' if len(value) == 1 else 's'} "
+                         "given", field=field)
     for i, x in enumerate(value):
         if type(x) is not int or not 0 <= x <= 255:
             raise InputError(f"expected a byte value 0..255, got {_kind(x)} ({str(x)[:40]})", field=f"{field}[{i}]")

@@ -58,8 +58,8 @@ def decode(codec: str, config0: str, config1: str, fmt: str) -> None:
     """Print the fields packed in CONFIG0 and CONFIG1.
 
     CODEC `load3d`: Load3DBitModeParam (LoadData's img2col parameter, Load3DBitMode (LoadData) page). The words
-    are uint64 values in decimal or hexadecimal (0x...). Each field is printed with its value,
-    its bits and its LoadData3DParamsV2 name; 1-bit fields as true / false.
+    are uint64 values in decimal, 0x..., 0o... or 0b... (_ between digits allowed). Each field is printed with
+    its value, its bits and its LoadData3DParamsV2 name; 1-bit fields as true / false.
 
     \b
     Examples:
@@ -110,8 +110,8 @@ def encode(codec: str, assignments: tuple[str, ...], fmt: str) -> None:
     mPos, strideW, strideH, Wk, Hk, dilationW, dilationH, filterW, filterH, transpose,
     fmatrixCtrl, sizeChannel; those left out are 0, as the unions are initialized), or all as
     LoadData3DParamsV2 members (kExtension, ..., filterW/filterH = kernel size, filterSizeW/H =
-    the +256 flags, channelSize; those left out take the struct's defaults). Values are decimal
-    or 0x...; flags true / false. A value beyond its field's width is refused.
+    the +256 flags, channelSize; those left out take the struct's defaults). Values are decimal,
+    0x..., 0o... or 0b...; flags true / false. A value beyond its field's width is refused.
 
     \b
     Examples:

@@ -516,7 +516,8 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     say = emit_error if is_stdout(report) else emit  # `--report -`: standard output is the JSON report's alone
     say(table_text(("mutant", "api", "outcome", "killed by", "cases"), rows).rstrip("\n") + ("\n" if say is emit else ""))
     killed, counted, rate, controls_ok = _selftest_tally(outcomes)
-    say(f"kill rate: {killed}/{counted} ({rate:.0%})"
+    say((f"kill rate: {killed}/{counted} ({rate:.0%})" if counted else
+         "kill rate: none of the mutants is exercised by the APIs named (nothing to kill)")
         + ("" if controls_ok else "; a control run failed: the unmutated core does not pass its own invariants")
         + ("\n" if say is emit else ""))
     if report:

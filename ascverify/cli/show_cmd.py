@@ -48,7 +48,7 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
     placed on it by name; then each group of tensors whose bytes overlap (most often one tensor)
     at its own scale, one row per iteration of the core with what that iteration reads (r) and
     writes (w); bytes two tensors share (X), bytes past the buffer's end (>), bytes a call needs
-    past a tensor's end (+), a misaligned start (^) and the core's faults (!) are marked, and each
+    past a tensor's end (+), a misaligned address (^) and the core's faults (!) are marked, and each
     problem is named with the rule it breaks (a fault no broken rule names says so: a gap in the
     rules or in the core).
 
