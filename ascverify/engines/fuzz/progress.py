@@ -23,7 +23,7 @@ def finding_line(summary: Mapping[str, Any]) -> str:
     anything a target printed are escaped: nothing can start a line of its own)."""
     where = summary.get("path") or summary.get("id")
     known = "" if summary.get("new", True) else " (known)"
-    shrunk = "" if summary.get("shrunk", True) else " (not shrunk)"
+    shrunk = "" if summary.get("shrunk", True) else " (shrinking cut short)"
     unsaved = " (not saved)" if summary.get("unsaved") else ""
     msg = " ".join(str(summary.get("message", "")).split())
     if len(msg) > 300:

@@ -196,7 +196,8 @@ def finding_meta(fid: str, *, unit: Any, failure: Failure, case: Case, seed: int
 
 def _diff_text(meta: Mapping[str, Any], final: Path) -> str:
     lines = [f"{meta['api']} on {meta['product']} (T={meta['dtype']}), {meta['kind']} check {meta['check']}",
-             f"key: {meta['key']}" + ("" if meta["shrunk"] else " (not shrunk: the campaign stopped first)"),
+             f"key: {meta['key']}" + ("" if meta["shrunk"] else " (shrinking cut short by the item's time limit or "
+                                                                 "a stop: the smallest failing case found by then)"),
              f"seed: {meta['seed']}" + (f", rule broken: {meta['rule']}" if meta.get("rule") else ""),
              "", meta["message"], ""]
     if meta.get("detail") and meta["detail"].strip() != meta["message"].strip():

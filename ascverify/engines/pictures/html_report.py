@@ -189,7 +189,8 @@ def _findings(findings: Sequence[Mapping[str, Any]]) -> str:
         return '<p class="good">No finding.</p>'
     out = []
     for k, f in enumerate(findings):
-        flags = [("shrunk" if f.get("shrunk", True) else "not shrunk"), ("new" if f.get("new", True) else "known")]
+        flags = [("shrunk" if f.get("shrunk", True) else "shrinking cut short"),
+                 ("new" if f.get("new", True) else "known")]
         head = (f"{f.get('api')} on {f.get('product')}: {f.get('kind')} check {f.get('check')} "
                 f"({', '.join(flags)})")
         out.append(f'<div class="finding" id="finding-{k}" data-finding="{esc(f.get("id", k))}">'
