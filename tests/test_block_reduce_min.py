@@ -264,7 +264,7 @@ def test_placeholder_rules_and_unchecked():
     assert violations(parse_case(call(mask="MASK_PLACEHOLDER"))) == [f"{P}.mask.placeholder"]
     assert violations(parse_case(call(mask="MASK_PLACEHOLDER", is_set_mask=True))) == [f"{P}.mask.placeholder"]
     msg = check_case(parse_case(call(mask="MASK_PLACEHOLDER"))).violations[0].message
-    assert "MASK_PLACEHOLDER" in msg and "isSetMask=True" in msg
+    assert "MASK_PLACEHOLDER" in msg and "isSetMask=true" in msg  # as the case file writes it
     assert not check_case(parse_case(call())).unchecked
     for bad in ("MASK", "mask_placeholder", ""):
         with pytest.raises(InputError) as err:

@@ -291,6 +291,9 @@ class Rule:
                     env[name] = getattr(v, name)
                 except AttributeError:
                     pass
+        for name, value in env.items():  # a flag as the case file writes it (true, not Python's True)
+            if type(value).__name__ in ("bool", "bool_"):  # Python's, or a numpy scalar's (no numpy import here)
+                env[name] = "true" if value else "false"
         try:
             return self.message.format(**env)
         except (KeyError, AttributeError, IndexError, ValueError) as exc:  # a model bug, kept visible
@@ -400,7 +403,7 @@ def field_one_of(id: str, field_name: str, choices: Any, source: str, *, param: 
 
     return Rule(id, (param,), pred, message or "{field}={value} is not one of {choices}", source, ERROR,
                 _products(products), when, facts, {"kind": "one_of", "field": field_name, "codes": codes}, (), None,
-                tuple(notes), f"{field_name} one of {choices if not callable(choices) else '…'}")
+                tuple(notes), f"{field_name} one of {', '.join(map(str, choices)) if not callable(choices) else '…'}")
 
 
 def _present(v: Values, tensor: str) -> Any:
