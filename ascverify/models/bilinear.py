@@ -529,7 +529,8 @@ class BilinearInterpolation(ApiModel):
     notes = (
         mask_high_word_note("bilinear", _t2("mask[]/mask")),
         SpecNote("bilinear.mask-word-order", "Bitwise mask word order",
-                 "mask[0] holds the low 64 elements, mask[1] the high 64: [0, 8] selects element 68, [8, 0] element 4.",
+                 "mask[0] holds the low 64 elements, mask[1] the high 64: [0, 8] selects element 68, [8, 0] "
+                 "element 4 (counting from 1, as the pages do: bit 3 of a word; elements 67 and 3 counting from 0).",
                  "Page 000's example says mask = [0, 8] selects the fourth element; page 004 says [8, 0] does. "
                  "HARDWARE_NOTES (vendor code) confirm page 004: page 000's sentence is wrong.",
                  (f"{SEED} Table 2, mask[]/mask", "004_2ad9555534615f32.txt mask", "HARDWARE_NOTES.md Masks"),
