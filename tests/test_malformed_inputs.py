@@ -82,6 +82,7 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
     ("tensor-at-top-level", edit(lambda d: d.__setitem__("src1", d["tensors"]["src1"])),
      [":case 0: src1: unknown key 'src1' ('src1' is a tensor of BilinearInterpolation: put it under tensors, "
       "as tensors.src1)"]),
+    ("api-null", edit(lambda d: d.__setitem__("api", None)), [":case 0: api: expected an API name, got null"]),
     ("misspelt-case-key", edit(lambda d: d.__setitem__("tensor", {})), [":case 0: tensor: unknown key 'tensor' "
                                                                           "(did you mean 'tensors'?)"]),
     ("unknown-tensor", edit(lambda d: d["tensors"].__setitem__("scr1", d["tensors"].pop("src1"))),

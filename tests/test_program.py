@@ -210,6 +210,14 @@ def test_program_input_errors_name_the_call_and_field():
                 {"calls": [brm()]}, {"product": "atlas-a2", "calls": [brm()], "tensorz": {}}):
         r = CliRunner().invoke(main, ["check", "-"], input=json.dumps(doc))
         assert r.exit_code == 2 and "Traceback" not in r.output, doc
+    # a single case's key beside "calls": read as a program, which says where the key belongs (audit 22)
+    with_api = {"api": "BlockReduceMin", "product": "atlas-a2", "calls": [{"api": "SetMaskNorm"}]}
+    try:
+        parse_program(with_api)
+        raise AssertionError("accepted")
+    except InputError as exc:
+        assert exc.field == "api" and "read as a program, since it has \"calls\": 'api' belongs in each call" in \
+            exc.message
 
 
 # -- generated programs --------------------------------------------------------------------------------------------

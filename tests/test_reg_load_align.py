@@ -228,8 +228,8 @@ def test_a_load_dist_with_mask_names_the_regtensor_load(dist):
     with pytest.raises(InputError) as info:
         parse_case(case_doc({"mask": 0, "dist": dist}))
     assert info.value.line() == (f"args.dist: {dist!r}: a LoadDist value; LoadAlign into a MaskReg (argument `mask`) "
-                                 "takes DIST_NORM, DIST_US or DIST_DS; a load into a RegTensor gives the argument "
-                                 "`dstReg` (API LoadAlignRegTensor)")
+                                 "takes a MaskDist, not a LoadDist: MaskDist::DIST_NORM, DIST_US or DIST_DS; a load "
+                                 "into a RegTensor gives the argument `dstReg` (API LoadAlignRegTensor)")
 
 
 @pytest.mark.parametrize("args", [{"dstReg": 0}, {"dstReg": 3, "dstReg1": 4, "dist": "DIST_DINTLV_B8"}])

@@ -93,7 +93,7 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
             raise InputError(f"expected a string, got {type_name(obj[k])}", field=k)
     api = obj.get("api")
     if api is None:
-        raise InputError("missing", field="api")
+        raise InputError("missing" if "api" not in obj else "expected an API name, got null", field="api")
     if not isinstance(api, str):
         raise InputError(f"expected an API name, got {type_name(api)}", field="api")
     model = overload_for(get_api(api), obj.get("args"))

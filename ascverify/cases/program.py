@@ -109,7 +109,9 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
         raise InputError(f"a program must be a JSON object, got {type_name(doc)}")
     for k in doc:
         if k not in PROGRAM_KEYS:
-            raise InputError(f"unknown key {k!r}{did_you_mean(k, PROGRAM_KEYS)}", field=str(k)[:60])
+            where = (f" (read as a program, since it has \"calls\": {k!r} belongs in each call)" if k in CALL_KEYS
+                     else did_you_mean(k, PROGRAM_KEYS))
+            raise InputError(f"unknown key {k!r}{where}", field=str(k)[:60])
     pname = doc.get("product")
     if not isinstance(pname, str):
         raise InputError("missing" if pname is None else f"expected a product name, got {type_name(pname)}",

@@ -46,8 +46,8 @@ MAX_LEVELS = 4  # an AddrReg has at most 4 loop levels (CreateAddrReg)
 
 #: LoadAlign into a RegTensor (not modelled): its LoadDist values (asc-devkit include/basic_api/reg_compute/
 #: kernel_reg_compute_utils.h, enum class LoadDist) and its destination argument, said plainly when a case gives one
-REGTENSOR_LOAD = ("LoadAlign into a MaskReg (argument `mask`) takes DIST_NORM, DIST_US or DIST_DS; a load into a "
-                  "RegTensor gives the argument `dstReg` (API LoadAlignRegTensor)")
+REGTENSOR_LOAD = ("LoadAlign into a MaskReg (argument `mask`) takes a MaskDist, not a LoadDist: MaskDist::DIST_NORM, "
+                  "DIST_US or DIST_DS; a load into a RegTensor gives the argument `dstReg` (API LoadAlignRegTensor)")
 REGTENSOR_DISTS = frozenset((
     "DIST_BRC_B8", "DIST_BRC_B16", "DIST_BRC_B32", "DIST_US_B8", "DIST_US_B16", "DIST_DS_B8", "DIST_DS_B16",
     "DIST_BDINTLV", "DIST_DINTLV_B8", "DIST_DINTLV_B16", "DIST_DINTLV_B32", "DIST_UNPACK_B8", "DIST_UNPACK_B16",
