@@ -163,7 +163,10 @@ def test_fix_of_a_quantified_rule_uses_the_search():
     assert check_case(rep.fixed).valid
 
 
-def test_fix_cli(tmp_path):
+def test_fix_cli(tmp_path, monkeypatch):
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-cwd"  # not above tmp_path: the --data-root it suggests is
+    elsewhere.mkdir()                                      # shown relative to the current folder when below it
+    monkeypatch.chdir(elsewhere)
     path = write(tmp_path / "bad.json", bad_doc())
     out = tmp_path / "sub" / "fixed.json"
     out.parent.mkdir()
