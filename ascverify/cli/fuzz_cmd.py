@@ -474,7 +474,13 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     per API first checks that the unmutated core passes. Prints one line per mutant and the kill
     rate; generic mutants that change nothing on an API are not counted there.
 
-    Exit status: 0 every mutant killed (and the control runs pass), 1 otherwise.
+    \b
+    Examples:
+      ascverify selftest --list
+      ascverify selftest BlockReduceMin --mutant mask-words-swapped
+      ascverify selftest SetVectorMask --examples 20 --report selftest.json
+
+    Exit status: 0 every mutant killed (and the control runs pass), 1 otherwise, 2 bad usage.
     """
     from ..engines.fuzz.mutants import all_mutants, describe_mutants, run_selftest
     from ..engines.fuzz.plan import select_models

@@ -46,6 +46,8 @@ def products(fmt: str) -> None:
     Examples:
       ascverify products
       ascverify products --format json
+
+    Exit status: 0, or 2 for bad usage.
     """
     if fmt == "json":
         print_json({"products": [{"id": p.id, "aliases": list(p.aliases), "name": p.name, "arch": p.arch,
@@ -91,6 +93,8 @@ def support(fmt: str) -> None:
     Examples:
       ascverify support
       ascverify support --format json
+
+    Exit status: 0, or 2 for bad usage.
     """
     models = apis()
     if fmt == "json":
@@ -185,6 +189,8 @@ def notes(api: str | None, fmt: str) -> None:
     Examples:
       ascverify notes
       ascverify notes BilinearInterpolation --format json
+
+    Exit status: 0, or 2 for an unknown API.
     """
     models = (model_for(api),) if api is not None else apis()
     if fmt == "json":
@@ -224,6 +230,8 @@ def rules(api: str | None, product_name: str | None, fmt: str) -> None:
       ascverify rules
       ascverify rules BilinearInterpolation
       ascverify rules block_reduce_min -p atlas-350 --format json
+
+    Exit status: 0, or 2 for an unknown API or product.
     """
     if api is None:
         _api_list(fmt, product_for(product_name) if product_name is not None else None)
@@ -294,6 +302,8 @@ def schema() -> None:
     \b
     Examples:
       ascverify schema > case.schema.json
+
+    Exit status: 0 (141 when standard output is closed early, as for every command).
     """
     print_json(case_schema())
 
