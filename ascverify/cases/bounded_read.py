@@ -149,10 +149,15 @@ def _live_descriptor(stream: BinaryIO | int) -> int | None:
     return fd if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode) else None
 
 
-def _readable(fd: int) -> bool:
-    """Something (or the end) can be read from ``fd`` without waiting."""
+#: How long a pause of a pipe's writer must last before what was read is dealt with: a writer that sends a line
+#: every millisecond is read in blocks, not a case at a time (a case's check then costs its share of a batch).
+PAUSE_SECONDS = 0.02
+
+
+def _readable(fd: int, wait: float = PAUSE_SECONDS) -> bool:
+    """Something (or the end) can be read from ``fd`` now or within ``wait`` seconds."""
     try:
-        return bool(select.select([fd], [], [], 0)[0])
+        return bool(select.select([fd], [], [], wait)[0])
     except (OSError, ValueError):
         return True
 
@@ -231,10 +236,15 @@ class LineReader:
     def line_blocks(self) -> Iterator[LineBlock]:
         """The lines not yet handed out, a block at a time: the complete lines of each block read (one
         `LineBlock`, its text not copied), a line spanning blocks as a block of its own (joined once: no
-        quadratic copying), the last line without its newline too."""
+        quadratic copying), the last line without its newline too; an empty block before a read that waits for a
+        pipe's writer (`idle`)."""
         pieces: list[bytes] = []  # the line so far, when it spans blocks
         n = self.lineno
         while True:
+            if not self._pending and self.idle():
+                # the writer pauses: an empty block lets the reader's consumers deal with the lines handed out so far
+                # (they may still hold them: the start of the next line came after them) before the read waits
+                yield LineBlock(n + 1, [], b"", 0, 0)
             block = self._pending.pop(0) if self._pending else self._read_block()
             if not block:
                 break

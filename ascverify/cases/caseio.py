@@ -82,7 +82,10 @@ def _stream_batches(reader: LineReader, where: str, repeats: Repeats | None = No
     except orjson.JSONDecodeError:
         value, ok = None, False
     buffered: list[tuple[int, bytes]] = [(lineno, first)]
-    if ok:
+    if ok and isinstance(value, dict):
+        pass  # a case on the first line: JSON Lines, or one document of one case, read the same (a pipe's first
+        # case is then not held until a second line comes)
+    elif ok:
         for lineno2, line in lines:
             if line.strip():
                 buffered.append((lineno2, line))
@@ -139,6 +142,9 @@ def _json_lines(blocks: Iterable[LineBlock], index: int, repeats: Repeats | None
     line by line first (`_lines_one_by_one`). With ``repeats``, a line seen before gives the value read then."""
     loads = orjson.loads
     for block in blocks:
+        if not block.lines:  # the reader waits for a pipe's writer: an empty batch (`LineReader.line_blocks`)
+            yield []
+            continue
         all_lines, buf, start = block.lines, block.buf, block.start
         for at in range(0, len(all_lines), BATCH_LINES):
             lines = all_lines[at:at + BATCH_LINES] if len(all_lines) > BATCH_LINES else all_lines
@@ -351,6 +357,20 @@ class Entries(chain):
     """The entries of a file (an iterator: `itertools.chain`'s speed), with its `Flow` (``flow``)."""
 
     flow: Flow | None = None
+
+
+class Flowing:
+    """Entries of a file passed through a filter that gives one entry for each it gets (`retarget.on_product`, the
+    schema check), with the file's `Flow`: a consumer still sees when the writer of a pipe pauses."""
+
+    __slots__ = ("entries", "flow")
+
+    def __init__(self, entries: Iterable[Entry], flow: Flow | None) -> None:
+        self.entries = entries
+        self.flow = flow
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
 
 
 def read_documents(path: str, max_bytes: int) -> Iterator[tuple[int, Any, InputError | None]]:

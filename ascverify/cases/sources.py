@@ -100,7 +100,7 @@ def resolve_data_path(given: str, base_dir: Path | None, field: str, data_root: 
     root, named = _root_for(base_dir, data_root)
     if root is not None and not resolved.is_relative_to(root):
         raise InputError(_outside(root, given, named), field=field)
-    if Path(given).suffix.lower() not in DATA_SUFFIXES:  # a text file was read as raw bytes, silently (audit 22)
+    if not Path(given).name.lower().endswith(DATA_SUFFIXES):  # a text file was read as raw bytes, silently (audit 22)
         what = "an empty file name" if not given else f"data file {short(given)} is neither a .npy nor a .bin file"
         raise InputError(f"{what}: give a .npy file or a raw little-endian .bin file", field=field)
     out = DataPath(given)
@@ -159,7 +159,7 @@ def load_tensor_data(src: Any, dtype: DType, base_dir: Path | None, field: str, 
     if not isinstance(src, DataPath):
         src = resolve_data_path(str(src), base_dir, field)
     shown = short(str(src))
-    suffix = Path(str(src)).suffix.lower()  # one of DATA_SUFFIXES (`resolve_data_path`)
+    suffix = ".npy" if str(src).lower().endswith(".npy") else ".bin"  # one of DATA_SUFFIXES (`resolve_data_path`)
     try:
         fd, st = open_regular(src.resolved)
     except NotRegular as exc:

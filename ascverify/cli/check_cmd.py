@@ -14,7 +14,7 @@ import click
 import orjson
 
 from ..cases.bounded_read import LineReader, NotRegular, open_regular
-from ..cases.caseio import Entry, cases_from_lines, read_cases
+from ..cases.caseio import Entry, Flowing, cases_from_lines, read_cases
 from ..cases.retarget import on_product
 from ..cases.schema import RepeatedValidation
 from ..cases.sources import _LIMITS, read_limits
@@ -238,10 +238,12 @@ def _serial_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: in
     def sources() -> Iterator[tuple[str, Iterable[Any]]]:
         for path in files:
             entries: Iterable[Any] = read_cases(path, max_bytes, keep_raw=strict_schema, repeats=True)
-            flows[path] = getattr(entries, "flow", None)
+            flow = flows[path] = getattr(entries, "flow", None)
             if strict_schema:
                 entries = _schema_checked(entries)
-            yield path, (on_product(entries, product) if product else entries)
+            if product:
+                entries = on_product(entries, product)
+            yield path, (Flowing(entries, flow) if strict_schema or product else entries)
 
     batch: list[Result] = []
     current, got, flow = None, 0, None  # the file of the last result, its results so far, and its Flow if live
@@ -485,6 +487,8 @@ def _check_files_sarif(files: Sequence[str], verbose: bool, max_bytes: int, stri
                 with _uncut():
                     out.write(found)
                     noted = len(log.notifications)
+                    if getattr(results, "paused", False):
+                        sys.stdout.flush()
                 continue
             rows = _on_products(results, strict)
             tally.add(results, rows)
@@ -542,6 +546,8 @@ def _check_files_all_products(files: Sequence[str], fmt: str, verbose: bool, max
                 counts.merge(rep.counts)
                 if rep.tally is not None:
                     tally.merge(rep.tally)
+                if rep.flush:  # the input pauses: what is known is shown now
+                    sys.stdout.flush()
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the document ends after the cases written, marked interrupted
         _close_interrupted(lambda: close(interrupted=True))
         raise
@@ -555,7 +561,10 @@ def _serial_portability_reports(files: Sequence[str], fmt: str, verbose: bool, m
                                 strict_schema: bool, strict: bool, product: str | None = None) -> Iterator[_FileReport]:
     """`_portability_reports` of files checked in this process, batch by batch (`PORTABILITY_BATCH`)."""
     for results in _result_batches(files, verbose, max_bytes, cache, strict_schema, PORTABILITY_BATCH):
-        yield from _portability_reports(results, fmt, strict, WRITE_SLICE)
+        reports = list(_portability_reports(results, fmt, strict, WRITE_SLICE))
+        if reports and getattr(results, "paused", False):
+            reports[-1].flush = True
+        yield from reports
 
 
 def _portability_reports(results: Sequence[Result], fmt: str, strict: bool, size: int) -> Iterator[_FileReport]:
@@ -645,14 +654,26 @@ def _result_batches(files: Sequence[str], verbose: bool, max_bytes: int, cache: 
                     size: int, product: str | None = None) -> Iterator[list[Result]]:
     """The files' results in file order, in lists of about ``size`` (the unreadable ones too: the caller writes their
     errors, `_write_input_errors`; ``product``: every case moved there, `on_product`)."""
-    pending: list[Result] = []
-    for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema, product=product):
-        pending.extend(rep.docs)
-        if len(pending) >= size:
+    pending = _Batch()
+    try:
+        for rep in _reports(files, "results", verbose, max_bytes, cache, 1, strict_schema, product=product):
+            pending.extend(rep.docs)
+            if len(pending) >= size or (rep.flush and pending):  # a pipe's writer pauses: what came is written now
+                pending.paused = rep.flush
+                yield pending
+                pending = _Batch()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the cases checked before it are written first
+        if pending:
             yield pending
-            pending = []
+        raise
     if pending:
         yield pending
+
+
+class _Batch(list):
+    """Results of `_result_batches`; ``paused``: the input pauses after them (a pipe's writer waits)."""
+
+    paused = False
 
 
 def _indented(value: Any, depth: int) -> str:

@@ -93,7 +93,8 @@ class AscverifyCommand(click.Command):
         given = list(args)  # click's parser consumes the list
         try:
             rest = super().parse_args(ctx, args)
-            _refuse_repeated_options(self, ctx, given)
+            if not ctx.resilient_parsing:  # shell completion parses what is typed so far: never an error there
+                _refuse_repeated_options(self, ctx, given)
             return rest
         except click.NoSuchOption as exc:
             hidden = {name for p in self.params if isinstance(p, click.Option) and p.hidden

@@ -12,6 +12,7 @@ from typing import Any, Mapping, TextIO
 
 from ...spec.errors import one_line
 from .plan import Unit
+from .reproducers import shrink_note
 from .runner import ItemResult, Sink
 
 #: Seconds between two plain progress lines.
@@ -23,7 +24,7 @@ def finding_line(summary: Mapping[str, Any]) -> str:
     anything a target printed are escaped: nothing can start a line of its own)."""
     where = summary.get("path") or summary.get("id")
     known = "" if summary.get("new", True) else " (known)"
-    shrunk = "" if summary.get("shrunk", True) else " (shrinking cut short)"
+    shrunk = shrink_note(summary)
     unsaved = " (not saved)" if summary.get("unsaved") else ""
     msg = " ".join(str(summary.get("message", "")).split())
     if len(msg) > 300:

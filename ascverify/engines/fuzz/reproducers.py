@@ -126,7 +126,7 @@ def clean_stale(root: Path, started: float) -> list[str]:
 def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: int, inputs: Mapping[str, np.ndarray],
                  points: Mapping[str, Point], rule: str | None = None, target: Mapping[str, str] | None = None,
                  tolerances: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None,
-                 shrunk: bool = True, campaign_seed: int | None = None) -> Saved:
+                 shrunk: bool = True, campaign_seed: int | None = None, shrink_off: bool = False) -> Saved:
     """Write the finding's folder (unless the same finding exists already). OutputError (naming the folder and the
     OS error) when it cannot be written: the caller keeps the finding."""
     doc = case.to_json()
@@ -150,7 +150,8 @@ def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: i
             np.save(confined(tmp / "expected", f"{k}.defined.npy"), np.asarray(v, dtype=bool), allow_pickle=False)
         actual = _write_arrays(tmp / "actual", failure.actual) if failure.actual else {}
         meta = finding_meta(fid, unit=unit, failure=failure, case=case, seed=seed, rule=rule, target=target,
-                            tolerances=tolerances, overrides=overrides, shrunk=shrunk, campaign_seed=campaign_seed)
+                            tolerances=tolerances, overrides=overrides, shrunk=shrunk, campaign_seed=campaign_seed,
+                            shrink_off=shrink_off)
         meta.update(expected=expected, actual=actual)
         (tmp / FINDING_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n")
         (tmp / "coverage.json").write_text(json.dumps({r: p.to_json() for r, p in points.items()}, indent=2) + "\n")
@@ -176,15 +177,26 @@ def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: i
         raise
 
 
+def shrink_note(found: Mapping[str, Any], *, long: bool = False) -> str:
+    """What a finding (its summary or finding.json) says of its shrinking: nothing when shrunk."""
+    if found.get("shrunk", True):
+        return ""
+    if found.get("shrink_off"):
+        return " (not shrunk: shrinking was off)"
+    return (" (shrinking cut short by the item's time limit or a stop: the smallest failing case found by then)"
+            if long else " (shrinking cut short)")
+
+
 def finding_meta(fid: str, *, unit: Any, failure: Failure, case: Case, seed: int, rule: str | None = None,
                  target: Mapping[str, str] | None = None, tolerances: Mapping[str, Any] | None = None,
                  overrides: Mapping[str, Any] | None = None, shrunk: bool = True,
-                 campaign_seed: int | None = None) -> dict[str, Any]:
+                 campaign_seed: int | None = None, shrink_off: bool = False) -> dict[str, Any]:
     """Everything `replay` needs of a finding (``finding.json`` without the array listings)."""
     return {
         "id": fid, "api": case.model.name, "product": case.product, "dtype": case.ctx.dtype.name,
         "kind": unit.kind, "unit": unit.key, "check": failure.check, "key": failure.key,
         "message": failure.message, "detail": failure.detail, "seed": int(seed), "rule": rule, "shrunk": bool(shrunk),
+        "shrink_off": bool(shrink_off),
         "target": dict(target) if target else None, "tolerances": dict(tolerances) if tolerances else None,
         "tolerance_overrides": {k: v for k, v in (overrides or {}).items() if k != "timeout"},
         "timeout": (overrides or {}).get("timeout"),
@@ -196,8 +208,7 @@ def finding_meta(fid: str, *, unit: Any, failure: Failure, case: Case, seed: int
 
 def _diff_text(meta: Mapping[str, Any], final: Path) -> str:
     lines = [f"{meta['api']} on {meta['product']} (T={meta['dtype']}), {meta['kind']} check {meta['check']}",
-             f"key: {meta['key']}" + ("" if meta["shrunk"] else " (shrinking cut short by the item's time limit or "
-                                                                 "a stop: the smallest failing case found by then)"),
+             f"key: {meta['key']}" + shrink_note(meta, long=True),
              f"seed: {meta['seed']}" + (f", rule broken: {meta['rule']}" if meta.get("rule") else ""),
              "", meta["message"], ""]
     if meta.get("detail") and meta["detail"].strip() != meta["message"].strip():

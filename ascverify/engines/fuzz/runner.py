@@ -315,7 +315,7 @@ class ItemRunner:
         summary: dict[str, Any] = {
             "api": self.unit.api, "product": p.case.product, "kind": self.unit.kind, "unit": self.unit.key,
             "check": f.check, "key": f.key, "message": f.message, "seed": p.seed, "rule": p.rule,
-            "shrunk": shrunk, "case": p.case.to_json(),
+            "shrunk": shrunk, "shrink_off": not self.opts.shrink or self.opts.stop_on_first, "case": p.case.to_json(),
         }
         if self.opts.campaign_start is not None:
             summary["seconds"] = round(time.time() - self.opts.campaign_start, 3)
@@ -346,7 +346,7 @@ class ItemRunner:
                         Path(self.opts.findings), unit=self.unit, failure=f, case=p.case, seed=p.seed, inputs=inputs,
                         points=p.points if p.points is not None else classify(p.case), rule=p.rule, target=target,
                         tolerances=tolerances, overrides=overrides,
-                        shrunk=shrunk, campaign_seed=self.opts.seed)
+                        shrunk=shrunk, campaign_seed=self.opts.seed, shrink_off=summary["shrink_off"])
                     summary.update(id=saved.id, path=str(saved.path), new=saved.new)
                 except OutputError as exc:
                     # the folder cannot be written (a full disk, a read-only folder): the finding is kept in memory,
@@ -354,7 +354,7 @@ class ItemRunner:
                     fid = finding_id(self.unit.api, p.case.product, f.key, p.case.to_json(), p.seed, p.rule)
                     meta = finding_meta(fid, unit=self.unit, failure=f, case=p.case, seed=p.seed, rule=p.rule,
                                         target=target, tolerances=tolerances, overrides=overrides, shrunk=shrunk,
-                                        campaign_seed=self.opts.seed)
+                                        campaign_seed=self.opts.seed, shrink_off=summary["shrink_off"])
                     summary.update(id=fid, path=None, new=True, unsaved=exc.line(), finding=meta)
         else:
             fid = finding_id(self.unit.api, p.case.product, f.key, p.case.to_json(), p.seed, p.rule)

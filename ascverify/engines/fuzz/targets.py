@@ -96,7 +96,9 @@ def _register_array(v: Any) -> Any:
     if isinstance(v, Malformed):
         return v
     if isinstance(v, (bytes, bytearray, memoryview)):  # {"MaskReg": bytes}: the register's bytes as they are
-        v = np.frombuffer(bytes(v[:REGISTER_LIMIT + 1]), dtype=np.uint8)
+        if len(v) > REGISTER_LIMIT:
+            return Malformed(f"a register of {len(v)} bytes: refused unsent")
+        v = np.frombuffer(bytes(v), dtype=np.uint8)
     try:
         arr = np.asarray(v)
     except Exception as exc:  # noqa: BLE001

@@ -23,6 +23,7 @@ from ...cases.parse import parse_case
 from ...spec.registry import lookup_api
 from ...spec.version import __version__
 from ..fuzz.coverage import STATUSES, Coverage, classify
+from ..fuzz.reproducers import shrink_note
 from .charts import bar_chart, colour_scale, coverage_chart, rate_chart
 from .figure import inline_svg, svg_text
 from .memory_map import build_map
@@ -189,7 +190,7 @@ def _findings(findings: Sequence[Mapping[str, Any]]) -> str:
         return '<p class="good">No finding.</p>'
     out = []
     for k, f in enumerate(findings):
-        flags = [("shrunk" if f.get("shrunk", True) else "shrinking cut short"),
+        flags = [("shrunk" if f.get("shrunk", True) else shrink_note(f).strip(" ()")),
                  ("new" if f.get("new", True) else "known")]
         head = (f"{f.get('api')} on {f.get('product')}: {f.get('kind')} check {f.get('check')} "
                 f"({', '.join(flags)})")
