@@ -247,14 +247,17 @@ def _serial_reports(files: Sequence[str], fmt: str, verbose: bool, max_bytes: in
 
     batch: list[Result] = []
     current, got, flow = None, 0, None  # the file of the last result, its results so far, and its Flow if live
+    watch = "-" in files  # only standard input can be a pipe (a file named is read only when it is a regular file)
     try:
         for r in checked_sources(sources(), cache):
             batch.append(r)
-            if r.file != current:
-                current, got, flow = r.file, 0, flows.get(r.file)
-                flow = flow if flow is not None and flow.live else None
-            got += 1
-            paused = flow is not None and got >= flow.handed_out and flow.idle()
+            paused = False
+            if watch:
+                if r.file != current:
+                    current, got, flow = r.file, 0, flows.get(r.file)
+                    flow = flow if flow is not None and flow.live else None
+                got += 1
+                paused = flow is not None and got >= flow.handed_out and flow.idle()
             if len(batch) >= 4096 or r.index is None or paused:
                 rep = _report(batch, fmt, verbose, strict)
                 rep.flush = paused

@@ -534,7 +534,6 @@ def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCac
                 add = items.append
                 for entry in it:  # a million entries may pass here: the window's bounds move only with data
                     add((path, entry))
-                    taken += 1
                     case = entry.case
                     if case is None or case.data_sources:
                         more_values, more_bytes = data_weight(entry)
@@ -544,9 +543,14 @@ def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCac
                             break
                     elif len(items) >= window:
                         break
-                    if flow is not None and taken >= flow.handed_out and flow.idle():
-                        paused = True
-                        break
+                    if flow is not None:
+                        taken += 1
+                        if taken >= flow.handed_out:  # every entry read so far is here
+                            if not flow.live:
+                                flow = None  # a regular file: no pauses to watch for
+                            elif flow.idle():
+                                paused = True
+                                break
                 else:
                     more = False
             except InputError as exc:
