@@ -11,8 +11,11 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+from ascverify.cases import bounded_read
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = (ROOT / "examples" / "cases.jsonl").read_bytes()
@@ -167,3 +170,27 @@ def test_shell_completion_after_a_repeated_option_completes():
     r = subprocess.run([sys.executable, "-m", "ascverify"], env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert "--format" in r.stdout
+
+
+def test_the_reader_hands_over_an_empty_block_before_a_read_that_waits(monkeypatch):
+    """A complete line read in one block and the start of the next in another: before the read that would wait for
+    the rest, the reader yields an empty block, so that its consumers deal with the complete line now (without it,
+    the line waited for the writer's next write)."""
+    r, w = os.pipe()
+    first = LINES[0]
+    monkeypatch.setattr(bounded_read, "BLOCK", len(first))  # the first read takes exactly the first line
+    os.write(w, first + LINES[1][:40])                       # ... the second the start of the next, then nothing
+    reader = bounded_read.LineReader(r, 1 << 30, "-")
+    blocks = reader.line_blocks()
+    assert next(blocks).lines == [first.rstrip(b"\n")]
+    got: list = []
+    step = threading.Thread(target=lambda: got.append(next(blocks)), daemon=True)
+    step.start()
+    step.join(10)
+    try:
+        assert got and got[0].lines == [], "the reader waited for the writer instead of handing over an empty block"
+    finally:
+        os.write(w, LINES[1][40:])
+        os.close(w)
+        step.join(10)
+        os.close(r)
