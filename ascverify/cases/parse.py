@@ -3,14 +3,13 @@ with one-line errors naming the field."""
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..spec.errors import InputError, did_you_mean
+from ..spec.errors import InputError, closest, did_you_mean
 from ..spec.model import ApiModel
 from ..spec.params import ABS_MAX, ABS_MIN, MASK_WORDS as MASK_WORDS_SLOTS, MAX_LEVELS_LIST, Arg, BoolType, EnumType, \
     LevelsArg, MaskArg, POSITION, StructArg
@@ -60,14 +59,10 @@ def _misplaced_key(k: Any, obj: Mapping[str, Any]) -> str:
     if exact is not None:
         return f" ({exact!r} is {'an argument' if places[exact] == 'args' else 'a tensor'} of {model.name}: put it " \
                f"under {places[exact]}, as {places[exact]}.{exact})"
-    near, key = difflib.get_close_matches(k, list(places), 1, 0.6), difflib.get_close_matches(k, CASE_KEYS, 1, 0.6)
-    if near and (not key or _likeness(k, near[0]) > _likeness(k, key[0])):
-        return f" (did you mean {places[near[0]]}.{near[0]}?)"
-    return did_you_mean(k, CASE_KEYS)
-
-
-def _likeness(a: str, b: str) -> float:
-    return difflib.SequenceMatcher(None, a, b).ratio()
+    near = closest(k, [*CASE_KEYS, *places])
+    if near is None:
+        return ""
+    return f" (did you mean {places[near]}.{near}?)" if near not in CASE_KEYS else f" (did you mean {near!r}?)"
 
 
 def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "", data_root: Path | None = None) -> Case:

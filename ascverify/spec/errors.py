@@ -49,12 +49,19 @@ def clipped(message: str) -> str:
 
 def did_you_mean(name: object, choices: Iterable[str]) -> str:
     """' (did you mean 'x'?)' for the closest choice, or ''."""
+    close = closest(name, choices)
+    return f" (did you mean {close!r}?)" if close is not None else ""
+
+
+def closest(name: object, choices: Iterable[str]) -> str | None:
+    """The choice ``name`` most likely meant (the same but for case, a near spelling, or a longer name it starts or
+    is part of), or None."""
     if not isinstance(name, str) or len(name) > MAX_SUGGESTED:
-        return ""
+        return None
     choices = list(choices)
     lowered = {c.lower(): c for c in choices}
     if name.lower() in lowered:
-        return f" (did you mean {lowered[name.lower()]!r}?)"
+        return lowered[name.lower()]
     close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
     if not close:
         close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
@@ -62,7 +69,7 @@ def did_you_mean(name: object, choices: Iterable[str]) -> str:
     if not close and len(name) >= 3:  # a prefix or a part of a longer name: 'Bilinear' -> 'BilinearInterpolation'
         close = [c for c in choices if c.lower().startswith(name.lower())] or \
                 [c for c in choices if name.lower() in c.lower()]
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return close[0] if close else None
 
 
 #: Characters that break a line (for `str.splitlines` or a terminal): control characters and separators.
