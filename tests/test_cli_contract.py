@@ -110,6 +110,11 @@ def test_a_time_budget_of_nan_is_bad_usage():
     (["rules", "BlockReduceMin", "-p", "atlas-a2", "--product", "atlas-350"], "-p/--product"),
     (["synth", "BlockReduceMin", "-p", "atlas-a2", "-p", "atlas-350", "-n", "1"], "-p/--product"),
     (["check", "--format", "json", "--format", "text", str(EXAMPLES / "bilinear_interpolation.json")], "--format"),
+    # audit 23: a hidden older spelling beside the option it stands for escaped the check (one of them won silently)
+    (["check", "--workers", "1", "--jobs", "2", str(EXAMPLES / "bilinear_interpolation.json")],
+     "--workers (or its older spelling -j/--jobs)"),
+    (["lint", "SetVectorMask", "-p", "atlas-a2", "--timeout-ms", "5000", "--timeout", "1"],
+     "--timeout (or its older spelling --timeout-ms)"),
 ])
 def test_an_option_of_one_value_given_twice_is_bad_usage(argv, names):
     """audit 22: click kept the last value silently (`check -p all -p atlas-a2` checked atlas-a2 only), while lint and

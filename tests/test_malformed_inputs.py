@@ -176,6 +176,27 @@ def test_malformed_in_json_format(tmp_path, content):
     assert res["valid"] is False and res["file"] == str(path) and res["error"]
 
 
+def test_json_lines_whose_first_lines_hold_huge_numbers(tmp_path):
+    """audit 23: JSON Lines whose first lines mostly held numbers beyond a double (or NaN literals) were read as one
+    document (orjson refuses such a line, so it did not count as a case when the format was decided): the error then
+    named no case and no field. Every line is a case of its own: the bad ones name their field and line."""
+    path = beside(tmp_path / "cases.jsonl")
+    good = json.dumps(base_case())
+    lines = [good.replace('"hRepeat": 2', ('"hRepeat": 1e999', '"hRepeat": NaN')[i % 3]) if i % 3 < 2 else good
+             for i in range(24)]  # two lines in three orjson refuses, the first of them too
+    assert all(('"hRepeat": 2' in line) == (line == good) for line in lines) and good in lines
+    path.write_text("\n".join(lines) + "\n")
+    r = CliRunner().invoke(main, ["check", str(path)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    bad = [i for i, line in enumerate(lines) if line != good]
+    errors = r.stderr.splitlines()[:-1]
+    assert len(errors) == len(bad) and r.stderr.splitlines()[-1] == f"24 cases: {24 - len(bad)} valid, 0 invalid, " \
+                                                                    f"{len(bad)} unreadable"
+    for i, line in zip(bad, errors):
+        literal = "NaN is not a JSON number" if i % 3 else "1e999 is outside any representable number range"
+        assert line.startswith(f"{path}:case {i}: args.hRepeat: {literal} (line {i + 1}, column "), line
+
+
 def test_missing_file(tmp_path):
     path = tmp_path / "nope.json"
     r = CliRunner().invoke(main, ["check", str(path)])

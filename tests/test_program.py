@@ -220,6 +220,32 @@ def test_program_input_errors_name_the_call_and_field():
             exc.message
 
 
+def _refusal(doc):
+    try:
+        parse_program(doc)
+    except InputError as exc:
+        return exc.field, exc.message
+    raise AssertionError("accepted")
+
+
+def test_a_calls_misplaced_key_says_where_it_goes():
+    """audit 23: a call's argument given beside "api" (not under "args") got no hint, though a single case's does."""
+    call = brm()
+    call["repeat"] = call["args"].pop("repeat")
+    assert _refusal(program(call)) == ("calls[0].repeat", "unknown key 'repeat' ('repeat' is an argument of "
+                                                          "BlockReduceMin: put it under args, as args.repeat)")
+    call = brm()
+    call["srcc"] = call["tensors"].pop("src")  # misspelt and misplaced: the closest of the call's keys and names
+    assert _refusal(program(call)) == ("calls[0].srcc", "unknown key 'srcc' (did you mean tensors.src?)")
+    call = brm()
+    call["product"] = "atlas-a2"  # the program's key, not a call's
+    assert _refusal(program(call))[1] == "unknown key 'product' ('product' is the program's: put it beside " \
+                                         "\"calls\", once for every call)"
+    call = brm()
+    call["argz"] = {}
+    assert _refusal(program(call))[1] == "unknown key 'argz' (did you mean 'args'?)"
+
+
 # -- generated programs --------------------------------------------------------------------------------------------
 
 PRODUCT = "atlas-a2"

@@ -104,6 +104,15 @@ def _stdlib(raw: bytes) -> Any:
         return None
 
 
+def is_object_text(line: bytes) -> bool:
+    """Whether ``line`` is the text of one JSON object, by orjson or else by the standard library's reading, which
+    also takes what orjson refuses and the checks then name (a number beyond a double, a NaN literal)."""
+    try:
+        return isinstance(orjson.loads(line), dict)
+    except orjson.JSONDecodeError:
+        return isinstance(_stdlib(line), dict)
+
+
 def key_text(k: str) -> str:
     """A key as it can stand in a one-line message."""
     if k.isprintable() and len(k) <= 60:

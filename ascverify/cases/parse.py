@@ -43,13 +43,14 @@ def _check_keys(obj: Mapping[str, Any], allowed: tuple[str, ...], field: str, wh
             raise InputError(f"unknown {what} {k!r}{did_you_mean(k, allowed)}", field=f"{field}.{_key(k)}" if field else _key(k))
 
 
-def _misplaced_key(k: Any, obj: Mapping[str, Any]) -> str:
-    """The hint for an unknown key of a case: an argument or tensor of the case's API given at the top level (or
-    misspelt there) belongs under ``args`` / ``tensors``; else the closest key of a case (a misspelt ``prodcut``)."""
+def misplaced_key_hint(k: Any, obj: Mapping[str, Any], keys: tuple[str, ...] = CASE_KEYS) -> str:
+    """The hint for an unknown key of a case (or of a program's call, whose ``keys`` are fewer): an argument or
+    tensor of the object's API given at its top level (or misspelt there) belongs under ``args`` / ``tensors``;
+    else the closest of ``keys`` (a misspelt ``prodcut``)."""
     api = obj.get("api")
     model = lookup_api(api) if isinstance(api, str) else None
     if model is None or not isinstance(k, str):
-        return did_you_mean(k, CASE_KEYS)
+        return did_you_mean(k, keys)
     places = {a.name: "args" for a in model.args}
     for spelling in model.arg_spellings.values():
         places.update({name: "args" for name in spelling.values()})
@@ -59,10 +60,10 @@ def _misplaced_key(k: Any, obj: Mapping[str, Any]) -> str:
     if exact is not None:
         return f" ({exact!r} is {'an argument' if places[exact] == 'args' else 'a tensor'} of {model.name}: put it " \
                f"under {places[exact]}, as {places[exact]}.{exact})"
-    near = closest(k, [*CASE_KEYS, *places])
+    near = closest(k, [*keys, *places])
     if near is None:
         return ""
-    return f" (did you mean {places[near]}.{near}?)" if near not in CASE_KEYS else f" (did you mean {near!r}?)"
+    return f" (did you mean {places[near]}.{near}?)" if near not in keys else f" (did you mean {near!r}?)"
 
 
 def parse_case(obj: Any, *, base_dir: Path | None = None, origin: str = "", data_root: Path | None = None) -> Case:
@@ -82,7 +83,7 @@ def _parse_general(obj: Any, base_dir: Path | None, origin: str, data_root: Path
         raise InputError(f"a case must be a JSON object, got {type_name(obj)}")
     for k in obj:
         if k not in CASE_KEYS:
-            raise InputError(f"unknown key {short(k)}{_misplaced_key(k, obj)}", field=_key(k))
+            raise InputError(f"unknown key {short(k)}{misplaced_key_hint(k, obj)}", field=_key(k))
     for k in ("name", "comment"):
         if k in obj and not isinstance(obj[k], str):
             raise InputError(f"expected a string, got {type_name(obj[k])}", field=k)

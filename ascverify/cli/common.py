@@ -108,13 +108,15 @@ class AscverifyCommand(click.Command):
 
 def _refuse_repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> None:
     """An option that takes one value given more than once is a usage error: click keeps the last one silently
-    (audit 22: `check -p all -p atlas-a2` checked atlas-a2 only), while lint and fuzz take `-p` as a list."""
+    (audit 22: `check -p all -p atlas-a2` checked atlas-a2 only), while lint and fuzz take `-p` as a list. A hidden
+    older spelling (`alias_of`, e.g. `--jobs` of `--workers`) counts as the option it stands for."""
     _, _, order = command.make_parser(ctx).parse_args(args=list(args))
-    counts = Counter(p.name for p in order if isinstance(p, click.Option) and not p.multiple and not p.count
-                     and not p.is_flag)
+    counts = Counter(getattr(p, "alias_of", None) or p.name for p in order
+                     if isinstance(p, click.Option) and not p.multiple and not p.count and not p.is_flag)
+    older = {getattr(p, "alias_of", None): "/".join(p.opts) for p in order if getattr(p, "alias_of", None)}
     for p in command.params:
         if counts.get(p.name, 0) > 1:
-            names = "/".join(p.opts)
+            names = "/".join(p.opts) + (f" (or its older spelling {older[p.name]})" if p.name in older else "")
             raise click.UsageError(f"{names} given {counts[p.name]} times: it takes one value"
                                    + (" (`-p all`: every product)" if "--product" in p.opts and "all:" in (p.help or "")
                                       else ""), ctx=ctx)

@@ -116,6 +116,7 @@ def workers_option(default: int, why: str = "") -> Callable:
 
         wrapper = click.option("-j", "--jobs", "jobs_alias", type=click.IntRange(0, MAX_WORKERS), default=None,
                                hidden=True, metavar="N")(wrapper)
+        wrapper.__click_params__[-1].alias_of = "workers"  # `--workers 2 --jobs 3`: one option given twice
         return click.option("--workers", type=click.IntRange(0, MAX_WORKERS), default=default, show_default=True,
                             metavar="N", help=f"Worker processes (0: one per CPU core this process may use; at most "
                                               f"{MAX_WORKERS})."
@@ -139,6 +140,7 @@ def timeout_option(help: str, *, default: float | None = None, dest: str = "time
 
         wrapper = click.option("--timeout-ms", "timeout_ms_alias", type=click.IntRange(min=1), default=None,
                                hidden=True, metavar="MS")(wrapper)
+        wrapper.__click_params__[-1].alias_of = dest  # `--timeout 1 --timeout-ms 5`: one option given twice
         return click.option("--timeout", dest, type=FiniteFloatRange(min=0.001, max=MAX_TIMEOUT), default=default,
                             show_default=default is not None, metavar="SECONDS", help=help)(wrapper)
 
