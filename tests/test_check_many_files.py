@@ -62,10 +62,10 @@ def _count_check_cases(monkeypatch) -> list[int]:
     calls: list[int] = []
     real = common.check_cases
 
-    def counted(cases):
+    def counted(cases, verdicts=None):
         cases = list(cases)
         calls.append(len(cases))
-        return real(cases)
+        return real(cases, verdicts)
 
     monkeypatch.setattr(common, "check_cases", counted)
     return calls

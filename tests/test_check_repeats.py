@@ -19,6 +19,7 @@ from ascverify.cases.caseio import read_cases
 from ascverify.cases.columnar import parse_block
 from ascverify.cases.repeats import Repeats
 from ascverify.cli import main
+from ascverify.checking import checker
 from ascverify.cli import check_cmd, common
 
 from mixed_cases import BASE, PROGRAM, mixed_case
@@ -234,3 +235,69 @@ def test_a_value_is_remembered_only_as_the_object_held() -> None:
     assert memo.case(second) is None
     memo.remember_case(first, case)
     assert memo.case(first) is case and memo.case({"api": "x"}) is None
+
+
+def test_a_case_that_comes_again_in_a_later_window_is_not_checked_again(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The verdict of a repeated line is remembered with its case (`Repeats.remember_verdict`): a later window of
+    `check` copies it instead of checking the case again (the first test above: the verdicts are each line's own)."""
+    monkeypatch.setattr(common, "STREAM_WINDOW", 1000)  # nine windows
+    path, text, linenos = _file(tmp_path, 9000, seed=4)
+    checked: list = []  # the cases themselves (held: ids of freed cases come again)
+    original = checker._check_distinct
+    monkeypatch.setattr(checker, "_check_distinct", lambda cases: (checked.extend(cases), original(cases))[1])
+
+    def plain_checked() -> list:
+        """The cases checked that are not read afresh each time (a line with its own data or registers) nor a
+        program's call (checked with the program's state)."""
+        checked.clear()
+        code, out, _ = _check("--format", "jsonl", "--workers", "1", str(path))
+        assert code == 2 and len(out.splitlines()) == len(linenos)
+        return [c for c in checked if not c.data_sources and not c.registers and ": call " not in c.origin]
+
+    once = plain_checked()
+    assert len({id(c) for c in once}) == len(once) >= 5  # each case object checked once over the nine windows
+    monkeypatch.setattr(common, "check_cases", lambda cases, verdicts=None: checker.check_cases(cases))
+    every_window = plain_checked()  # without the memo: once per window it comes in
+    assert len(every_window) > 5 * len(once)
+
+
+def test_a_remembered_verdict_is_handed_out_as_a_copy() -> None:
+    """A caller sets a result's file, index and error's place: the verdict kept is not the one handed out."""
+    memo = Repeats()
+    doc = _doc(0)
+    doc["tensors"]["src"]["addr"] = 1  # off its 32-byte alignment: a violation
+    memo.remember_value(json.dumps(doc).encode(), doc)
+    case = parse_block([doc] * 32, [f"t:case {i}" for i in range(32)], None)[0]
+    memo.remember_case(doc, case)
+    first = checker.check_cases([case, case], memo)
+    kept = memo.verdict(case)
+    assert first[0] is not first[1] and all(r is not kept for r in first) and first[0].violations
+    first[0].file, first[0].index = "a.jsonl", 7
+    again = checker.check_cases([case], memo)[0]
+    assert again is not kept and again.index != 7 and again.file != "a.jsonl"
+    assert [v.rule.id for v in again.violations] == [v.rule.id for v in first[1].violations]
+    # a case the memo does not remember gets no verdict kept (it would be held alive, unbounded)
+    other = parse_block([_doc(1)] * 32, [f"t:case {i}" for i in range(32)], None)[0]
+    checker.check_cases([other], memo)
+    assert memo.verdict(other) is None
+
+
+def test_a_verdict_is_forgotten_with_its_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(repeats_module, "MOST_ROWS", 12)
+    memo = Repeats()
+    kept = []
+    for b in range(4):  # four blocks of 5 rows: the first two are forgotten
+        docs = [_doc(5 * b + r) for r in range(5)]
+        for d in docs:
+            memo.remember_value(json.dumps(d).encode(), d)
+        cases = parse_block(docs, [f"t:case {5 * b + r}" for r in range(5)], None)
+        for d, c in zip(docs, cases):
+            memo.remember_case(d, c)
+        checker.check_cases(cases, memo)
+        kept.append(cases)
+    assert all(memo.verdict(c) is None for c in kept[0])
+    assert all(memo.verdict(c) is not None for c in kept[-1])
+    assert len(memo._verdicts) == sum(len(values) for _, values in memo._blocks.values())  # noqa: SLF001
+    memo.clear()
+    assert all(memo.verdict(c) is None for c in kept[-1]) and not len(memo._verdicts)  # noqa: SLF001

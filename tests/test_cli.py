@@ -199,7 +199,7 @@ def test_summary_counts_an_unreadable_file_as_a_file_not_a_case(tmp_path):
 def test_internal_error_is_one_line(monkeypatch):
     import ascverify.cli.common as common
 
-    def boom(cases):
+    def boom(cases, *_):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(common, "check_cases", boom)

@@ -74,7 +74,7 @@ def test_an_unexpected_os_error_is_an_internal_error_on_one_line(monkeypatch):
     # it escaped as a raw traceback with exit status 1
     import ascverify.cli.common as common
 
-    def boom(cases):
+    def boom(cases, *_):
         raise OSError(errno.EINVAL, "Invalid argument")
 
     monkeypatch.setattr(common, "check_cases", boom)

@@ -351,9 +351,11 @@ class Flow:
 
 
 class Entries(chain):
-    """The entries of a file (an iterator: `itertools.chain`'s speed), with its `Flow` (``flow``)."""
+    """The entries of a file (an iterator: `itertools.chain`'s speed), with its `Flow` (``flow``) and what it
+    remembers of its repeated lines (``repeats``, when read with them)."""
 
     flow: Flow | None = None
+    repeats: Repeats | None = None
 
 
 class Flowing:
@@ -423,6 +425,7 @@ def _entries(docs: Iterator[tuple[int, Any, InputError | None]], path: str, data
     # (two of them nested) cost about as much as making the entry
     out = Entries.from_iterable(_entry_blocks(docs, path, data_root, keep_raw, batches, repeats, flow))
     out.flow = flow
+    out.repeats = repeats
     return out
 
 

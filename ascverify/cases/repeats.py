@@ -20,6 +20,10 @@ MOST_LINE_BYTES = 2048
 MOST_ROWS = 65536
 
 
+#: What `Repeats` holds for a remembered case not yet checked.
+_NO_VERDICT = object()
+
+
 class ByIdentity:
     """Something remembered per object, by its identity (the object is held meanwhile, so that its id names it
     alone); at most ``most`` objects at once (then all are forgotten: memory stays flat), or unbounded (None)."""
@@ -59,7 +63,7 @@ class Repeats:
     (the same `Case` object, so that `check` checks it once per window). Only plain cases are remembered: a
     value that is a JSON object without ``calls`` (not a program), read into a case without data sources."""
 
-    __slots__ = ("values", "_held", "_cases", "_blocks", "_rows", "active", "lines", "hits")
+    __slots__ = ("values", "_held", "_cases", "_verdicts", "_blocks", "_rows", "active", "lines", "hits")
 
     def __init__(self) -> None:
         #: line text -> its JSON value
@@ -67,6 +71,9 @@ class Repeats:
         self._held = ByIdentity()  # the values held -> True
         #: a held value -> the case read from it
         self._cases = ByIdentity()
+        #: a remembered case -> its verdict (`_NO_VERDICT` until checked): a case that comes again in a later
+        #: window of `check` is not checked again; forgotten with the case
+        self._verdicts = ByIdentity()
         #: id of a block that remembered cases keep alive -> the block (held: its id names it alone) and the values
         #: of those cases (oldest block first)
         self._blocks: dict[int, tuple[Any, list[Any]]] = {}
@@ -122,18 +129,34 @@ class Repeats:
                 self._rows += len(block)
             got[1].append(value)
         self._cases.put(value, case)
+        self._verdicts.put(case, _NO_VERDICT)
+
+    def verdict(self, case: Case) -> Any:
+        """The verdict remembered for ``case`` (None: none; `remember_verdict`)."""
+        got = self._verdicts.get(case)
+        return None if got is _NO_VERDICT else got
+
+    def remember_verdict(self, case: Case, verdict: Any) -> None:
+        """Keep ``verdict`` (not None: what checking ``case`` gave, to be copied each time it is handed out) while
+        ``case`` is remembered; nothing for a case that is not."""
+        if self._verdicts.get(case) is not None:
+            self._verdicts.put(case, verdict)
 
     def _forget_block(self, block: int) -> None:
         held, values = self._blocks.pop(block)
         self._rows -= len(held)
         for value in values:
-            if getattr(self._cases.get(value), "block", None) is held:
+            case = self._cases.get(value)
+            if getattr(case, "block", None) is held:
                 self._cases.pop(value)
+                self._verdicts.pop(case)
 
     def clear(self) -> None:
         """Forget everything."""
         self.values.clear()
         self._held.clear()
         self._cases.clear()
+        self._verdicts.clear()
         self._blocks.clear()
         self._rows = 0
+

@@ -11,7 +11,7 @@ import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -666,25 +666,50 @@ def _order_flags(r: Rule, v: Values, ctx: Any, n: int) -> list[bool] | None:
         return None
 
 
-def check_cases(cases: Iterable[Case]) -> list[Result]:
+class VerdictMemo(Protocol):
+    """Verdicts kept between calls of `check_cases` (`repeats.Repeats`: a file's repeated lines give the same case
+    object in every window of `check`)."""
+
+    def verdict(self, case: Case) -> "Result | None": ...
+
+    def remember_verdict(self, case: Case, verdict: "Result") -> None: ...
+
+
+def check_cases(cases: Iterable[Case], verdicts: VerdictMemo | None = None) -> list[Result]:
     """Every rule each case breaks, in the order given (batched by API and context). A case given more than once
     (the same object: `caseio.read_cases` with ``repeats``) is checked once; each further occurrence gets a copy of
-    its result."""
+    its result. ``verdicts``: the results of cases checked by earlier calls (copied; the cases checked here are
+    added)."""
     cases = list(cases)
     first: dict[int, int] = {}
     slots = [first.setdefault(id(c), len(first)) for c in cases]
-    if len(first) < len(cases):
-        distinct: list[Case | None] = [None] * len(first)
-        for c, slot in zip(cases, slots):
-            distinct[slot] = c
-        checked = _check_distinct(distinct)  # type: ignore[arg-type]
-        seen = [False] * len(checked)
-        out: list[Result] = []
-        for slot in slots:
-            out.append(checked[slot].repeated() if seen[slot] else checked[slot])
-            seen[slot] = True
-        return out
-    return _check_distinct(cases)
+    if len(first) == len(cases) and verdicts is None:
+        return _check_distinct(cases)
+    distinct: list[Case | None] = [None] * len(first)
+    for c, slot in zip(cases, slots):
+        distinct[slot] = c
+    checked = _check_remembered(distinct, verdicts)  # type: ignore[arg-type]
+    seen = [False] * len(checked)
+    out: list[Result] = []
+    for slot in slots:
+        out.append(checked[slot].repeated() if seen[slot] else checked[slot])
+        seen[slot] = True
+    return out
+
+
+def _check_remembered(cases: list[Case], verdicts: VerdictMemo | None) -> list[Result]:
+    """`_check_distinct`, with the cases ``verdicts`` knows not checked again (their results copied: a caller sets
+    a result's file and index)."""
+    if verdicts is None:
+        return _check_distinct(cases)
+    known = [verdicts.verdict(c) for c in cases]
+    todo = [i for i, r in enumerate(known) if r is None]
+    out = [r.repeated() if r is not None else None for r in known]
+    if todo:
+        for i, r in zip(todo, _check_distinct([cases[i] for i in todo])):
+            verdicts.remember_verdict(cases[i], r.repeated())
+            out[i] = r
+    return out  # type: ignore[return-value]
 
 
 def _check_distinct(cases: list[Case]) -> list[Result]:

@@ -22,9 +22,10 @@ import click
 from ..cases.case import Case
 from ..cases.caseio import Entry, cases_from_bytes, read_cases
 from ..cases.fields import read_product, read_supported_type
+from ..cases.repeats import Repeats
 from ..cases.safe_names import confined
 from ..cases.sources import MAX_FILE_BYTES, load_tensor_data, read_bytes, read_limits
-from ..checking.checker import Result, check_cases
+from ..checking.checker import Result, VerdictMemo, check_cases
 from ..checking.program import check_program
 from ..core.unspecified import blanked
 from ..engines import interrupts
@@ -432,13 +433,14 @@ def read_file(path: str, max_bytes: int, cache: DataCache, entries: Iterable[Any
     return checked_items(items, cache)
 
 
-def checked_items(items: Sequence[tuple[str, Any]], cache: DataCache) -> list[Result]:
+def checked_items(items: Sequence[tuple[str, Any]], cache: DataCache,
+                  verdicts: VerdictMemo | None = None) -> list[Result]:
     """The entries of one or more files, each with its file's path, checked together (batched: one `check_cases`
-    for all of them), in the order given; an `InputError` instead of an entry is a problem with that file as a
-    whole (a result with no index). Unreadable cases carry their error."""
+    for all of them, with the ``verdicts`` of earlier windows), in the order given; an `InputError` instead of an
+    entry is a problem with that file as a whole (a result with no index). Unreadable cases carry their error."""
     if all(type(entry) is Entry and entry.case is not None and not entry.case.data_sources for _, entry in items):
         # the common window: every entry a case read without data files (one pass, no slots to fill)
-        checked = check_cases([entry.case for _, entry in items])
+        checked = check_cases([entry.case for _, entry in items], verdicts)
         for (path, entry), r in zip(items, checked):
             r.file, r.index = path, entry.index
             if r.error is not None:  # located at the case's origin: a repeated case's first occurrence
@@ -467,7 +469,7 @@ def checked_items(items: Sequence[tuple[str, Any]], cache: DataCache) -> list[Re
                 continue
         readable.append((len(results), path, entry.index, case))
         results.append(None)
-    checked = check_cases([c for _, _, _, c in readable])
+    checked = check_cases([c for _, _, _, c in readable], verdicts)
     for (slot, path, index, _), r in zip(readable, checked):
         r.file, r.index = path, index
         if r.error is not None:
@@ -525,9 +527,18 @@ def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCac
     def full() -> bool:
         return len(items) >= window or values >= STREAM_WINDOW_VALUES or nbytes >= STREAM_WINDOW_DATA_BYTES
 
+    # what the file being read remembers of its repeated lines (`Repeats`): the cases of its lines, and now their
+    # verdicts, so that a case that comes again in a later window is not checked again (the files before it in the
+    # window are read to their end: their cases come no more)
+    repeats: Repeats | None = None
+
+    def memo() -> VerdictMemo | None:
+        return repeats if repeats is not None and repeats.has_cases() else None  # none: a file of distinct lines
+
     for path, entries in sources:
         it = iter(entries)
         flow = getattr(entries, "flow", None)  # a pipe's writer may pause: what came so far is checked meanwhile
+        repeats = getattr(entries, "repeats", None)
         taken = 0
         more = True
         while more:  # the window is checked outside the `try`: only reading the file's entries is its problem
@@ -560,13 +571,13 @@ def checked_sources(sources: Iterable[tuple[str, Iterable[Any]]], cache: DataCac
                 more = False
             except KeyboardInterrupt:  # Ctrl-C or SIGTERM while waiting for more: what was read is checked first
                 if items:
-                    yield from checked_items(items, cache)
+                    yield from checked_items(items, cache, memo())
                 raise
             if full() or (paused and items):
-                yield from checked_items(items, cache)
+                yield from checked_items(items, cache, memo())
                 items, values, nbytes = [], 0, 0
     if items:
-        yield from checked_items(items, cache)
+        yield from checked_items(items, cache, memo())
 
 
 def max_bytes_option(f: Callable) -> Callable:
