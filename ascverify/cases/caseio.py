@@ -490,17 +490,29 @@ PARSE_BATCHES = 16
 
 def _block_entries(block: list[tuple[int, Any, InputError | None]], path: str, base: Path,
                    data_root: Path | None, keep_raw: bool, repeats: Repeats | None = None) -> list[Entry]:
-    origins = [f"{path}:case {index}" for index, _, _ in block]
-    known: list[Case | None] | None = None
     if repeats is not None and not repeats.active and not repeats.has_cases():
         repeats = None
-    if repeats is not None and repeats.has_cases():
-        seen = repeats.case
-        known = [seen(doc) if err is None else None for _, doc, err in block]
+    if repeats is None or not repeats.has_cases():
+        return _fresh_entries(block, path, base, data_root, keep_raw, repeats)
+    # lines seen before give their case as it was read then: only the others are read (a kernel's trace: most)
+    known = repeats.cases_of([doc if err is None else None for _, doc, err in block])
+    out: list[Entry | None] = [None if case is None else Entry(index, case, None, doc if keep_raw else None)
+                               for (index, doc, _), case in zip(block, known)]
+    todo = [i for i, case in enumerate(known) if case is None]
+    if todo:
+        for i, entry in zip(todo, _fresh_entries([block[i] for i in todo], path, base, data_root, keep_raw,
+                                                 repeats)):
+            out[i] = entry
+    return out  # type: ignore[return-value]
+
+
+def _fresh_entries(block: list[tuple[int, Any, InputError | None]], path: str, base: Path,
+                   data_root: Path | None, keep_raw: bool, repeats: Repeats | None) -> list[Entry]:
+    """The entries of documents no case is remembered for yet: the common shape read column-wise, the rest case
+    by case (with ``repeats``, each case read is remembered; a value twice in the block is read once)."""
+    origins = [f"{path}:case {index}" for index, _, _ in block]
     if len(block) >= COLUMNAR_MIN_DOCS:
         docs = [doc if err is None else None for _, doc, err in block]
-        if known is not None:
-            docs = [None if case is not None else doc for doc, case in zip(docs, known)]
         again: list[int] | None = None
         if repeats is not None:  # a value that comes again in the block (the same object) is read at its first
             first: dict[int, int] = {}
@@ -509,21 +521,19 @@ def _block_entries(block: list[tuple[int, Any, InputError | None]], path: str, b
         fast = parse_block(docs, origins, base)
         if again is not None:
             fast = [fast[at] for at in again]
-        if known is not None:
-            fast = [case if case is not None else new for case, new in zip(known, fast)]
     else:
-        fast = known or [None] * len(block)
+        fast = [None] * len(block)
     out: list[Entry] = []
     add = out.append
     remember = repeats.remember_case if repeats is not None else None
-    for at, ((index, doc, err), case, origin) in enumerate(zip(block, fast, origins)):
+    for (index, doc, err), case, origin in zip(block, fast, origins):
         if err is not None:
             add(Entry(index, None, err))
             continue
         raw = doc if keep_raw else None
         if case is None and repeats is not None:  # read case by case: seen earlier in this block?
             case = repeats.case(doc)
-        elif remember is not None and (known is None or known[at] is None):
+        elif remember is not None:
             remember(doc, case)
         if case is not None:
             add(Entry(index, case, None, raw))

@@ -39,6 +39,12 @@ class ByIdentity:
         got = self._got.get(id(obj))
         return got[1] if got is not None and got[0] is obj else None
 
+    def get_each(self, objs: list[Any]) -> list[Any]:
+        """`get` of each object (in one pass: a million lines may pass here)."""
+        got = self._got.get
+        return [None if held is None or held[0] is not obj else held[1]
+                for obj, held in zip(objs, [got(id(obj)) for obj in objs])]
+
     def put(self, obj: Any, value: Any) -> None:
         """Remember ``value`` (not None) of ``obj``."""
         if self.most is not None and len(self._got) >= self.most and id(obj) not in self._got:
@@ -108,6 +114,10 @@ class Repeats:
     def case(self, value: Any) -> Case | None:
         """The case remembered for ``value`` (the object itself: an id alone may name a later object)."""
         return self._cases.get(value)
+
+    def cases_of(self, values: list[Any]) -> list[Case | None]:
+        """`case` of each value (None: none)."""
+        return self._cases.get_each(values)
 
     def has_cases(self) -> bool:
         """Whether any case is remembered."""
