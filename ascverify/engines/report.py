@@ -90,22 +90,35 @@ def add_result_lines(parts: list[str], r: Result, *, verbose: bool = False) -> N
             if text is None:
                 text = _remember(_OKS, key, f": ok ({key[0]} on {key[1]})")
             parts += (loc, text, "\n")
+    unchecked = r.unchecked if violations or verbose else ()
+    lists = (id(violations), id(warnings), id(unchecked))
+    got = _FINDINGS.get(lists)
+    if got is None or got[0] is not violations or got[1] is not warnings or got[2] is not unchecked:
+        # a repeated case's result shares its lists with the first occurrence's (`Result.repeated`): its lines'
+        # texts are looked up once for all of them
+        if len(_FINDINGS) >= _MEMO_MAX:
+            _FINDINGS.clear()
+        got = _FINDINGS[lists] = (violations, warnings, unchecked, _finding_texts(violations, warnings, unchecked))
+    for call, text in got[3]:
+        parts += (loc if call is None else f"{loc}: call {call}", text, "\n")
+
+
+def _finding_texts(violations: list, warnings: list, unchecked: Iterable) -> tuple[tuple[int | None, str], ...]:
+    """Per line of a result's findings, its call (None: a single case's) and the text after the location."""
     # the text after the location, remembered (a message that is not a str is neither looked up nor remembered:
     # no value that equals another but prints otherwise, as 1 and True)
+    out: list[tuple[int | None, str]] = []
     for v in violations:
-        text = _worded(_ERRORS, (v.rule, v.message, v.promoted), type(v.message) is str,
-                       lambda v=v: f": error: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})"
-                                   + (" [warning made an error by --strict]" if v.promoted else ""))
-        parts += (loc if v.call is None else f"{loc}: call {v.call}", text, "\n")
+        out.append((v.call, _worded(_ERRORS, (v.rule, v.message, v.promoted), type(v.message) is str,
+                                    lambda v=v: f": error: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})"
+                                                + (" [warning made an error by --strict]" if v.promoted else ""))))
     for v in warnings:
-        text = _worded(_WARNINGS, (v.rule, v.message), type(v.message) is str,
-                       lambda v=v: f": warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})")
-        parts += (loc if v.call is None else f"{loc}: call {v.call}", text, "\n")
-    if violations or verbose:
-        for u in r.unchecked:
-            text = _worded(_NOTES, (u.rule_id, u.reason), type(u.reason) is str,
-                           lambda u=u: f": note: not checked: [{u.rule_id}] {one_line(u.reason)}")
-            parts += (loc if u.call is None else f"{loc}: call {u.call}", text, "\n")
+        out.append((v.call, _worded(_WARNINGS, (v.rule, v.message), type(v.message) is str,
+                                    lambda v=v: f": warning: [{v.rule.id}] {one_line(v.message)} ({v.rule.citation})")))
+    for u in unchecked:
+        out.append((u.call, _worded(_NOTES, (u.rule_id, u.reason), type(u.reason) is str,
+                                    lambda u=u: f": note: not checked: [{u.rule_id}] {one_line(u.reason)}")))
+    return tuple(out)
 
 
 def _worded(memo: dict, key: tuple, remembered: bool, word: Callable[[], str]) -> str:
@@ -135,6 +148,9 @@ _ERRORS: dict[tuple, str] = {}
 _WARNINGS: dict[tuple, str] = {}
 #: (rule id, reason) -> ``: note: not checked: [rule-id] reason``
 _NOTES: dict[tuple, str] = {}
+#: ids of a result's lists of violations, warnings and notes shown -> the lists (held: their ids name them alone)
+#: and `_finding_texts` of them
+_FINDINGS: dict[tuple, tuple] = {}
 
 
 def _remember(memo: dict, key: Any, text: str) -> str:
