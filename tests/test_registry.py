@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 import z3
 from hypothesis import HealthCheck, given, reject, settings, strategies as st
 
-from ascverify import apis, check_case, check_cases, strategies
+from ascverify import apis, check_case, check_cases, parse_case, strategies
 from ascverify.cases.case import Case
+from ascverify.checking import checker
 from ascverify.checking.checker import columns
 from ascverify.engines.properties.invariants import check_invariants
 from ascverify.spec.dtypes import DTYPE_NAMES
@@ -20,6 +23,7 @@ from ascverify.spec.registry import lookup_api
 from ascverify.spec.rules import Values
 
 MODELS = apis()
+ROOT = Path(__file__).resolve().parents[1]
 IDS = [m.name for m in MODELS]
 SEEDS = ("000_f2fe3f8fa92b9dd9.txt", "001_fa274d527d3e292b.txt", "002_70a359bc6af47a68.txt",
          "003_6cb328d34acb8cee.txt", "004_2ad9555534615f32.txt", "HARDWARE_NOTES.md")
@@ -115,18 +119,44 @@ def test_concrete_and_z3_evaluations_agree(model):
     check()
 
 
+def _verdict(r):
+    """Everything a result reports: findings with their messages, notes, the error."""
+    return ([(x.id, x.message) for x in r.violations], [(x.id, x.message) for x in r.warnings],
+            [(u.rule_id, u.reason) for u in r.unchecked], r.error.message if r.error else None)
+
+
 @pytest.mark.parametrize("model", MODELS, ids=IDS)
-def test_batched_and_scalar_checks_agree(model):
+def test_batched_and_scalar_checks_agree(model, monkeypatch):
+    """`check_cases` on numpy columns and `check_case` case by case report the same. Batches of a few cases per
+    context are checked case by case anyway (`SCALAR_MOST`): turned off here, so the columns are what is compared."""
+    monkeypatch.setattr(checker, "SCALAR_MOST", 0)
+
     @slow(15)
     @given(st.lists(any_case(model), min_size=1, max_size=12))
     def check(cases):
         batched = check_cases(cases)
         for c, b in zip(cases, batched):
-            s = check_case(c)
-            assert [x.id for x in s.violations] == [x.id for x in b.violations]
-            assert [x.message for x in s.violations] == [x.message for x in b.violations]
-            assert [x.id for x in s.warnings] == [x.id for x in b.warnings]
+            assert _verdict(check_case(c)) == _verdict(b)
     check()
+
+
+def test_a_context_with_few_cases_is_checked_case_by_case(monkeypatch):
+    """A context with at most `SCALAR_MOST` cases in a batch goes to `check_case` (numpy's cost per operation on
+    a row or two is above Python's per value); a larger one to the columns."""
+    base = json.loads((ROOT / "examples" / "block_reduce_max.json").read_text())
+    misaligned = json.loads(json.dumps(base))
+    misaligned["tensors"]["dst"]["addr"] = 17  # an error, and a message with values
+    on_350 = json.loads(json.dumps(base))
+    on_350["product"] = "atlas-350"
+    scalar: list = []
+    real = checker.check_case
+    monkeypatch.setattr(checker, "check_case", lambda c, **kw: (scalar.append(c), real(c, **kw))[1])
+    few = [parse_case(on_350)]  # alone in its context
+    many = [parse_case(doc) for doc in [base, misaligned] * checker.SCALAR_MOST]  # more than SCALAR_MOST together
+    got = check_cases(few + many)
+    assert scalar == few
+    assert any(r.violations for r in got) and any(r.valid for r in got)
+    assert [_verdict(r) for r in got] == [_verdict(real(c)) for c in few + many]
 
 
 @pytest.mark.parametrize("model", MODELS, ids=IDS)
