@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -191,6 +193,14 @@ def test_findings_are_written_atomically_once(tmp_path):
         assert (a.path / name).is_file(), name
     meta = load_meta(a.path)
     assert meta["seed"] == 4 and meta["check"] == "results_are_block_minima"
+    # diff.txt shows the call too (audit 22: it showed the outputs only): arguments, tensors, the inputs' first values
+    diff = (a.path / "diff.txt").read_text()
+    doc = c.to_json()
+    assert "  args: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in doc["args"].items()) in diff
+    src = doc["tensors"]["src"]
+    assert f"  src: position {src['position']}, addr {src['addr']}, size {src['size']}" in diff
+    first = np.asarray(inputs["src"]).reshape(-1)
+    assert f"    before the call: [{', '.join(str(x) for x in first[:8])}" in diff
     entry = next(iter(read_cases(str(a.path / "case.json"))))                    # a plain case file, with its data
     assert entry.error is None
     assert np.array_equal(entry.case.data("src"), inputs["src"])

@@ -8,7 +8,8 @@ A finding folder (``FINDINGS/API-PRODUCT-KEY-ID/``) holds:
 - ``expected/NAME.bin`` and ``.npy``: the core's outputs (``NAME.defined.npy`` marks the elements with a
   specified value when some are not; the others hold all bits set, a NaN in float types);
 - ``actual/NAME.bin`` and ``.npy``: the target's outputs (differential findings);
-- ``diff.txt``: what failed, in words, and how to replay it;
+- ``diff.txt``: what failed, in words, the call (its arguments, tensors and the first values of its inputs), and
+  how to replay it;
 - ``coverage.json``: where the case sits in each rule's constraint space;
 - ``finding.json``: everything `replay` needs (kind, check, key, seed, rule, target, tolerances).
 
@@ -156,7 +157,8 @@ def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: i
         (tmp / FINDING_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n")
         (tmp / "coverage.json").write_text(json.dumps({r: p.to_json() for r, p in points.items()}, indent=2) + "\n")
         # (its replay line names the folder, whose name may not be UTF-8: such bytes are written escaped)
-        (tmp / "diff.txt").write_text(_diff_text(meta, final), encoding="utf-8", errors="backslashreplace")
+        (tmp / "diff.txt").write_text(_diff_text(meta, final, doc, inputs), encoding="utf-8",
+                                      errors="backslashreplace")
         release_temp_dir(tmp)
         os.chmod(tmp, PRIVATE)
         try:
@@ -206,13 +208,22 @@ def finding_meta(fid: str, *, unit: Any, failure: Failure, case: Case, seed: int
     }
 
 
-def _diff_text(meta: Mapping[str, Any], final: Path) -> str:
+#: Values of each input shown in diff.txt (all of them are in inputs/NAME.npy).
+DIFF_INPUT_VALUES = 8
+
+
+def _diff_text(meta: Mapping[str, Any], final: Path, doc: Mapping[str, Any] | None = None,
+               inputs: Mapping[str, np.ndarray] | None = None) -> str:
+    """diff.txt: what failed, the call (``doc``: the case's arguments and tensors, with the first values of each
+    of its ``inputs``), the outputs that differ, and how to replay it."""
     lines = [f"{meta['api']} on {meta['product']} (T={meta['dtype']}), {meta['kind']} check {meta['check']}",
              f"key: {meta['key']}" + shrink_note(meta, long=True),
              f"seed: {meta['seed']}" + (f", rule broken: {meta['rule']}" if meta.get("rule") else ""),
              "", meta["message"], ""]
     if meta.get("detail") and meta["detail"].strip() != meta["message"].strip():
         lines += [meta["detail"].rstrip(), ""]
+    if doc is not None:
+        lines += [*_call_lines(doc, inputs or {}), ""]
     for d in meta.get("diffs") or ():
         lines.append(f"{d['tensor']}: {d['kind']}: {d['compared']} elements compared, {d['mismatches']} differ"
                      + (f", max abs error {d['max_abs_error']:g}" if d.get("max_abs_error") is not None else "")
@@ -227,6 +238,24 @@ def _diff_text(meta: Mapping[str, Any], final: Path) -> str:
         replay += f" {flag} {shlex.quote(str(t['spec']))}   (or --recorded-target)"
     lines += ["", f"replay: {replay}", ""]
     return "\n".join(lines)
+
+
+def _call_lines(doc: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> list[str]:
+    """The call of a finding in words: its arguments, then each tensor (position, address, size) with the first
+    values of its contents before the call (case.json and inputs/ hold all of it)."""
+    args = doc.get("args") or {}
+    lines = ["the call (case.json; every input in inputs/NAME.npy):",
+             "  args: " + (", ".join(f"{k}={json.dumps(v)}" for k, v in args.items()) or "none")]
+    for name, decl in (doc.get("tensors") or {}).items():
+        where = ", ".join(f"{k} {decl[k]}" for k in ("position", "addr", "size", "dtype") if k in decl)
+        lines.append(f"  {name}: {where}")
+        data = inputs.get(name)
+        if data is not None:
+            flat = np.asarray(data).reshape(-1)
+            head = ", ".join(str(x) for x in flat[:DIFF_INPUT_VALUES])  # each in its own type's shortest form
+            more = f", ... ({flat.size:,} values)" if flat.size > DIFF_INPUT_VALUES else ""
+            lines.append(f"    before the call: [{head}{more}]")
+    return lines
 
 
 # -- replay --------------------------------------------------------------------------------------------------------
