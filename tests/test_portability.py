@@ -135,6 +135,18 @@ def test_diff_products_cli():
     assert r.exit_code == 0 and json.loads(r.stdout)["apis"][0]["same"] is True
 
 
+def test_a_bound_set_per_product_is_stated_once_with_its_values():
+    """audit 22: a range whose bounds depend on the product printed `mask.count in […, …]` above the line that
+    gives them; the rule's line now names the rule and its source, the next line the bounds on each product."""
+    r = invoke("diff-products", "atlas-a2", "atlas-inference-aicore", "BlockReduceMin")
+    assert r.exit_code == 1 and "…" not in r.stdout
+    lines = r.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "[block_reduce_min.mask.count.range]" in line)
+    assert lines[at].startswith("  differs: [block_reduce_min.mask.count.range] (")
+    # mask.count: 0 is a no-op on atlas-a2 (hardware notes), refused on the inference AI Core; 128 lanes of half
+    assert lines[at + 1] == "      mask.count in [0, 128] on atlas-a2, [1, 128] on atlas-inference-aicore (T=half)"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["diff-products", "atlas-a2", "atlas-a9"], "unknown product 'atlas-a9'"),
     (["diff-products", "atlas-350", "ascend-950pr"], "are the same product (atlas-350)"),

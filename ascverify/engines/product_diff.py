@@ -198,7 +198,10 @@ def diff_lines(d: ApiDiff) -> list[str]:
         where = {"only_a": f"only on {d.a}", "only_b": f"only on {d.b}", "differs": "differs",
                  "undecided": "undecided"}[rd.kind]
         t = f" (T={rd.dtype})" if rd.dtype and rd.kind in ("differs", "undecided") else ""
-        lines.append(f"  {where}: [{rd.rule.id}] {rd.rule.help or rd.rule.message} ({rd.rule.citation})")
+        words = rd.rule.help or rd.rule.message
+        if "…" in words and rd.detail:  # a bound that depends on the context: the detail line gives it per product
+            words = ""
+        lines.append(f"  {where}: [{rd.rule.id}] {words}{' ' if words else ''}({rd.rule.citation})")
         if rd.kind in ("differs", "undecided") and rd.detail:
             lines.append(f"      {rd.detail}{t}")
     if d.same:
