@@ -235,6 +235,19 @@ def test_bad_line_in_json_lines(tmp_path):
     assert r.stderr.splitlines()[-1] == "3 cases: 2 valid, 0 invalid, 1 unreadable"
 
 
+def test_a_bad_line_names_its_column_not_a_line_of_its_own(tmp_path):
+    """audit 22: a bad line of JSON Lines said `line 4: invalid JSON: ... line 1 column 9 (char 8)`: two line
+    numbers. The line's own number, then the column of the problem in it."""
+    good = json.dumps(base_case())
+    path = beside(tmp_path / "cases.jsonl")
+    path.write_text("\n".join([good, good, good, '{"api": x}']) + "\n")
+    r = CliRunner().invoke(main, ["check", str(path)])
+    assert r.exit_code == 2
+    # column 9 is the x: `{"api": ` holds 8 characters before it
+    assert one_error_line(r) == (f"{path}:case 3: line 4: invalid JSON: unexpected character, expected a JSON value "
+                                 "(column 9)")
+
+
 # -- fuzzing: any JSON value in any position ---------------------------------------------------------------------
 
 def _positions(doc: Any, path: tuple = ()) -> list[tuple]:

@@ -258,7 +258,8 @@ def _one_line(line: bytes, lineno: int, value: Any = _UNPARSED) -> tuple[Any, In
             value = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             _, err = jsonread.syntax_error(line, exc, lineno)
-            return None, err or InputError(f"line {lineno}: invalid JSON: {jsonread.decode_message(exc, line)}")
+            return None, err or InputError(f"line {lineno}: invalid JSON: "
+                                           f"{jsonread.decode_message(exc, line, one_line=True)}")
     err = jsonread.checked(value, line)
     return (None, err) if err is not None else (value, None)
 

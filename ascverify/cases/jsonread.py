@@ -334,11 +334,18 @@ def clean_item(item: Any) -> tuple[Any, InputError | None]:
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def decode_message(exc: Exception, text: bytes = b"") -> str:
-    """orjson's words for ``text`` it cannot read, shortened; invalid UTF-8 and a byte order mark said plainly."""
+#: orjson's place of an error on the first line of its text (`decode_message` of one line: "line 1" says nothing)
+_FIRST_LINE_PLACE = re.compile(r": line 1 column (\d+) \(char \d+\)$")
+
+
+def decode_message(exc: Exception, text: bytes = b"", *, one_line: bool = False) -> str:
+    """orjson's words for ``text`` it cannot read, shortened; invalid UTF-8 and a byte order mark said plainly.
+    ``one_line``: the text is one line of JSON Lines, whose number the caller gives: the place is its column."""
     if text.startswith(UTF8_BOM):
         return "the text starts with a UTF-8 byte order mark (BOM), which JSON does not allow: save it without one"
     msg = str(exc)
     if "UTF-8" in msg:
         return "not UTF-8 text"
+    if one_line:
+        msg = _FIRST_LINE_PLACE.sub(r" (column \1)", msg)
     return msg[:200]
