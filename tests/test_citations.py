@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -96,3 +97,22 @@ def test_what_users_read_names_no_seed_page(args):
         text = "\n".join(f"{n['title']} {n['reading']} {n['why']} {' '.join(n['sources'])}"
                          for a in doc["apis"] for n in a["notes"])
     assert not has_untranslated(text), [line for line in text.splitlines() if has_untranslated(line)][:5]
+
+
+def test_the_stored_file_of_a_rule_exists_under_that_name():
+    """audit 22: `rules --format json` gave `"seed": "HARDWARE_NOTES.md ..."`, a file this repository does not hold
+    (it ships docs/hardware-notes.md); the SARIF rules' `seed` property the same."""
+    root = Path(__file__).resolve().parents[1]
+    seen = 0
+    for model in apis():
+        out = CliRunner().invoke(main, ["rules", model.name, "--format", "json"]).stdout
+        for rule in json.loads(out)["rules"]:
+            assert "HARDWARE_NOTES.md" not in rule["seed"], rule["id"]
+            if "hardware-notes.md" in rule["seed"]:
+                assert "docs/hardware-notes.md" in rule["seed"] and (root / "docs" / "hardware-notes.md").is_file()
+                seen += 1
+    assert seen > 20
+    example = root / "examples" / "cases.jsonl"
+    sarif = json.loads(CliRunner().invoke(main, ["check", "--format", "sarif", str(example)]).stdout)
+    seeds = [r["properties"]["seed"] for run in sarif["runs"] for r in run["tool"]["driver"]["rules"]]
+    assert seeds and not any("HARDWARE_NOTES.md" in s for s in seeds)

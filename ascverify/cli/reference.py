@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from ..cases.schema import case_schema
 from ..engines.report import table_text
-from ..spec.citations import cite, prose
+from ..spec.citations import cite, prose, stored_source
 from ..spec.products import BUFFERS, BUFFER_ALIGNMENT, POSITION_BUFFER, PRODUCTS, PRODUCT_IDS
 from ..spec.errors import InputError, did_you_mean
 from ..spec.registry import api_names, apis, lookup_api
@@ -254,7 +254,7 @@ def rules(api: str | None, product_name: str | None, fmt: str) -> None:
                "rules": [{"id": r.id, "severity": r.severity, "params": list(r.params),
                           "products": sorted(r.products) if r.products is not None else None,
                           "help": r.requirement(contexts), "message": r.message, "source": r.citation,
-                          "seed": r.source,
+                          "seed": stored_source(r.source),
                           "kind": r.domain.get("kind", "custom"), "requires_data": list(r.requires_data),
                           "notes": _rule_notes(model, r)} for r in selected]})
         return

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Mapping
 
-__all__ = ["Page", "PAGES", "HARDWARE_NOTES_TITLE", "cite", "page_title", "prose"]
+__all__ = ["Page", "PAGES", "HARDWARE_NOTES_TITLE", "cite", "page_title", "prose", "stored_source"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,16 @@ def _piece(piece: str, previous: str = "") -> tuple[str, str]:
     piece = _SEED.sub(lambda mm: page_title(mm.group(1)), piece)
     piece = piece.replace("HARDWARE_NOTES.md", "hardware notes")
     return _headed(_translate(piece)), head
+
+
+#: The file the hardware notes ship as (sources name the development workspace's HARDWARE_NOTES.md).
+HARDWARE_NOTES_FILE = "docs/hardware-notes.md"
+
+
+def stored_source(source: str) -> str:
+    """``source`` with the file names as they are stored: the pages' files as sources name them, the hardware notes
+    as the file this repository ships (``rules --format json``'s ``seed``)."""
+    return re.sub(r"\bHARDWARE_NOTES\.md\b", HARDWARE_NOTES_FILE, source)
 
 
 @lru_cache(maxsize=4096)
