@@ -22,7 +22,7 @@ if _typing.TYPE_CHECKING:  # what `__getattr__` loads, for type checkers and rea
     from .checking.checker import Result, Unchecked, Violation, check_case, check_cases
     from .core.faults import CoreLimit, Fault
     from .core.run import RunResult, run_case
-    from .spec.errors import AscverifyError, InputError, ModelDefinitionError
+    from .spec.errors import AscverifyError, InputError, ModelDefinitionError, UnknownName
     from .spec.model import ApiModel, SpecNote
     from .spec.products import PRODUCTS, Product, get_product
     from .spec.registry import api_names, apis, get_api, register
@@ -38,6 +38,7 @@ _PUBLIC: dict[str, str] = {
     "CoreLimit": "core.faults", "Fault": "core.faults",
     "RunResult": "core.run", "run_case": "core.run",
     "AscverifyError": "spec.errors", "InputError": "spec.errors", "ModelDefinitionError": "spec.errors",
+    "UnknownName": "spec.errors",
     "ApiModel": "spec.model", "SpecNote": "spec.model",
     "PRODUCTS": "spec.products", "Product": "spec.products", "get_product": "spec.products",
     "api_names": "spec.registry", "apis": "spec.registry", "get_api": "spec.registry", "register": "spec.registry",

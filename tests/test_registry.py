@@ -11,6 +11,7 @@ import pytest
 import z3
 from hypothesis import HealthCheck, given, reject, settings, strategies as st
 
+import ascverify
 from ascverify import apis, check_case, check_cases, parse_case, strategies
 from ascverify.cases.case import Case
 from ascverify.checking import checker
@@ -228,3 +229,15 @@ def test_pyasc_s_short_names_find_the_basic_api():
                         ("asc.set_vector_mask", "SetVectorMask"), ("asc.bilinear_interpolation", "BilinearInterpolation")):
         assert lookup_api(short).name == name == lookup_api("asc.language.basic." + short[4:]).name
     assert lookup_api("asc.no_such_api") is None and lookup_api("asc.language.no_such") is None
+
+
+@pytest.mark.parametrize("lookup, name, hint", [("get_product", "atlas-a22", "'atlas-a2'"),
+                                                ("get_api", "BlockReduceMn", "'BlockReduceMin'")])
+def test_unknown_names_fail_alike(lookup, name, hint):
+    """audit 22: get_product raised a bare KeyError, get_api an InputError with a did-you-mean. Both now raise
+    `UnknownName`: an InputError naming the names that come close, and still a KeyError for older callers."""
+    with pytest.raises(ascverify.UnknownName) as got:
+        getattr(ascverify, lookup)(name)
+    assert isinstance(got.value, ascverify.InputError) and isinstance(got.value, KeyError)
+    assert str(got.value) == got.value.line() and f"unknown {'product' if 'product' in lookup else 'API'} " \
+        f"{name!r} (did you mean {hint}?)" in str(got.value)

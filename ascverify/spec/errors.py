@@ -30,6 +30,14 @@ class InputError(AscverifyError):
         return InputError(self.message, where=where if not self.where else f"{where}: {self.where}", field=self.field)
 
 
+class UnknownName(InputError, KeyError):
+    """A name the look-up does not know (an API, a product): an `InputError` with the names that come close, and a
+    `KeyError` for a caller that looks names up as keys."""
+
+    def __str__(self) -> str:
+        return self.line()  # not KeyError's repr of its argument
+
+
 class ModelDefinitionError(AscverifyError):
     """An API model that is malformed; raised when the model is built, naming the model."""
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from .errors import UnknownName, did_you_mean
+
 KiB = 1024
 MiB = 1024 * KiB
 
@@ -117,9 +119,10 @@ def lookup_product(name: str) -> Product | None:
 
 
 def get_product(name: str) -> Product:
-    """The product for an id or alias; raises KeyError with the name when unknown."""
+    """The product for an id or alias; `UnknownName` (an InputError with a did-you-mean, and a KeyError) when
+    unknown, as `get_api`."""
     product = lookup_product(name)
     if product is None:
-        raise KeyError(name)
+        raise UnknownName(f"unknown product {name!r}{did_you_mean(str(name), product_names())}", field="product")
     return product
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Iterator, Sequence
 
-from .errors import InputError, ModelDefinitionError, did_you_mean
+from .errors import InputError, ModelDefinitionError, UnknownName, did_you_mean
 from .model import ApiModel
 
 _MODELS: dict[str, ApiModel] = {}
@@ -134,10 +134,10 @@ def _lookup(name: str) -> ApiModel | None:
 
 
 def get_api(name: str) -> ApiModel:
-    """The model for a name; InputError with a did-you-mean when unknown."""
+    """The model for a name; `UnknownName` (an InputError with a did-you-mean, and a KeyError) when unknown."""
     got = lookup_api(name)
     if got is None:
-        raise InputError(f"unknown API {name!r}{did_you_mean(name, api_names())}", field="api")
+        raise UnknownName(f"unknown API {name!r}{did_you_mean(name, api_names())}", field="api")
     return got
 
 
