@@ -296,3 +296,22 @@ def test_the_bars_say_what_their_characters_mean():
     row = next(line for line in bad.splitlines() if line.startswith("  dst        |"))
     cells = row.split("|")[1]
     assert cells[0] == "=" and cells[200 // 8] == "^", cells
+
+
+def test_a_gap_in_the_rows_names_the_rows_it_leaves_out():
+    """audit 22: `... 2 vertical iteration(s) not shown` stood where the rows left out were #-6 and #-5, steps
+    before the first iteration; and a fault in one iteration said `(vertical iterations 1)`."""
+    text = _with_cwd(ROOT, ["show", "examples/bilinear_interpolation.json"])
+    lines = text.splitlines()
+    gaps = [i for i, line in enumerate(lines) if "not shown" in line]
+    assert gaps and "(s)" not in text
+    for i in gaps:
+        before, after = (re.match(r"  #(-?\d+) ", lines[j]) for j in (i - 1, i + 1))
+        first, last = int(before.group(1)) + 1, int(after.group(1)) - 1 if after else None
+        n = (last - first + 1) if last is not None else None
+        m = re.search(r"\.\.\. (\d+) rows? not shown \(#(-?\d+)(?: to #(-?\d+))?\)", lines[i])
+        assert m and int(m.group(2)) == first, lines[i]
+        if n is not None:
+            assert int(m.group(1)) == n and int(m.group(3) or m.group(2)) == last, lines[i]
+    bad = _with_cwd(ROOT, ["show", "examples/bad/bad.json"])
+    assert "(vertical iteration 1)" in bad and "(vertical iterations 0, 1)" in bad

@@ -245,7 +245,7 @@ def _region(c: _Canvas, mmap: MemoryMap, b: Any, region: Region, colours: dict[s
                 _access_row(c, label, row, x, background)
             hidden = len(rows) - len(shown)
             if hidden > 0:
-                c.text(BAR_X0, f"{hidden} more {mmap.iteration_label}(s) not drawn", size=7, color="#777777")
+                c.text(BAR_X0, f"{hidden} more row{'s' if hidden > 1 else ''} not drawn", size=7, color="#777777")
                 c.line(0.9)
             if len(rows) > 1:
                 c.text(BAR_X0, rows_note(mmap.iteration_label, rows), size=7, color="#777777")

@@ -240,16 +240,23 @@ def _region(mmap: MemoryMap, b, region: Region, styles: dict[str, str], width: i
     last = None
     for k in shown:
         if last is not None and k > last + 1:
-            out.append(Text(f"  {'':<{LABEL}} ... {k - last - 1} {mmap.iteration_label}(s) not shown", style="dim"))
+            out.append(Text(f"  {'':<{LABEL}} ... {hidden_rows(rows[2 + last:1 + k])}", style="dim"))
         out.append(_access_row(f"#{rows[1 + k].label}", rows[1 + k], background, lo, per, n))
         last = k
     if last is not None and last < len(rows) - 2:
-        out.append(Text(f"  {'':<{LABEL}} ... {len(rows) - 2 - last} {mmap.iteration_label}(s) not shown",
-                        style="dim"))
+        out.append(Text(f"  {'':<{LABEL}} ... {hidden_rows(rows[2 + last:])}", style="dim"))
     if len(rows) > 1:
         first = rows[1].label
         out.append(Text(f"  {'':<{LABEL}} {rows_note(mmap.iteration_label, rows)}"[:width], style="dim"))
     return out
+
+
+def hidden_rows(rows: Sequence[Row]) -> str:
+    """What a gap in the ``#N`` rows leaves out: ``2 rows not shown (#-6 to #-5)`` (steps before #0 or
+    iterations: the labels say which)."""
+    if len(rows) == 1:
+        return f"1 row not shown (#{rows[0].label})"
+    return f"{len(rows)} rows not shown (#{rows[0].label} to #{rows[-1].label})"
 
 
 def rows_note(label: str, rows: Sequence[Row]) -> str:
@@ -330,7 +337,8 @@ def _problems(mmap: MemoryMap, width: int) -> list[Text]:
             shown = ", ".join(str(i) for i in its[:6]) + (", ..." if len(its) > 6 else "")
             text = (f"fault: {MARK_NAMES.get(m.kind, m.kind)} x{len(group)} on {m.tensor or m.buffer} at {m.buffer} "
                     f"{addr_text(min(g.start for g in group))}-{addr_text(max(g.stop for g in group))}"
-                    + (f" ({mmap.iteration_label}s {shown})" if its else "") + f" -> {m.label}; first: {m.text}")
+                    + (f" ({mmap.iteration_label}{'s' if len(its) > 1 else ''} {shown})" if its else "")
+                    + f" -> {m.label}; first: {m.text}")
         lines = _wrapped(text, width, None, "  ", "  ")
         lines[0].stylize("bold red", 2, 8)
         out += lines
