@@ -89,6 +89,9 @@ def _comparable(record: dict, lineno: int) -> dict:
         if m:
             assert int(m.group(1)) == lineno, record
             out["error"] = m.group(2)
+        # alone, the line is a whole document: its place is `line 1 column C (char N)`; a line of JSON Lines says
+        # its column only (its number is given first)
+        out["error"] = re.sub(r": line 1 column (\d+) \(char \d+\)$", r" (column \1)", out["error"])
     return out
 
 
