@@ -116,3 +116,6 @@ def test_the_stored_file_of_a_rule_exists_under_that_name():
     sarif = json.loads(CliRunner().invoke(main, ["check", "--format", "sarif", str(example)]).stdout)
     seeds = [r["properties"]["seed"] for run in sarif["runs"] for r in run["tool"]["driver"]["rules"]]
     assert seeds and not any("HARDWARE_NOTES.md" in s for s in seeds)
+    notes = json.loads(CliRunner().invoke(main, ["notes", "--format", "json"]).stdout)  # audit 24: seed_sources too
+    sources = [x for api in notes["apis"] for n in api["notes"] for x in n["seed_sources"]]
+    assert any("docs/hardware-notes.md" in x for x in sources) and not any("HARDWARE_NOTES.md" in x for x in sources)

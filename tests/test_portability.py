@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from ascverify.cases.caseio import cases_from_bytes
 from ascverify.cases.columnar import RowCase
 from ascverify.cases.retarget import retarget
 from ascverify.cli import main
-from ascverify.engines.product_diff import diff_api
+from ascverify.engines.product_diff import RuleDiff, diff_api, diff_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bilinear_interpolation.json"
@@ -145,6 +146,16 @@ def test_a_bound_set_per_product_is_stated_once_with_its_values():
     assert lines[at].startswith("  differs: [block_reduce_min.mask.count.range] (")
     # mask.count: 0 is a no-op on atlas-a2 (hardware notes), refused on the inference AI Core; 128 lanes of half
     assert lines[at + 1] == "      mask.count in [0, 128] on atlas-a2, [1, 128] on atlas-inference-aicore (T=half)"
+
+    # the same rule in force on one product only, or differing by a witness: its line gives the bound itself
+    d = diff_api(get_api("BlockReduceMin"), "atlas-a2", "atlas-inference-aicore")
+    rule = next(r.rule for r in d.rules if r.rule.id == "block_reduce_min.mask.count.range")
+    only = replace(d, rules=[RuleDiff(rule, "only_b", "", None)])
+    assert diff_lines(only)[-1].startswith("  only on atlas-inference-aicore: [block_reduce_min.mask.count.range] "
+                                           "mask.count in [1, 128] (T=half); mask.count in [1, 64] (T=float) on "
+                                           "atlas-inference-aicore (")
+    witness = replace(d, rules=[RuleDiff(rule, "differs", "accepted on atlas-a2 only: mask.count=0", "half")])
+    assert "] mask.count in [0, 128] on atlas-a2 (" in diff_lines(witness)[-2]
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -244,6 +244,15 @@ def test_a_calls_misplaced_key_says_where_it_goes():
     call = brm()
     call["argz"] = {}
     assert _refusal(program(call))[1] == "unknown key 'argz' (did you mean 'args'?)"
+    # audit 24: a nested "calls" got the program's-key hint, a single case's "expect" a fuzzy `args.repeat`
+    call = brm()
+    call["calls"] = []
+    assert _refusal(program(call))[1] == ("unknown key 'calls' (a call is one API call: a program's calls are one "
+                                          "list, at its top level)")
+    call = brm()
+    call["expect"] = {}
+    assert _refusal(program(call))[1] == ("unknown key 'expect' ('expect' is a single case's key; a program's call "
+                                          "takes api, args, tensors, dtype, name, comment)")
 
 
 # -- generated programs --------------------------------------------------------------------------------------------

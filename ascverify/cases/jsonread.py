@@ -109,7 +109,9 @@ def is_object_text(line: bytes) -> bool:
     also takes what orjson refuses and the checks then name (a number beyond a double, a NaN literal)."""
     try:
         return isinstance(orjson.loads(line), dict)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:  # the standard library (slower) only where it may read what orjson does not
+        if not any(lit in line for lit in _NON_FINITE) and _TOO_LARGE not in str(exc):
+            return False
         return isinstance(_stdlib(line), dict)
 
 

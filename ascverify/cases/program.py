@@ -25,7 +25,7 @@ from ..spec.registry import lookup_api, overload_for
 from ..spec.rules import Rule, rule
 from .case import Case
 from .fields import read_product, short, type_name
-from .parse import misplaced_key_hint, parse_case
+from .parse import CASE_KEYS, misplaced_key_hint, parse_case
 from .safe_names import check_tensor_names
 
 PROGRAM_KEYS = ("product", "dtype", "tensors", "calls", "name", "comment")
@@ -136,8 +136,11 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
             raise InputError(f"a call must be a JSON object, got {type_name(call)}", field=where)
         for k in call:
             if k not in CALL_KEYS:
-                hint = (f" ({k!r} is the program's: put it beside \"calls\", once for every call)"
-                        if k in PROGRAM_KEYS else misplaced_key_hint(k, call, CALL_KEYS))
+                hint = (f" ({k!r} is the program's: put it beside \"calls\", once for every call)" if k == "product"
+                        else " (a call is one API call: a program's calls are one list, at its top level)"
+                        if k == "calls" else f" ({k!r} is a single case's key; a program's call takes "
+                                             f"{', '.join(CALL_KEYS)})" if k in CASE_KEYS
+                        else misplaced_key_hint(k, call, CALL_KEYS))
                 raise InputError(f"unknown key {short(k)}{hint}", field=f"{where}.{str(k)[:60]}")
         tensors = call.get("tensors", {})
         if not isinstance(tensors, dict):

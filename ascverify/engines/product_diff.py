@@ -187,6 +187,20 @@ def _diff_api(model: ApiModel, a: str, b: str, timeout_ms: int) -> ApiDiff:
     return out
 
 
+def _requirement(d: ApiDiff, rd: RuleDiff) -> str:
+    """What the rule requires, for its line: a bound that depends on the context (`Rule.requirement`) is left to
+    the detail line when that line gives the limits on both products, else given on the product it is in force."""
+    words = rd.rule.help or rd.rule.message
+    if "…" not in words:
+        return words
+    field_name = str(rd.rule.domain.get("field"))
+    if rd.kind in ("differs", "undecided") and rd.detail and rd.detail.startswith(f"{field_name} "):
+        return ""
+    product = d.b if rd.kind == "only_b" else d.a
+    types = (rd.dtype,) if rd.dtype else d.model.documented_types(product, d.model.default_dtype)
+    return f"{rd.rule.requirement([d.model.context(product, t) for t in types])} on {product}"
+
+
 def diff_lines(d: ApiDiff) -> list[str]:
     lines = [f"{d.model.name}: {d.a} vs {d.b}"]
     fmt = lambda ts: ", ".join(ts) if ts else "not supported"  # noqa: E731
@@ -198,9 +212,7 @@ def diff_lines(d: ApiDiff) -> list[str]:
         where = {"only_a": f"only on {d.a}", "only_b": f"only on {d.b}", "differs": "differs",
                  "undecided": "undecided"}[rd.kind]
         t = f" (T={rd.dtype})" if rd.dtype and rd.kind in ("differs", "undecided") else ""
-        words = rd.rule.help or rd.rule.message
-        if "…" in words and rd.detail:  # a bound that depends on the context: the detail line gives it per product
-            words = ""
+        words = _requirement(d, rd)
         lines.append(f"  {where}: [{rd.rule.id}] {words}{' ' if words else ''}({rd.rule.citation})")
         if rd.kind in ("differs", "undecided") and rd.detail:
             lines.append(f"      {rd.detail}{t}")
