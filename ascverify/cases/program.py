@@ -103,6 +103,18 @@ class Program:
     raw: Any = field(default=None, repr=False)
 
 
+def _call_key_hint(k: Any, call: Mapping[str, Any]) -> str:
+    """The hint for an unknown key of a program's call: the program's own key, a nested program, a single case's
+    key, or (`misplaced_key_hint`) an argument or tensor given beside ``api``, or a misspelt call key."""
+    if k == "product":
+        return f" ({k!r} is the program's: put it beside \"calls\", once for every call)"
+    if k == "calls":
+        return " (a call is one API call: a program's calls are one list, at its top level)"
+    if k in CASE_KEYS:
+        return f" ({k!r} is a single case's key; a program's call takes {', '.join(CALL_KEYS)})"
+    return misplaced_key_hint(k, call, CALL_KEYS)
+
+
 def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -> Program:
     """A Program from its JSON document; InputError naming the field (``calls[3].args.hRepeat``)."""
     if not isinstance(doc, dict):
@@ -136,12 +148,7 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
             raise InputError(f"a call must be a JSON object, got {type_name(call)}", field=where)
         for k in call:
             if k not in CALL_KEYS:
-                hint = (f" ({k!r} is the program's: put it beside \"calls\", once for every call)" if k == "product"
-                        else " (a call is one API call: a program's calls are one list, at its top level)"
-                        if k == "calls" else f" ({k!r} is a single case's key; a program's call takes "
-                                             f"{', '.join(CALL_KEYS)})" if k in CASE_KEYS
-                        else misplaced_key_hint(k, call, CALL_KEYS))
-                raise InputError(f"unknown key {short(k)}{hint}", field=f"{where}.{str(k)[:60]}")
+                raise InputError(f"unknown key {short(k)}{_call_key_hint(k, call)}", field=f"{where}.{str(k)[:60]}")
         tensors = call.get("tensors", {})
         if not isinstance(tensors, dict):
             raise InputError(f"expected an object, got {type_name(tensors)}", field=f"{where}.tensors")

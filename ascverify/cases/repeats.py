@@ -66,7 +66,8 @@ class ByIdentity:
 class Repeats:
     """What one reading of one file remembers of its lines: a line's JSON value (the same object each time the
     line comes again, so that it is parsed and checked for duplicate keys once), and the case read from that value
-    (the same `Case` object, so that `check` checks it once per window). Only plain cases are remembered: a
+    (the same `Case` object, so that `check` checks it once), and the verdict checking gave it (`remember_verdict`: a
+    case that comes again in a later window of `check` is not checked again). Only plain cases are remembered: a
     value that is a JSON object without ``calls`` (not a program), read into a case without data sources."""
 
     __slots__ = ("values", "_held", "_cases", "_verdicts", "_blocks", "_rows", "active", "lines", "hits")
@@ -169,4 +170,3 @@ class Repeats:
         self._verdicts.clear()
         self._blocks.clear()
         self._rows = 0
-

@@ -158,7 +158,8 @@ def _support_lines(model: Any, width: int) -> str:
 
 def _note_json(n: Any) -> dict[str, Any]:
     return {"id": n.id, "title": prose(n.title), "reading": prose(n.reading), "why": prose(n.why),
-            "sources": [cite(s) for s in n.sources], "seed_sources": [stored_source(x) for x in n.sources], "rules": list(n.rules)}
+            "sources": [cite(s) for s in n.sources], "seed_sources": [stored_source(s) for s in n.sources],
+            "rules": list(n.rules)}
 
 
 def _related_rules(model: Any, note_id: str, declared: Sequence[str]) -> list[str]:

@@ -191,7 +191,7 @@ def _requirement(d: ApiDiff, rd: RuleDiff) -> str:
     """What the rule requires, for its line: a bound that depends on the context (`Rule.requirement`) is left to
     the detail line when that line gives the limits on both products, else given on the product it is in force."""
     words = rd.rule.help or rd.rule.message
-    if "…" not in words:
+    if not rd.rule.bound_by_context:
         return words
     field_name = str(rd.rule.domain.get("field"))
     if rd.kind in ("differs", "undecided") and rd.detail and rd.detail.startswith(f"{field_name} "):

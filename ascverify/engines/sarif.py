@@ -349,7 +349,8 @@ def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
         "fullDescription": {"text": f"{model.name}: {r.help or r.message} ({r.citation})"},
         "help": {"text": help_text, "markdown": md},
         "defaultConfiguration": {"level": "warning" if r.severity == "warning" else "error"},
-        "properties": {"api": model.name, "source": r.citation, "seed": stored_source(r.source), "kind": r.domain.get("kind", "custom"),
+        "properties": {"api": model.name, "source": r.citation, "seed": stored_source(r.source),
+                       "kind": r.domain.get("kind", "custom"),
                        "products": sorted(r.products) if r.products is not None else "all",
                        "notes": [n.id for n in notes], "tags": [model.name, r.domain.get("kind", "custom")]},
     }

@@ -210,6 +210,9 @@ class _FrozenStruct(StructView):
 
 Predicate = Callable[[Values, Context], Any]
 
+#: The bounds of a rule's domain, per kind (`Rule.bound_by_context`).
+_BOUNDS = {"range": ("lo", "hi"), "multiple": ("step",)}
+
 
 @dataclass(frozen=True, eq=False)
 class Rule:
@@ -257,11 +260,11 @@ class Rule:
         with none, said to depend on them."""
         text = self.help or self.message
         kind = self.domain.get("kind")
-        bounds = {"range": ("lo", "hi"), "multiple": ("step",)}.get(str(kind), ())
-        if not any(callable(self.domain.get(b)) for b in bounds):
+        bounds = _BOUNDS.get(str(kind), ())
+        if not self.bound_by_context:
             return text
         if not contexts:
-            return text.replace("…", "…") + " (the bound depends on the product and the element type: give a product)"
+            return text + " (the bound depends on the product and the element type: give a product)"
         field_name = self.domain["field"]
         shown: dict[str, list[str]] = {}
         for ctx in contexts:
@@ -272,6 +275,12 @@ class Rule:
         if len(shown) == 1:
             return next(iter(shown))
         return "; ".join(f"{words} (T={', '.join(types)})" for words, types in shown.items())
+
+    @property
+    def bound_by_context(self) -> bool:
+        """A range or multiple whose bound is a function of the context (the product, the element type): its help
+        shows the bound as "…" (`requirement` gives it per context)."""
+        return any(callable(self.domain.get(b)) for b in _BOUNDS.get(str(self.domain.get("kind")), ()))
 
     @property
     def symbolic(self) -> bool:
