@@ -47,9 +47,12 @@ def test_the_vendors_strided_loop_as_a_program():
     for i in range(4):
         want = [x[(i * 16 + 2 * k) * 16 + e] for k in range(8) for e in range(16)]
         assert res.memory.registers.get("vreg", i).view("<u2").tolist() == want, i
-    # a fifth iteration would start at block 64: past the 64 blocks of x
+    # a fifth iteration would start at block 64: past the 64 blocks of x. The rules cannot read the MaskReg, so
+    # check warns (the page: an inactive block is not read); with every element active, run faults on the read.
     prog["calls"].append(dict(calls[1], args={**calls[1]["args"], "dstReg": 4}))
-    assert [v.id for v in check_program(parse_program(prog)).violations] == ["reg_load_align_block.srcAddr.read"]
+    checked = check_program(parse_program(prog))
+    assert checked.valid and [(w.call, w.id) for w in checked.warnings] == [(5, "reg_load_align_block.srcAddr.read")]
+    assert [f.kind for f in run_program(parse_program(prog), strict=False).faults][:1] == ["out_of_bounds"]
 
 
 def test_inactive_blocks_are_zero_and_not_read():
@@ -93,10 +96,33 @@ def test_the_ub_address_is_32_byte_aligned(addr, ok):
 
 def test_the_overload_and_its_rules():
     assert parse_case(block_case()).model.name == "LoadAlignDataBlock"
-    doc = block_case(size=127)  # 8 blocks of one DataBlock apart need 128 halves
-    assert [v.id for v in check_case(parse_case(doc)).violations] == ["reg_load_align_block.srcAddr.read"]
+    doc = block_case(size=127)  # 8 blocks of one DataBlock apart span 128 halves
+    result = check_case(parse_case(doc))
+    assert result.valid and [w.id for w in result.warnings] == ["reg_load_align_block.srcAddr.read"]
     doc = block_case({"dataBlockStride": 0}, size=16)
     result = check_case(parse_case(doc))
     assert result.valid and [w.id for w in result.warnings] == ["reg_load_align_block.dataBlockStride.zero"]
     assert [v.id for v in check_case(parse_case(block_case(dtype="int64", size=64))).violations] == \
         ["reg_load_align_block.dtype.support"]
+
+
+@pytest.mark.parametrize("last_block_active", [False, True])
+def test_a_source_short_of_the_8_blocks_is_legal_when_the_mask_leaves_the_rest_out(last_block_active):
+    """The page (mask): an inactive DataBlock 'is not moved ... no error is raised even past UB'. srcAddr holds 7
+    blocks of 16 halves (112); the MaskReg activates blocks 0..6 (b16: element i is bit 2i, block k bits 32k..32k+31),
+    and block 7 too when ``last_block_active``. check can only warn (the mask is a register); run is exact: a
+    fault reading block 7 exactly when it is active, else block k of the register is x[16k:16k+16] and block 7 zeros."""
+    mask = [0] * 32
+    for e in range(7 * 16 + (16 if last_block_active else 0)):
+        mask[(2 * e) // 8] |= 1 << ((2 * e) % 8)
+    x = np.arange(1, 113, dtype=np.uint16)
+    doc = block_case(data=x, size=112, registers={"mask": {"0": mask}})
+    result = check_case(parse_case(doc))
+    assert result.valid and [w.id for w in result.warnings] == ["reg_load_align_block.srcAddr.read"]
+    res = run_case(parse_case(doc), strict=False)
+    if last_block_active:
+        assert [f.kind for f in res.faults][:1] == ["out_of_bounds"]
+    else:
+        assert not res.faults
+        got = res.memory.registers.get("vreg", 0).view("<u2")
+        assert got[:112].tolist() == x.tolist() and not got[112:].any()

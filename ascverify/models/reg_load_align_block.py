@@ -114,9 +114,10 @@ class LoadAlignDataBlock(ApiModel):
                  "Block k (k = 0..7) comes from srcAddr + k x dataBlockStride x 32 bytes (plus repeatStride x 32 with "
                  "POST_MODE_NORMAL) into register bytes [32k, 32k + 32). A block with an active element is moved "
                  "whole; one whose elements are all inactive is not read and its bytes are 0. Element i is active when "
-                 "MaskReg bit i x sizeof(T) is set. The rules count all 8 blocks (the mask is a register, unknown to "
-                 "the rules): reg_load_align_block.srcAddr.read; `run` reads only the active ones, so a block past the "
-                 "tensor faults there only when active.",
+                 "MaskReg bit i x sizeof(T) is set. A srcAddr shorter than the 8 blocks is therefore legal when the "
+                 "mask leaves the blocks past it inactive: reg_load_align_block.srcAddr.read counts all 8 blocks (the "
+                 "mask is a register, unknown to the rules) and is a warning, not an error; `run` reads only the "
+                 "active ones and faults on an active block past the tensor (the exact check).",
                  "Table 2: 'one instruction moves 8 DataBlocks; dataBlockStride is the distance between the heads of "
                  "neighbouring DataBlocks, in DataBlocks (32 B)'; mask: 'when any element of a DataBlock is active "
                  "the whole DataBlock is moved; when all are inactive it is not moved, its elements are set to 0, "
@@ -157,8 +158,9 @@ class LoadAlignDataBlock(ApiModel):
                               _cite(_t("dataBlockStride"), _t("mask")),
                               params=("dataBlockStride", "postMode", "repeatStride"),
                               message="srcAddr.size={srcAddr.size} elements, but its 8 DataBlocks ({dataBlockStride} "
-                                      "apart) need {need} (every block counted: the mask is a register)",
-                              notes=("reg_load_align_block.blocks",))
+                                      "apart) span {need}: the blocks past it must be inactive in the MaskReg (an "
+                                      "inactive block is not read; `run` checks the register's bits)",
+                              severity=WARNING, notes=("reg_load_align_block.blocks",))
         yield rule(f"{p}.dataBlockStride.zero", ("dataBlockStride",), lambda v, ctx: v.dataBlockStride != 0,
                    "dataBlockStride=0 loads DataBlock 0 eight times (the page allows it)", _cite(_t("dataBlockStride")),
                    severity=WARNING, notes=("reg_load_align_block.blocks",), help="a dataBlockStride above 0")
