@@ -3,12 +3,13 @@ core's special register ``mask_mode``), which a later SetVectorMask's words are 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Iterable, Mapping
 
 from ..cases.case import Case
 from ..core.memory import Memory, Trace
 from ..spec.model import ApiModel, SpecNote
 from ..spec.products import PRODUCT_IDS
+from ..spec.rules import WARNING, Rule, rule
 from .vector_common import NOTES_MASKS
 
 #: The program state key (and the core's special register) of the mask mode: "COUNTER" or "NORMAL"
@@ -46,6 +47,9 @@ class MaskModeSetter(ApiModel):
 
     mode: ClassVar[str] = "NORMAL"
     page: ClassVar[str] = NORM_PAGE
+    #: products the page excludes where the vendor's own code makes the call: accepted with a warning
+    #: (``<prefix>.product.page``) and a spec note (`tolerated_note`) giving both sources
+    tolerated: ClassVar[Mapping[str, SpecNote]] = {}
     seed = "004_2ad9555534615f32.txt"
     support = {p: TYPES for p in PRODUCT_IDS if p not in UNSUPPORTED}
     default_dtype = "half"
@@ -53,11 +57,22 @@ class MaskModeSetter(ApiModel):
     args = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Each call's source and spec note, from its ``mode`` and ``page``."""
+        """Each call's source, support and spec notes, from its ``mode``, ``page`` and ``tolerated`` products."""
         super().__init_subclass__(**kwargs)
+        cls.support = {p: TYPES for p in PRODUCT_IDS if p not in UNSUPPORTED or p in cls.tolerated}
+        refused = ", ".join(p for p in UNSUPPORTED if p not in cls.tolerated)
         cls.support_source = (f"{cls.page}, Product support (not the training series, not the inference Vector "
-                              f"Core); {NOTES_MASKS}; types: none, the program's T is taken as it is")
-        cls.notes = (mode_note(cls.name, cls.mode, cls.page, cls.prefix),)
+                              f"Core; refused here on {refused}); {NOTES_MASKS}; types: none, the program's T is taken "
+                              "as it is")
+        cls.notes = (mode_note(cls.name, cls.mode, cls.page, cls.prefix), *cls.tolerated.values())
+
+    def api_rules(self) -> Iterable[Rule]:
+        for product, note in self.tolerated.items():
+            yield rule(f"{self.prefix}.product.page", ("product",), lambda v, ctx: False,
+                       f"{self.name}() on {{product}}: its page says the product does not support it, but the "
+                       f"vendor's own code and tests make the call there (spec note {note.id})",
+                       "; ".join((*note.sources, NOTES_MASKS)), severity=WARNING, products=(product,),
+                       notes=(note.id,), help=f"{self.name} on a product its page lists")
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
