@@ -403,3 +403,16 @@ def test_quiet_campaign_prints_no_summary(tmp_path, monkeypatch):
     quiet = CliRunner().invoke(main, [*args, "-q"])
     assert loud.exit_code == quiet.exit_code == 0
     assert "1/1 items, 2 cases" in loud.stderr and quiet.stderr == ""
+
+
+def test_replay_of_a_clean_campaigns_findings_folder_replays_nothing(tmp_path):
+    """A campaign that finds nothing leaves its findings folder with the examples database (.examples) alone:
+    replaying it (a CI step after every campaign) is 0 findings, exit 0 -- not "not a finding folder"."""
+    r, _, _ = fuzz(tmp_path, "SetMaskNorm", "-p", "atlas-a2", "--examples", "3")
+    assert r.exit_code == 0, r.output
+    findings = tmp_path / "findings"
+    assert [p.name for p in findings.iterdir()] == [".examples"]
+    got = CliRunner().invoke(main, ["replay", str(findings), "--target", GOOD])
+    assert got.exit_code == 0 and "0 findings replayed" in got.stderr, got.output
+    (findings / "notes.txt").write_text("x")  # something else beside it: not a findings folder of a clean run
+    assert CliRunner().invoke(main, ["replay", str(findings), "--target", GOOD]).exit_code == 2

@@ -427,3 +427,15 @@ def test_a_ctrl_c_as_a_case_folder_is_placed_still_lists_it(tmp_path, monkeypatc
     doc = manifest(out)
     assert doc["complete"] is False
     assert [c["case_name"] for c in doc["cases"]] == placed == sorted(p.name for p in out.iterdir() if p.is_dir())
+
+
+def test_random_mode_says_when_it_writes_fewer_cases_than_asked(tmp_path):
+    """SetMaskNorm has no argument: on one product and type there is one distinct case, so -n 5 writes 1 and says so
+    (the help promises N otherwise); an API with arguments writes the 5 asked for without that line."""
+    got = CliRunner().invoke(main, ["gen", "SetMaskNorm", "-p", "atlas-a2", "-n", "5", "-o", str(tmp_path / "a")])
+    assert got.exit_code == 0, got.output
+    assert len(json.loads((tmp_path / "a" / "manifest.json").read_text())["cases"]) == 1
+    assert "gen: 1 of the 5 cases asked for: no more distinct valid cases were found" in got.stderr
+    got = CliRunner().invoke(main, ["gen", "SetVectorMask", "-p", "atlas-a2", "-n", "5", "-o", str(tmp_path / "b")])
+    assert got.exit_code == 0 and "asked for" not in got.stderr, got.output
+    assert len(json.loads((tmp_path / "b" / "manifest.json").read_text())["cases"]) == 5

@@ -11,13 +11,13 @@ import click
 from ..cases.case import Case
 from ..cases.pointers import json_pointer
 from ..engines.interrupts import EXIT_UNDECIDED
-from ..engines.outputs import make_dir, write_named_file
+from ..engines.outputs import case_inputs, check_file_path, make_dir, write_named_file
 from ..engines.report import location
 from ..spec.errors import InputError, one_line
 from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import (FORMAT_OPTION, emit, emit_error, emit_note, entries_of, is_stdout, joined_lines, main,
                      max_bytes_option, one_case_entry, plural, print_json, source_bytes)
-from .fix_output import fixed_file_text
+from .fix_output import documents, fixed_file_text
 from .options import verbosity_options
 
 
@@ -158,8 +158,9 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
     With -o FILE the whole case file is written to FILE with case N fixed: only the values that
     changed are rewritten, in the file's own spelling (pyasc names stay), every other key
     (name, comment, expect, ...), the key order, the other cases of a list or JSON Lines file
-    and the formatting stay as they were. Relative data paths are rewritten for FILE's folder;
-    data that no longer fits a tensor's new size is dropped (a note says so). `-o -` writes the
+    and the formatting stay as they were. Relative data paths (of every case) are rewritten for
+    FILE's folder; data that no longer fits a tensor's new size is dropped (a note says so). FILE
+    is never the case file nor a data file it names (exit 2: write elsewhere). `-o -` writes the
     file to standard output (the change then goes to standard error); CASE `-` reads standard
     input. Without -o nothing is written.
 
@@ -184,6 +185,8 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
     if is_stdout(out) and fmt == "json":
         raise InputError("--format json and -o - both write standard output; give one", field="-o")
     case, raw = _single_case(case_file, index, max_bytes)
+    if out and not is_stdout(out):  # before the solver's work: never over the case file or any data it names
+        check_file_path(out, "-o", case_inputs(case_file, [case], documents(_case_text(case_file, max_bytes))))
     loc = location(case_file, index)
     spelled = spelled_params(case.model, raw)
     kept = keep_fields(case.model, [n for k in keep for n in k.split(",")])
@@ -267,10 +270,7 @@ def _write_fixed(case_file: str, out: str, max_bytes: int, index: int, case: Cas
                  dropped: list[str]) -> list[str]:
     """Write the case file with case ``index`` fixed to ``out`` (``-``: standard output); the notes on what could not
     stay as the user wrote it."""
-    try:
-        text = source_bytes(case_file, max_bytes).decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", where=case_file) from None
+    text = _case_text(case_file, max_bytes)
     target = None if is_stdout(out) else Path(out).resolve().parent
     new, notes = fixed_file_text(text, index, case, fixed, changed, dropped, target)
     if is_stdout(out):
@@ -279,6 +279,14 @@ def _write_fixed(case_file: str, out: str, max_bytes: int, index: int, case: Cas
         make_dir(Path(out).parent, field="-o")  # (created when needed, as for every file option: docs/cli.md)
         write_named_file(Path(out), lambda f: f.write(new.encode("utf-8")))
     return notes
+
+
+def _case_text(case_file: str, max_bytes: int) -> str:
+    """The case file's text (``-``: standard input, read once)."""
+    try:
+        return source_bytes(case_file, max_bytes).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", where=case_file) from None
 
 
 def _plain(model: Any, name: str, value: Any) -> Any:

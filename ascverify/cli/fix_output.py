@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..cases.case import Case
 from ..spec.errors import InputError
@@ -244,7 +244,95 @@ def fixed_file_text(text: str, index: int, case: Case, fixed: Case, changed: lis
             whole[index] = doc
             sub = _splice(part, "", _element_edit({(str(index),): doc}))
             spliced = sub if sub is not None else json.dumps(whole, indent=_indent(part), ensure_ascii=False) + "\n"
-    return text[:start] + spliced + text[end:], edits.notes
+    text = text[:start] + spliced + text[end:]
+    if out_dir is not None and case.base_dir is not None:  # the other cases' data, read from the new folder too
+        text, moved = moved_data_paths(text, index, case.base_dir, out_dir)
+        edits.notes.extend(moved)
+    return text, edits.notes
+
+
+def _data_keys(node: Any, keys: tuple = (), depth: int = 0) -> Iterator[tuple[tuple, str]]:
+    """The ``"data": "PATH"`` members below ``node`` (a tensor's or a register's data file): their keys and paths."""
+    if depth > _DEPTH:
+        return
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "data" and isinstance(v, str):
+                yield (*keys, k), v
+            elif isinstance(v, (dict, list)):
+                yield from _data_keys(v, (*keys, k), depth + 1)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            if isinstance(v, (dict, list)):
+                yield from _data_keys(v, (*keys, str(i)), depth + 1)
+
+
+def _cases_of(text: str) -> tuple[str, list[tuple[int, Any, int, int]]]:
+    """The file's kind ('object', 'list', 'lines') and its cases: (index, document, start, end of its text; for a
+    list the whole text). A line that does not parse is left out."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        return "object", [(0, doc, 0, len(text))]
+    if isinstance(doc, list):
+        return "list", [(i, d, 0, len(text)) for i, d in enumerate(doc)]
+    out: list[tuple[int, Any, int, int]] = []
+    pos, k = 0, 0
+    for line in text.splitlines(keepends=True):
+        if line.strip():
+            body = line.rstrip("\r\n")
+            try:
+                out.append((k, json.loads(body), pos, pos + len(body)))
+            except ValueError:
+                pass
+            k += 1
+        pos += len(line)
+    return "lines", out
+
+
+def documents(text: str) -> list[Any]:
+    """The JSON documents of a case file's ``text`` (one, a list's elements, or the readable lines)."""
+    return [doc for _, doc, _, _ in _cases_of(text)[1]]
+
+
+def moved_data_paths(text: str, fixed_index: int, base: Path, out_dir: Path) -> tuple[str, list[str]]:
+    """``text`` with the relative data paths of every case but ``fixed_index`` (whose own are rewritten with its
+    fix) made relative to ``out_dir``, the folder the file is written to; and the notes (a path now outside that
+    folder, a case whose paths could not be rewritten in place)."""
+    if base.resolve() == out_dir.resolve():
+        return text, []
+    kind, cases = _cases_of(text)
+    notes: list[str] = []
+    outside: list[str] = []
+    spans: list[tuple[int, int, _Edits, str]] = []
+    whole = _Edits()
+    for index, doc, start, end in cases:
+        if index == fixed_index:
+            continue
+        edits = whole if kind == "list" else _Edits()
+        for keys, src in _data_keys(doc):
+            if Path(src).is_absolute():
+                continue
+            rel = os.path.relpath((base / src).resolve(), out_dir.resolve())
+            edits.set[((str(index),) if kind == "list" else ()) + keys] = rel
+            if rel.split(os.sep, 1)[0] == os.pardir:
+                outside.append(f"case {index}")
+        if edits.set and kind != "list":
+            spans.append((start, end, edits, f"case {index}"))
+    if kind == "list" and whole.set:
+        spans.append((0, len(text), whole, "the other cases"))
+    for start, end, edits, what in sorted(spans, key=lambda s: s[0], reverse=True):
+        spliced = _splice(text[start:end], "", edits)
+        if spliced is None:
+            notes.append(f"the relative data paths of {what} could not be rewritten for the new folder")
+            continue
+        text = text[:start] + spliced + text[end:]
+    if outside:
+        notes.append(f"data of {', '.join(dict.fromkeys(outside))} now lies outside the folder of the written file: "
+                     f"check it with --data-root {_common_root(base, out_dir)} (or copy the data beside it)")
+    return text, notes
 
 
 def _element_edit(values: dict[tuple, Any]) -> _Edits:

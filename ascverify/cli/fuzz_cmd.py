@@ -12,10 +12,10 @@ from typing import Any, Callable, Sequence
 import click
 
 from ..cases.sources import read_bytes
-from ..engines.outputs import check_distinct_outputs, is_stdout, shown_output
+from ..engines.outputs import Inputs, OutputError, check_distinct_outputs, is_stdout, shown, shown_output
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line, shown_path
-from .common import FORMAT_OPTION, emit, emit_error, emit_note, main, plural, print_json
+from .common import FORMAT_OPTION, emit, emit_error, emit_note, folder_option_value, main, plural, print_json
 from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
 from .options import FiniteFloatRange, api_argument, product_option, timeout_option, verbosity_options, workers_option
 
@@ -169,6 +169,22 @@ def _config_target(target: str | None, target_cmd: str | None, allowed: bool) ->
     return target, target_cmd
 
 
+def _never_over_the_target(target: str | None, outputs: tuple[tuple[str, str | None], ...]) -> None:
+    """Refuse a report file that is the Python target's own source (the implementation under test is an input)."""
+    # (the campaign engine is imported where the command runs: `fuzz --help` starts without Z3 and Hypothesis)
+    from ..engines.fuzz.targets import target_source
+
+    source = target_source(target) if target else None
+    if source is None:
+        return
+    inputs = Inputs([(source, "the --target implementation")])
+    for field, path in outputs:
+        what = inputs.which(Path(path)) if path and not is_stdout(path) else None
+        if what:
+            raise OutputError(f"is {what}: an input is never overwritten; choose another file", where=shown(path),
+                              field=field)
+
+
 def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None:
     if target and target_cmd:
         raise InputError("give --target or --target-cmd, not both", field="--target")
@@ -281,6 +297,9 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         seconds = None  # --examples on the command line overrides a campaign file's time
     target, target_cmd = _config_target(target, target_cmd, config_target)
     target_spec = _target(target, target_cmd)
+    folder_option_value(findings, "--findings")  # folders: `-` (standard output) cannot hold them
+    if database is not None:
+        folder_option_value(database, "--database")
     if target_cmd:
         _check_command(target_cmd)
     config = CampaignConfig(
@@ -294,6 +313,7 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     # (the campaign file is an input: a report written over it would lose it)
     check_distinct_outputs((("--config", click.get_current_context().meta.get(_CONFIG_META)), ("--report", report),
                             ("--junit", junit), ("--html", html)))
+    _never_over_the_target(target, (("--report", report), ("--junit", junit), ("--html", html)))
     items = plan(config)
     if not items:
         raise _nothing_to_fuzz(config, target_cmd)

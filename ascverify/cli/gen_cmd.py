@@ -20,8 +20,8 @@ from .options import api_argument, product_option, verbosity_options, workers_op
 @api_argument()
 @product_option("Product to generate for.", required=True, dest="product_name")
 @click.option("-n", "count", type=click.IntRange(min=1, max=1_000_000), default=None, metavar="N",
-              help="How many cases: exactly N in random mode (default 100); at most N in boundary and "
-                   "negative modes (default: one per target).")
+              help="How many cases: N in random mode (default 100; fewer only when there are fewer distinct valid "
+                   "cases, and a line says so); at most N in boundary and negative modes (default: one per target).")
 @click.option("-o", "--output", "out", required=True, metavar="DIR", help="Folder for the cases (created if needed).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
               help="Seed: the same seed writes the same cases.")
@@ -71,7 +71,7 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     budget ran out (the cases found are written, the targets left listed as undecided), 130
     interrupted (Ctrl-C or SIGTERM: the cases found so far are written, with the manifest).
     """
-    from ..engines.gen import generate
+    from ..engines.gen import RANDOM_DEFAULT, generate
     from ..engines.gen.output import write_generation
 
     model = model_for(api)
@@ -83,9 +83,9 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     from ..engines.gen.output import GEN_FORMAT, legacy_gen_files, tmp_cases_of_ours
 
     outdir = Path(out)
+    gen_html_check(html, outdir)  # before the output folder is made: a refused page leaves nothing behind
     OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
                  ignore=tmp_cases_of_ours(outdir))  # refuse an unusable DIR before generating
-    gen_html_check(html, outdir)
     ctx = model.context(product.id, tname)
     t0 = time.perf_counter()
     g = generate(model, ctx, mode, count, seed, jobs=workers, time_budget=time_budget,
@@ -121,6 +121,10 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
                      f"{div['domain_ends_hit']} of {div['domain_ends']} domain ends hit")
         if g.report.get("left_out"):
             lines.append(f"gen: left out: {g.report['left_out']}")
+        asked = count if count is not None else RANDOM_DEFAULT
+        if len(doc["cases"]) < asked:
+            lines.append(f"gen: {len(doc['cases'])} of the {asked} cases asked for: no more distinct valid cases were "
+                         f"found (an API with few or no arguments has few)")
     else:
         cov = doc["coverage"]
         shown = {k: v for k, v in cov.items() if isinstance(v, int)}

@@ -177,7 +177,7 @@ def fuzz_html_start(path: str | None, display: Any) -> Any:
     from ..engines.pictures.timeline import Timeline
 
     try:
-        check_path(path, "--html")
+        check_path(path, "--html", probe=True)  # before the campaign: a page that cannot be written must not cost it
     except BaseException:
         display.close()
         raise
@@ -226,12 +226,13 @@ def gen_html_check(path: str | None, outdir: Any) -> None:
 
     from ..engines.pictures.output import check_path
 
-    check_path(path, "--html")
-    if is_stdout(path):
-        return
-    p, d = Path(path).resolve(), Path(outdir).resolve()
-    if d == p.parent or d in p.parents:
-        raise InputError("lies inside the output folder -o; write the page beside it", where=path, field="--html")
+    if not is_stdout(path):
+        p, d = Path(path).resolve(), Path(outdir).resolve()
+        if d == p:
+            raise InputError("is the output folder -o; write the page beside it", where=path, field="--html")
+        if d == p.parent or d in p.parents:
+            raise InputError("lies inside the output folder -o; write the page beside it", where=path, field="--html")
+    check_path(path, "--html", probe=True)  # before the cases are generated
 
 
 # -- `check --show` ---------------------------------------------------------------------------------------------------

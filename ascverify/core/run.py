@@ -110,7 +110,8 @@ def fill_registers(case: Case, memory: Memory, seed: int = 0) -> dict[str, str]:
             continue  # given, or no such register (the read faults)
         # one stream per register: the bytes do not depend on which tensors were generated before
         rng = np.random.default_rng([seed, 1 + FILES.index(file), int(index)])
-        regs.fill(file, index, rng.integers(0, 256, size=regs.spec(file).nbytes, dtype=np.uint8))
+        raw = rng.integers(0, 256, size=regs.spec(file).nbytes, dtype=np.uint8)
+        regs.fill(file, index, case.model.legal_register(case, file, int(index), raw))
         out[f"{file}{index}"] = "generated"
     regs.loaded.update(out)
     return out

@@ -117,7 +117,8 @@ class LoadAlignDataBlock(ApiModel):
                  "MaskReg bit i x sizeof(T) is set. A srcAddr shorter than the 8 blocks is therefore legal when the "
                  "mask leaves the blocks past it inactive: reg_load_align_block.srcAddr.read counts all 8 blocks (the "
                  "mask is a register, unknown to the rules) and is a warning, not an error; `run` reads only the "
-                 "active ones and faults on an active block past the tensor (the exact check).",
+                 "active ones and faults on an active block past the tensor (the exact check, with the case's "
+                 "registers); a MaskReg the case does not give is drawn with the blocks past srcAddr inactive.",
                  "Table 2: 'one instruction moves 8 DataBlocks; dataBlockStride is the distance between the heads of "
                  "neighbouring DataBlocks, in DataBlocks (32 B)'; mask: 'when any element of a DataBlock is active "
                  "the whole DataBlock is moved; when all are inactive it is not moved, its elements are set to 0, "
@@ -199,6 +200,21 @@ class LoadAlignDataBlock(ApiModel):
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         """Random bytes (every bit pattern is a value), viewed as T."""
         return random_bytes(case, tensor, rng)
+
+    def legal_register(self, case: Case, file: str, index: int, raw: np.ndarray) -> np.ndarray:
+        """A drawn MaskReg leaves inactive every DataBlock that does not lie whole inside srcAddr (block k owns the
+        mask's bytes 4k..4k+3, whatever T): a case srcAddr.read warns of reads only the blocks it holds."""
+        env, src = case.env, case.tensor("srcAddr")
+        if file != "mask" or not src.present:
+            return raw
+        first = int(offset_bytes(case.values()))
+        step = int(env["dataBlockStride"]) * BLOCK
+        nbytes = src.end - src.addr
+        out = raw.copy()
+        for k in range(BLOCKS):
+            if first + k * step + BLOCK > nbytes:
+                out[4 * k:4 * k + 4] = 0
+        return out
 
 
 # -- invariants (run by ascverify.engines.properties.invariants on valid cases) --------------------------------------------

@@ -341,6 +341,11 @@ class ApiModel:
         ``registers`` object does not give with random bytes, like tensors without data (default: none)."""
         return ()
 
+    def legal_register(self, case: "Case", file: str, index: int, raw: np.ndarray) -> np.ndarray:
+        """Random bytes drawn for an input register the case does not give, made to obey what the model's rules
+        leave to the register (as `input_data` for tensors; default: unchanged)."""
+        return raw
+
     def construct_args(self, draw: Callable[..., Any], ctx: Context, env: dict[str, Any]) -> None:
         """Strategies call this after drawing every argument from its domain: adjust ``env`` so that relational
         rules among arguments hold by construction (default: nothing). ``draw(strategy)`` answers as Hypothesis's

@@ -280,10 +280,13 @@ def finding_folders(folder: Path) -> list[Path]:
     """The finding folders ``folder`` names: itself when it holds a finding.json (or is not a folder: `load_meta`
     then says why), else the finding folders directly inside it, sorted (a findings folder, as ``fuzz --findings``
     writes it; temporary folders, whose names start with a dot, and links are passed over). A folder holding
-    neither is returned as it is, for `load_meta` to refuse."""
+    nothing but such dot-named entries (the findings folder of a campaign that found nothing: its examples database
+    `.examples`) has none: []. Any other folder without a finding (empty, or holding other things) is returned as it
+    is, for `load_meta` to refuse."""
     if not folder.is_dir() or folder.joinpath(FINDING_FILE).exists():
         return [folder]
     found: list[Path] = []
+    others = dotted = False
     try:
         with os.scandir(folder) as entries:
             for i, entry in enumerate(entries):
@@ -293,9 +296,13 @@ def finding_folders(folder: Path) -> list[Path]:
                 if (not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
                         and os.path.isfile(os.path.join(entry.path, FINDING_FILE))):
                     found.append(Path(entry.path))
+                elif entry.name.startswith("."):
+                    dotted = True
+                else:
+                    others = True
     except OSError as exc:
         raise os_error(exc, folder) from None
-    return sorted(found) or [folder]
+    return sorted(found) or ([] if dotted and not others else [folder])
 
 
 def load_meta(folder: Path) -> dict[str, Any]:

@@ -183,6 +183,22 @@ class Target:
 
 # -- Python callables ----------------------------------------------------------------------------------------------
 
+def target_source(spec: str, cwd: str | None = None) -> Path | None:
+    """The file of the Python target ``module:function`` or ``file.py:function`` (found without importing it: a
+    module is looked up as MODULE.py or MODULE/__init__.py under ``cwd``); None when there is none to find."""
+    where = spec.rpartition(":")[0]
+    if not where:
+        return None
+    base = Path(cwd or ".")
+    if where.endswith(".py") or os.sep in where or "/" in where:
+        return (base / where).resolve()
+    stem = base.joinpath(*where.split("."))
+    for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
 def load_callable(spec: str, cwd: str | None = None) -> Callable[..., Any]:
     """The function named by ``module:function`` or ``file.py:function``; InputError when it cannot be loaded."""
     if ":" not in spec:

@@ -101,6 +101,10 @@ def data_seed(seed: int, index: int) -> int:
 
 # -- the three modes --------------------------------------------------------------------------------------------------
 
+#: Cases `gen --mode random` writes when -n is not given.
+RANDOM_DEFAULT = 100
+
+
 def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int = 0, *,
              progress: Callable[[str], None] | None = None, jobs: int = 1, time_budget: float | None = None,
              on_interrupt: str = "raise") -> Generation:
@@ -117,7 +121,7 @@ def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int 
     try:
         with interrupts.time_budget(time_budget):
             if mode == "random":
-                _random(gen, n if n is not None else 100, jobs)
+                _random(gen, n if n is not None else RANDOM_DEFAULT, jobs)
             else:
                 with interrupts.solver_region():
                     if mode == "boundary":

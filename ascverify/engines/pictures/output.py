@@ -7,9 +7,10 @@ from pathlib import Path
 from ..outputs import Inputs, check_file_path, is_stdout, make_dir, write_named_file
 
 
-def check_path(path: str, field: str, inputs: Inputs | None = None) -> Path:
-    """``path`` can be written (see ``outputs.check_file_path``): a picture or page never overwrites an input."""
-    return check_file_path(path, field, inputs)
+def check_path(path: str, field: str, inputs: Inputs | None = None, *, probe: bool = False) -> Path:
+    """``path`` can be written (see ``outputs.check_file_path``; ``probe``: a file is created and removed in its
+    folder, before a long run): a picture or page never overwrites an input."""
+    return check_file_path(path, field, inputs, probe=probe)
 
 
 def write_file(path: str, data: bytes, field: str, inputs: Inputs | None = None) -> None:
