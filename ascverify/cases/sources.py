@@ -112,11 +112,21 @@ def resolve_data_path(given: str, base_dir: Path | None, field: str, data_root: 
 
 # -- reading case files -------------------------------------------------------------------------------------------
 
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (ValueError, OSError, AttributeError):  # closed, or not a file
+        return False
+
+
 def open_source(path: str, max_bytes: int) -> LineReader:
     """A bounded line reader of the case file ``path`` ('-': standard input); InputError when it cannot be read."""
     if path == "-":
         if sys.stdin is None:  # started with standard input closed (`<&-`)
             raise InputError("cannot read: standard input is closed", where=path)
+        if _is_terminal(sys.stdin):  # `-` typed with nothing piped: say what the silence is waiting for
+            sys.stderr.write("ascverify: reading cases from standard input (the terminal); end with Ctrl-D\n")
+            sys.stderr.flush()
         return LineReader(sys.stdin.buffer, max_bytes, path)
     try:
         fd, st = open_regular(path)

@@ -10,6 +10,7 @@ import click
 
 from ..cases.case import Case
 from ..cases.pointers import json_pointer
+from ..checking.checker import check_case
 from ..engines.interrupts import EXIT_UNDECIDED
 from ..engines.outputs import case_inputs, check_file_path, make_dir, write_named_file
 from ..engines.report import location
@@ -122,7 +123,8 @@ def explain(case_file: str, index: int, fmt: str, time_budget: float | None, max
         emit(joined_lines(lines))
     n = len(ex.conflicts) + len(ex.data_violations)
     if ex.valid:
-        emit_note(f"{loc}: valid: nothing to explain ({model.name} on {case.product})")
+        emit_note(f"{loc}: valid: nothing to explain ({model.name} on {case.product})"
+                  + _other_cases(case_file, index, max_bytes))
     elif ex.undecided:
         emit_error(f"{loc}: {plural(n, 'broken rule')}; {undecided}: no conflict found for {', '.join(ex.undecided)}")
         sys.exit(EXIT_UNDECIDED)
@@ -214,7 +216,9 @@ def fix(case_file: str, index: int, keep: tuple[str, ...], out: str | None, fmt:
         if rep.still_broken:
             emit_note(f"{loc}: only rules on tensor contents are broken; nothing written")
         else:
-            emit_note(f"{loc}: valid: nothing to fix" + (f"; written unchanged to {_shown(out)}" if out else ""))
+            emit_note(f"{loc}: valid: nothing to fix" + (f"; written unchanged to {_shown(out)}" if out else "")
+                      + ("" if out else _other_cases(case_file, index, max_bytes))
+                      + _warnings_hint(case))
         sys.exit(0 if not rep.still_broken else 1)
     if rep.status == "conflict":
         if fmt == "json":
@@ -279,6 +283,20 @@ def _write_fixed(case_file: str, out: str, max_bytes: int, index: int, case: Cas
         make_dir(Path(out).parent, field="-o")  # (created when needed, as for every file option: docs/cli.md)
         write_named_file(Path(out), lambda f: f.write(new.encode("utf-8")))
     return notes
+
+
+def _warnings_hint(case: Case) -> str:
+    """A hint that a valid case still draws warnings (fix changes nothing for them; explain lists them)."""
+    n = len(check_case(case).warnings)
+    return f"; it draws {plural(n, 'warning')}: `ascverify explain` or `check` shows them" if n else ""
+
+
+def _other_cases(case_file: str, index: int, max_bytes: int) -> str:
+    """A hint when the file holds more cases than the one looked at (``--index`` picks another; check reads all)."""
+    n = len(documents(_case_text(case_file, max_bytes)))
+    if n <= 1:
+        return ""
+    return f"; the file holds {n} cases, this is case {index} (--index N picks another; `ascverify check` checks all)"
 
 
 def _case_text(case_file: str, max_bytes: int) -> str:

@@ -1,0 +1,89 @@
+"""What a newcomer met in the review of 2026-12-06: hints where the tool was silent (a multi-case file read at case
+0, a valid case's warnings, `-` waiting on a terminal), and options checked before the work instead of after it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ascverify.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "examples" / "cases.jsonl"
+
+
+def cli(*argv, input=None):
+    return CliRunner().invoke(main, [str(a) for a in argv], input=input)
+
+
+def test_explain_and_fix_name_the_other_cases_of_a_file():
+    """examples/cases.jsonl holds 7 cases (case 0 valid, case 5 invalid): a valid case 0 says it is one of 7."""
+    n = sum(1 for line in CASES.read_text().splitlines() if line.strip())
+    for command in ("explain", "fix"):
+        got = cli(command, CASES)
+        assert got.exit_code == 0, got.output
+        assert f"the file holds {n} cases, this is case 0 (--index N picks another" in got.stderr
+    one = cli("explain", ROOT / "examples" / "bilinear_interpolation.json")
+    assert one.exit_code == 0 and "the file holds" not in one.stderr
+
+
+def test_fix_of_a_valid_case_with_warnings_says_so():
+    doc = '{"api": "SetMaskNorm", "product": "atlas-training", "dtype": "half", "args": {}}'
+    got = cli("fix", "-", input=doc)
+    assert got.exit_code == 0 and "valid: nothing to fix; it draws 1 warning" in got.stderr, got.output
+    plain = cli("fix", "-", input=doc.replace("atlas-training", "atlas-a2"))
+    assert plain.exit_code == 0 and "warning" not in plain.stderr, plain.output
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminal on this platform")
+def test_standard_input_on_a_terminal_says_what_it_waits_for():
+    import pty  # (POSIX only)
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "ascverify", "check", "-"], stdin=slave, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    os.close(slave)
+    try:
+        time.sleep(1.0)  # (not a timing assertion: the case is typed after the prompt had time to appear)
+        os.write(master, b'{"api": "SetMaskNorm", "product": "atlas-a2", "dtype": "half", "args": {}}\n')
+        os.write(master, b"\x04")  # Ctrl-D
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(master)
+    assert proc.returncode == 0, err
+    assert err.decode().startswith("ascverify: reading cases from standard input (the terminal); end with Ctrl-D")
+    piped = subprocess.run([sys.executable, "-m", "ascverify", "check", "-"], cwd=ROOT, capture_output=True,
+                           input=b'{"api": "SetMaskNorm", "product": "atlas-a2", "dtype": "half", "args": {}}\n')
+    assert piped.returncode == 0 and b"reading cases" not in piped.stderr
+
+
+@pytest.mark.parametrize("option", ["--findings", "--database"])
+def test_fuzz_refuses_standard_output_as_a_folder(tmp_path, monkeypatch, option):
+    monkeypatch.chdir(tmp_path)
+    args = ["fuzz", "SetMaskNorm", "-p", "atlas-a2", "--examples", 2, option, "-"]
+    if option == "--database":
+        args += ["--findings", tmp_path / "f"]
+    got = cli(*args)
+    assert got.exit_code == 2 and f"{option}: needs a folder; - (standard output)" in got.stderr, got.output
+    assert not (tmp_path / "-").exists()
+
+
+def test_an_html_page_that_cannot_be_written_is_refused_before_the_work(tmp_path):
+    """/proc takes no new file: gen refuses before making its folder, fuzz before its campaign (no report)."""
+    out = tmp_path / "g"
+    got = cli("gen", "BlockReduceMin", "-p", "atlas-a2", "-n", 3, "-o", out, "--html", "/proc/ascverify-page.html")
+    assert got.exit_code == 2 and "--html: cannot write" in got.stderr, got.output
+    assert not out.exists()
+    same = cli("gen", "BlockReduceMin", "-p", "atlas-a2", "-n", 3, "-o", out, "--html", out)
+    assert same.exit_code == 2 and "is the output folder -o" in same.stderr and not out.exists(), same.output
+    report = tmp_path / "report.json"
+    got = cli("fuzz", "SetMaskNorm", "-p", "atlas-a2", "--examples", 2, "--findings", tmp_path / "f", "--report",
+              report, "--html", "/proc/ascverify-page.html")
+    assert got.exit_code == 2 and "--html: cannot write" in got.stderr, got.output
+    assert not report.exists()
