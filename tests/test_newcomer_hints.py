@@ -87,3 +87,16 @@ def test_an_html_page_that_cannot_be_written_is_refused_before_the_work(tmp_path
               report, "--html", "/proc/ascverify-page.html")
     assert got.exit_code == 2 and "--html: cannot write" in got.stderr, got.output
     assert not report.exists()
+
+
+def test_wording_of_one_api_and_of_a_call_not_run(tmp_path):
+    got = cli("diff-products", "atlas-a2", "atlas-training", "BlockReduceMin")
+    assert "atlas-a2 vs atlas-training: 1 of 1 API differs" in got.stderr, got.output
+    import json
+
+    prog = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
+    prog["calls"].pop(0)  # the call left is invalid alone: not run
+    (tmp_path / "p.json").write_text(json.dumps(prog))
+    shown = cli("show", "--no-run", tmp_path / "p.json")
+    (line,) = [x for x in shown.stdout.splitlines() if x.startswith("verdict:")]
+    assert line.endswith("core: not run") and "(not run)" not in line, line

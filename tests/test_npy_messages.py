@@ -54,3 +54,22 @@ def test_a_64_bit_overflow_is_shown_whole(tmp_path):
     assert got.exit_code == 2
     assert got.output.splitlines()[0].endswith("args.dstReg: 18446744073709551616 is outside any representable "
                                                "integer range")
+
+
+def test_a_boolean_npy_is_refused_as_inline_booleans_are(tmp_path):
+    """Inline data refuses true / false (numbers only): a .npy of booleans for a half tensor is refused too (it was
+    read as 1.0 / 0.0, newcomer review L12); a uint8 file of the same values is read."""
+    import io
+
+    import numpy as np
+
+    def npy(arr) -> bytes:
+        buf = io.BytesIO()
+        np.save(buf, arr)
+        return buf.getvalue()
+
+    line = check_with(tmp_path, npy(np.ones(16, dtype=bool)))
+    assert line.endswith("tensors.src.data: data file 'x.npy' holds booleans, not half numbers")
+    (tmp_path / "x.npy").write_bytes(npy(np.ones(16, dtype=np.uint8)))
+    got = CliRunner().invoke(main, ["check", str(tmp_path / "c.json")])
+    assert got.exit_code == 0, got.output

@@ -249,6 +249,8 @@ def _read_npy(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: 
             raise InputError(f"data file {shown} holds Python objects (a pickle), not numbers", field=field)
         if stored.kind not in "biuf" and stored != dtype.numpy:
             raise InputError(f"data file {shown} holds {stored}, not numbers", field=field)
+        if stored.kind == "b" and dtype.name != "bool":  # as inline data refuses true / false: numbers only
+            raise InputError(f"data file {shown} holds booleans, not {dtype.name} numbers", field=field)
         if not isinstance(shape, tuple) or any(type(d) is not int or d < 0 for d in shape):
             raise InputError(f"data file {shown} has the shape {str(shape)[:60]}: dimensions must be non-negative "
                              f"integers", field=field)

@@ -155,7 +155,8 @@ def diff_products(product_a: str, product_b: str, api_names: tuple[str, ...], fm
         emit(joined_lines([line for d in diffs for line in diff_lines(d)]))
     differ = [d for d in diffs if d.differs]
     undecided = [d for d in diffs if d.undecided]
-    emit_note(f"diff-products: {a.id} vs {b.id}: {len(differ)} of {plural(len(diffs), 'API')} differ"
+    verb = "differs" if len(differ) == 1 else "differ"
+    emit_note(f"diff-products: {a.id} vs {b.id}: {len(differ)} of {plural(len(diffs), 'API')} {verb}"
                + (f"; {f'undecided: the time budget ({time_budget:g} s) ran out' if spent else UNDECIDED} comparing "
                   f"{plural(sum(len(d.undecided) for d in undecided), 'rule')} of {plural(len(undecided), 'API')}"
                   if undecided else ""))

@@ -305,7 +305,7 @@ def program_maps(program: Program, *, result: Result | None = None, seed: int = 
             m = build_map(run.case, violations=mine, run=run, origin=where)
         else:
             m = build_map(call.case, violations=mine, execute=False, origin=where)
-            m.run_note = f"not run: {note}" if note else "not run"
+            m.run_note = note or ""  # (the map's own "core: not run" says the rest)
         for p in m.problems:
             p.call = call.index
         maps.append(m)
