@@ -100,3 +100,26 @@ def test_wording_of_one_api_and_of_a_call_not_run(tmp_path):
     shown = cli("show", "--no-run", tmp_path / "p.json")
     (line,) = [x for x in shown.stdout.splitlines() if x.startswith("verdict:")]
     assert line.endswith("core: not run") and "(not run)" not in line, line
+
+
+def test_show_all_draws_the_readable_cases_and_names_the_unreadable_one(tmp_path):
+    lines = [x for x in CASES.read_text().splitlines() if x.strip()][1:3]
+    (tmp_path / "three.jsonl").write_text("\n".join(lines + ['{"api": "nope"}']) + "\n")
+    got = cli("show", "--all", tmp_path / "three.jsonl", "--format", "json")
+    assert got.exit_code == 2, got.output
+    import json
+
+    assert len(json.loads(got.stdout)["maps"]) == 2  # the two readable cases, drawn
+    assert "three.jsonl:case 2: api: unknown API 'nope'" in got.stderr
+    alone = cli("show", "--index", 2, tmp_path / "three.jsonl")
+    assert alone.exit_code == 2 and alone.stdout == ""
+
+
+def test_synth_says_where_it_wrote_its_cases(tmp_path):
+    out = tmp_path / "s.jsonl"
+    got = cli("synth", "SetVectorMask", "-p", "atlas-a2", "-n", 2, "-o", out)
+    assert got.exit_code == 0, got.output
+    assert f"synth: 2 cases written to {out}" in got.stderr
+    assert len(out.read_text().splitlines()) == 2
+    piped = cli("synth", "SetVectorMask", "-p", "atlas-a2", "-n", 2)
+    assert piped.exit_code == 0 and "written to" not in piped.stderr

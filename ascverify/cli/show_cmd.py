@@ -65,7 +65,8 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
       ascverify show examples/cases.jsonl --all --format json
 
     Exit status: 0 every case drawn is valid and ran without fault, 1 some case breaks a rule or
-    the core faulted, 2 the case could not be read or a picture could not be written.
+    the core faulted, 2 a case could not be read (with --all the others are drawn first) or a
+    picture could not be written.
     """
     from ..engines.pictures.memory_map import MAX_DRAWN_CALLS
     from ..engines.pictures.output import check_path, write_file
@@ -73,7 +74,10 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
     if every and index is not None:
         raise InputError("give --index or --all, not both", field="--index")
     maps: list[Any] = []
-    entries = list(_entries(case_file, max_bytes, None if every else (index or 0)))
+    unreadable: list[InputError] = []  # --all: the cases that cannot be read, said after the others are drawn
+    entries = list(_entries(case_file, max_bytes, None if every else (index or 0), unreadable if every else None))
+    if every and not entries and unreadable:
+        raise unreadable[0]
     inputs = case_inputs(case_file, [c for e in entries for c in _cases(e)], [e.raw for e in entries])
     for path, opt in ((svg, "--svg"), (png, "--png")):
         if path:
@@ -104,26 +108,36 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
                 write_file(path, render_bytes(drawn, kind), opt, inputs)
                 emit_note(f"show: wrote the {kind.upper()} picture to standard output" if is_stdout(path)
                           else one_line(f"show: wrote {path}"))
-    sys.exit(0 if all(m.valid and not m.faults for m in maps) else 1)
+    for exc in unreadable:
+        emit_error(f"ascverify: {exc.line()}")
+    sys.exit(2 if unreadable else 0 if all(m.valid and not m.faults for m in maps) else 1)
 
 
-def _entries(path: str, max_bytes: int, index: int | None) -> Iterator[Any]:
+def _entries(path: str, max_bytes: int, index: int | None, unreadable: list[InputError] | None = None
+             ) -> Iterator[Any]:
     """The entries of the file to draw (``index`` None: every one), their data loaded; InputError when one
-    cannot be read."""
+    cannot be read (with ``unreadable``, every one: each error is kept there and the others are drawn, as check
+    reports the others)."""
     count = 0
     for entry in read_cases(path, max_bytes):
         count += 1
         if index is not None and entry.index != index:
             continue
         origin = location(path, entry.index)
-        if entry.error is not None:
-            raise bare_error(entry.error, path, origin).at(origin)
         try:
-            for case in _cases(entry):
-                if case.data_sources:
-                    DataCache().load(case)
+            if entry.error is not None:
+                raise bare_error(entry.error, path, origin).at(origin)
+            try:
+                for case in _cases(entry):
+                    if case.data_sources:
+                        DataCache().load(case)
+            except InputError as exc:
+                raise bare_error(exc, path, origin).at(origin) from None
         except InputError as exc:
-            raise bare_error(exc, path, origin).at(origin) from None
+            if unreadable is None:
+                raise
+            unreadable.append(exc)
+            continue
         yield entry
         if index is not None:
             return

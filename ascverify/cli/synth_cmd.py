@@ -10,7 +10,7 @@ import click
 
 from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
 from ..engines.outputs import check_file_path, make_dir
-from ..spec.errors import InputError
+from ..spec.errors import InputError, one_line
 from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import (emit, emit_error, emit_note, is_stdout, joined_lines, main, model_for, plural, product_for,
                      supported_type, write_all)
@@ -98,6 +98,8 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
                                            f"of the {count} asked for){why}")
         if why:
             raise click.exceptions.Exit(EXIT_UNDECIDED)
+    if sink.out:  # (standard output shows its own cases)
+        emit_note(one_line(f"synth: {plural(sink.count, 'case')} written to {sink.out}"))
 
 
 def _note_warned(rules: list[Any]) -> None:
