@@ -32,22 +32,14 @@ def _pointer(*keys: Any) -> str:
 def _layout(text: str, index: int) -> tuple[str, int, int, str]:
     """Where case ``index`` is in the file: (kind, start, end, prefix) with kind 'object', 'list' or 'lines', the
     character span of the text to edit and the pointer prefix of the case within that span."""
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = None
-    if isinstance(doc, dict):
+    kind, cases = _cases_of(text)
+    if kind == "object":
         return "object", 0, len(text), ""
-    if isinstance(doc, list):
+    if kind == "list":
         return "list", 0, len(text), f"/{index}"
-    pos, k = 0, 0
-    for line in text.splitlines(keepends=True):
-        if line.strip():
-            if k == index:
-                body = line.rstrip("\r\n")
-                return "lines", pos, pos + len(body), ""
-            k += 1
-        pos += len(line)
+    for k, _, start, end in cases:
+        if k == index:
+            return "lines", start, end, ""
     raise InputError(f"no case {index} in the file", field="--index")
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import click
 
 from ..cases.sources import read_bytes
-from ..engines.outputs import Inputs, OutputError, check_distinct_outputs, is_stdout, shown, shown_output
+from ..engines.outputs import Inputs, check_distinct_outputs, check_file_path, is_stdout, shown_output
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line, shown_path
 from .common import FORMAT_OPTION, emit, emit_error, emit_note, folder_option_value, main, plural, print_json
@@ -179,10 +179,8 @@ def _never_over_the_target(target: str | None, outputs: tuple[tuple[str, str | N
         return
     inputs = Inputs([(source, "the --target implementation")])
     for field, path in outputs:
-        what = inputs.which(Path(path)) if path and not is_stdout(path) else None
-        if what:
-            raise OutputError(f"is {what}: an input is never overwritten; choose another file", where=shown(path),
-                              field=field)
+        if path:
+            check_file_path(path, field, inputs)
 
 
 def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None:

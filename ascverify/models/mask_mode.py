@@ -48,7 +48,7 @@ class MaskModeSetter(ApiModel):
     mode: ClassVar[str] = "NORMAL"
     page: ClassVar[str] = NORM_PAGE
     #: products the page excludes where the vendor's own code makes the call: accepted with a warning
-    #: (``<prefix>.product.page``) and a spec note (`tolerated_note`) giving both sources
+    #: (``<prefix>.product.page``) and the product's spec note, which gives both sources
     tolerated: ClassVar[Mapping[str, SpecNote]] = {}
     seed = "004_2ad9555534615f32.txt"
     support = {p: TYPES for p in PRODUCT_IDS if p not in UNSUPPORTED}

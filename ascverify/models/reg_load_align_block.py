@@ -67,6 +67,12 @@ def read_elems(v: Values, ctx: Context) -> Any:
     return Div(Max(last, 0), ctx.sizeof())
 
 
+def block_offsets(case: Case) -> np.ndarray:
+    """Bytes from srcAddr's start to each of the 8 DataBlocks (`offset_bytes`, then dataBlockStride blocks apart)."""
+    step = int(case.env["dataBlockStride"]) * BLOCK
+    return int(offset_bytes(case.values())) + np.arange(BLOCKS, dtype=np.int64) * step
+
+
 def active_blocks(mask: np.ndarray, size: int) -> np.ndarray:
     """Per DataBlock of the register (8), whether any of its elements of ``size`` bytes is active in the MaskReg's
     bytes ``mask`` (element i: bit i * size)."""
@@ -183,12 +189,11 @@ class LoadAlignDataBlock(ApiModel):
         return {}
 
     def execute(self, case: Case, trace) -> None:
-        env, v, ctx = case.env, case.values(), case.ctx
+        env, ctx = case.env, case.ctx
         src = case.tensor("srcAddr")
         mask = trace.read_register("mask", int(env["mask"]), what="mask")
         active = active_blocks(mask, ctx.sizeof())
-        start = src.addr + int(offset_bytes(v))
-        starts = start + np.arange(BLOCKS, dtype=np.int64) * int(env["dataBlockStride"]) * BLOCK
+        starts = src.addr + block_offsets(case)
         out = np.zeros((BLOCKS, BLOCK), dtype=np.uint8)
         if active.any():
             raw = trace.read(src.buffer, starts[active], BLOCK, np.flatnonzero(active), align=BLOCK,
@@ -204,16 +209,12 @@ class LoadAlignDataBlock(ApiModel):
     def legal_register(self, case: Case, file: str, index: int, raw: np.ndarray) -> np.ndarray:
         """A drawn MaskReg leaves inactive every DataBlock that does not lie whole inside srcAddr (block k owns the
         mask's bytes 4k..4k+3, whatever T): a case srcAddr.read warns of reads only the blocks it holds."""
-        env, src = case.env, case.tensor("srcAddr")
+        src = case.tensor("srcAddr")
         if file != "mask" or not src.present:
             return raw
-        first = int(offset_bytes(case.values()))
-        step = int(env["dataBlockStride"]) * BLOCK
-        nbytes = src.end - src.addr
         out = raw.copy()
-        for k in range(BLOCKS):
-            if first + k * step + BLOCK > nbytes:
-                out[4 * k:4 * k + 4] = 0
+        for k in np.flatnonzero(block_offsets(case) + BLOCK > src.end - src.addr):
+            out[4 * k:4 * k + 4] = 0
         return out
 
 
