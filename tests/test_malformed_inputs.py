@@ -59,7 +59,14 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
     ("empty-file", b"", [": empty file"]),
     ("whitespace-only", b" \n\t\n", [": empty file"]),
     ("binary-nul", b"\x93NUMPY\x01\x00v\x00{'descr': '<f2'", [": binary content"]),
-    ("not-utf8", b'{"api": "Bilinear\xff\xfeInterpolation"}', [": not UTF-8 text (byte 17)"]),
+    ("not-utf8", b'{"api": "Bilinear\xff\xfeInterpolation"}', [": not UTF-8 text (byte 17, 0xff): text in another encoding"]),
+    # text a Windows tool saved as UTF-16 (with or without its byte-order mark) or in Latin-1 is named as such
+    # (it was "binary content", which sent the user looking for a wrong file)
+    ("utf16-bom", '{"api": "BilinearInterpolation"}'.encode("utf-16"), [": UTF-16 text, not UTF-8: save the case "
+                                                                       "file as UTF-8"]),
+    ("utf16le-no-bom", '{"api": "BilinearInterpolation"}'.encode("utf-16-le"), [": UTF-16 text, not UTF-8"]),
+    ("latin1", '{"api": "BilinearInterpolation", "product": "café"}'.encode("latin-1"),
+     [": not UTF-8 text (byte 48, 0xe9): text in another encoding (Latin-1, GBK, ...)? save the case file as UTF-8"]),
     ("top-level-number", b"42", [":case 0: a case must be a JSON object, got an integer"]),
     ("top-level-string", b'"BilinearInterpolation"', [":case 0: a case must be a JSON object, got a string"]),
     ("case-is-list-of-numbers", b"[[1, 2, 3]]", [":case 0: a case must be a JSON object, got a list"]),
@@ -296,8 +303,13 @@ def test_fuzz_any_value_anywhere(path, value, delete):
     assert r.exit_code in (0, 1, 2), (r.exit_code, r.output, r.exception)
     assert "Traceback" not in r.output and "internal error" not in r.stderr
     if r.exit_code == 2:
-        # one line per unreadable case (a list at the top may hold several), each naming its case
+        # one line per unreadable case (a list at the top may hold several), each naming its case; an empty list
+        # at the top holds no case: the file is unreadable as a whole, as an empty file is
         *errors, summary = r.stderr.splitlines()
+        if doc == []:
+            assert errors == ["-: an empty list: no case in it (expected a case, a list of cases or JSON Lines)"]
+            assert summary.startswith("1 file cannot be read; 0 cases"), r.stderr
+            return
         assert summary.endswith(f", {len(errors)} unreadable") and errors, r.stderr
         assert all(line.startswith("-:") for line in errors)
     else:

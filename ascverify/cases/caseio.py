@@ -55,19 +55,40 @@ def _stream_documents(reader: LineReader, where: str) -> Iterator[tuple[int, Any
 Documents = Iterable[tuple[int, Any, InputError | None]]
 
 
+def _utf16(head: bytes) -> bool:
+    """The bytes look like UTF-16 text (a byte-order mark, or JSON's ASCII with a NUL beside every character), as
+    some Windows tools save a file."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    sample = head[:512]
+    even, odd = sample[0::2], sample[1::2]
+    return len(sample) >= 4 and (even.count(0) == len(even) or odd.count(0) == len(odd))
+
+
+def _not_utf8_hint(head: bytes) -> str:
+    """What a byte that is not UTF-8 most likely means: text in a legacy encoding, or no text at all."""
+    text = sum(32 <= b < 127 or b in (9, 10, 13) for b in head[:4096])
+    if text >= 0.9 * min(len(head), 4096):
+        return "text in another encoding (Latin-1, GBK, ...)? save the case file as UTF-8 (JSON text is UTF-8)"
+    return "binary content, not a JSON case file"
+
+
+
 def _stream_batches(reader: LineReader, where: str, repeats: Repeats | None = None) -> Iterator[Documents]:
     """`_stream_documents` in batches: a batch of (index, value, error) a block of lines at a time (the items
     are handed out by `itertools.chain`, not by a Python loop)."""
     head = reader.peek_head(65536)
     if b"\x00" in head:
+        if _utf16(head):
+            raise InputError("UTF-16 text, not UTF-8: save the case file as UTF-8 (JSON text is UTF-8)", where=where)
         raise InputError("binary content, not a JSON case file", where=where)
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
         whole = reader.at_end and len(head) < 65536  # the head is the whole stream
         if whole or exc.start < len(head) - 4:  # not a character cut at the end of the head
-            raise InputError(f"not UTF-8 text (byte {exc.start}): binary content, not a JSON case file",
-                             where=where) from None
+            raise InputError(f"not UTF-8 text (byte {exc.start}, 0x{head[exc.start]:02x}): "
+                             f"{_not_utf8_hint(head)}", where=where) from None
     lines = LineCursor(reader.line_blocks())
     blank = 0
     for lineno, first in lines:
@@ -267,6 +288,9 @@ def _one_line(line: bytes, lineno: int, value: Any = _UNPARSED) -> tuple[Any, In
 def _document(raw: bytes, value: Any, where: str, first_line: int) -> Iterator[tuple[int, Any, InputError | None]]:
     """The cases of one document orjson read: the items of a list (each released once handed out), or the value."""
     if isinstance(value, list):
+        if not value:  # as an empty file is: nothing checked must not read as "all valid" (exit 0)
+            raise InputError("an empty list: no case in it (expected a case, a list of cases or JSON Lines)",
+                             where=where)
         problems = jsonread.document_problems(value, raw)
         del raw
         for i in range(len(value)):

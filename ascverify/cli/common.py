@@ -88,7 +88,14 @@ class AscverifyCommand(click.Command):
                 # with the user's kernel and passed; `replay ""` replayed the current folder
                 raise InputError("an empty value: give what it names",
                                  field=max(p.opts, key=len) if isinstance(p, click.Option) else p.name.upper())
-        return super().invoke(ctx)
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            if ctx.params.get("fmt") == "json" and not _STDOUT["written"]:
+                # a script reading --format json gets a JSON document either way: the error, as check and replay
+                # put an unreadable case or folder in theirs (the one line on standard error stays)
+                print_json(error_document(exc))
+            raise
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         given = list(args)  # click's parser consumes the list
@@ -148,6 +155,7 @@ class AscverifyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         _STDIN.clear()  # standard input is read once per command (a test runner invokes many in one process)
+        _STDOUT["written"] = False
         set_verbosity(0)
         try:
             with command_signals():  # SIGTERM stops a command like Ctrl-C: what was written stays, exit 130
@@ -258,9 +266,20 @@ def write_all(binary: Any, data: bytes) -> None:
         view = view[n:]
 
 
+#: Whether this command has written to standard output through `emit` (with --format json, the only writer).
+_STDOUT = {"written": False}
+
+
+def error_document(exc: InputError) -> dict[str, Any]:
+    """The JSON document of a command stopped by bad input: the line standard error shows, where and which field."""
+    return {"error": exc.line(), "where": exc.where or None, "field": exc.field or None, "message": exc.message,
+            "exit_status": EXIT_BAD_INPUT}
+
+
 def emit(text: str) -> None:
     """Write results to standard output. A standard output that cannot take them (a full disk, a file size limit)
     is one line naming it (exit status 2); a closed pipe stays `BrokenPipeError` (``... | head``: a quiet stop)."""
+    _STDOUT["written"] = _STDOUT["written"] or bool(text)
     try:
         write_text(sys.stdout, text)
     except BrokenPipeError:
