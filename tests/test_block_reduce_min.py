@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ascverify import InputError, check_case, check_cases, get_api, parse_case
 from ascverify.core.memory import INITIALIZED, POISON, Fault, Trace
 from ascverify.core.run import run_case
+from ascverify.core.unspecified import unspecified_elements
 from ascverify.models.vector_common import lane_mask
 from ascverify.spec.products import PRODUCT_IDS
 from ascverify.spec.rules import Values
@@ -29,6 +30,12 @@ SPELLINGS = {
     "pyasc": {"repeat": "repeat", "dst_rep": "dst_rep_stride", "src_blk": "src_blk_stride",
               "src_rep": "src_rep_stride", "is_set_mask": "is_set_mask"},
 }
+
+
+def dst_unspecified(ran) -> np.ndarray:
+    """Per element of the run's dst: the core left it unspecified."""
+    dst = ran.case.tensor("dst")
+    return unspecified_elements(ran.memory, dst.buffer, dst.addr, dst.size, ran.case.dtype)
 
 
 def call(product="atlas-a2", dtype="half", *, repeat=1, mask=128, dst_rep=8, src_blk=1, src_rep=8,
@@ -282,10 +289,15 @@ def test_in_place_examples_rule_and_core():
     same = parse_case(call(repeat=2, dst_rep=1, src=("VECCALC", 0, 256), dst=("VECCALC", 0, 16)))
     assert violations(same) == []
     assert not [f for f in run_case(same, strict=False).faults if f.kind == "hazard"]
-    # dst at src + 256: repeat 0 stores on bytes 256..271, which repeat 1 reads afterwards: refused.
+    # dst at src + 256: repeat 0 stores on bytes 256..271, which repeat 1 reads afterwards (its block 0, bytes
+    # 256..287): a warning (the vendor's SoftmaxFlashV3 makes such a call, spec note in-place); the hardware may
+    # read those bytes before or after the store, so repeat 1's block-0 result (dst element 8, at byte 256 + 16)
+    # is unspecified, and only it: blocks 1..7 of repeat 1 read bytes 288.. that nothing stores.
     late = parse_case(call(repeat=2, dst_rep=1, src=("VECCALC", 0, 256), dst=("VECCALC", 256, 16)))
-    assert violations(late) == [IN_PLACE]
-    assert [f.kind for f in run_case(late, strict=False).faults] == ["hazard"]
+    assert violations(late) == [] and IN_PLACE in [w.id for w in check_case(late).warnings]
+    ran = run_case(late, strict=False)
+    assert not ran.faults
+    assert dst_unspecified(ran).nonzero()[0].tolist() == [8]
     # dst just before repeat 1's source with dstRepStride 1: repeat 1 stores on 256..271 after reading: fine.
     back = parse_case(call(repeat=2, dst_rep=1, src=("VECCALC", 0, 256), dst=("VECCALC", 240, 16)))
     assert violations(back) == []
@@ -523,9 +535,12 @@ def test_batched_check_of_many_in_place_cases_agrees_with_single_checks():
                dst=("VECCALC", 32 * (i % 200), 8 * 255)) for i in range(400)]
     cases = [parse_case(d) for d in ds]
     results = check_cases(cases)
-    assert any(IN_PLACE in [v.id for v in r.violations] for r in results)
+    assert any(IN_PLACE in [v.id for v in r.warnings] for r in results)
+    assert not any(IN_PLACE in [v.id for v in r.warnings] for r in results[:1])  # dst == src: nothing read later
     for case, batched in list(zip(cases, results))[::40]:
-        assert [v.id for v in check_case(case).violations] == [v.id for v in batched.violations]
+        single = check_case(case)
+        assert [v.id for v in single.violations] == [v.id for v in batched.violations]
+        assert [v.id for v in single.warnings] == [v.id for v in batched.warnings]
 
 
 _Z3_TERMS: dict = {}

@@ -150,14 +150,20 @@ def test_fix_with_conflicting_keeps_reports_the_conflict():
 
 
 def test_fix_of_a_quantified_rule_uses_the_search():
-    """BlockReduceMin's in-place rule is a bounded existential (Z3's optimizer takes none): repeat 0's results at
-    dst bytes [256, 272) land on the first block repeat 1 reads (src + (1*8 + 0) * 32 = 256)."""
-    doc = {"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
-           "args": {"repeatTime": 2, "mask": 128, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
-           "tensors": {"src": {"position": "VECIN", "addr": 0, "size": 256},
-                       "dst": {"position": "VECIN", "addr": 256, "size": 16}}}
+    """BilinearInterpolation's dst hazard is a bounded existential over the iterations (Z3's optimizer takes none).
+    On atlas-350 with hRepeat 1, vRepeat 3, vROffset 128 (256 bytes a row of dst): iteration w stores dst bytes
+    [2048 + 256w, +256), so iteration 1 stores [2304, 2560), over src1[2] (at 2304 + 2*2), which iteration 2 reads
+    afterwards. One change mends it: vRepeat 2 (no iteration 2)."""
+    doc = {"api": "BilinearInterpolation", "product": "atlas-350", "dtype": "half",
+           "args": {"mask": 128, "hRepeat": 1, "repeatMode": False, "dstBlkStride": 1, "vROffset": 128,
+                    "vRepeat": 3},
+           "tensors": {"dst": {"position": "VECOUT", "addr": 2048, "size": 384},
+                       "src0": {"position": "VECIN", "addr": 512, "size": 512},
+                       "src0Offset": {"position": "VECIN", "addr": 1536, "size": 32, "dtype": "uint32"},
+                       "src1": {"position": "VECIN", "addr": 2304, "size": 8},
+                       "sharedTmpBuffer": {"position": "VECCALC", "addr": 4096, "size": 16896, "dtype": "uint8"}}}
     case = parse_case(doc)
-    assert [v.id for v in check_case(case).violations] == ["block_reduce_min.dst.src.in_place"]
+    assert [v.id for v in check_case(case).violations] == ["bilinear.dst.hazard"]
     rep = fix_case(case)
     assert rep.method == "search" and len(rep.changed) == 1
     assert check_case(rep.fixed).valid

@@ -139,8 +139,13 @@ def test_a_counter_mode_count_of_whole_repeats_is_checked_and_run():
     # must hold 8 x 8 too)
     counter["args"]["mask"] = [512, 0]
     wide = check_program(parse_program(program(COUNT_MODE, counter, brm(), dtype="float")))
-    assert [(w.call, w.id) for w in wide.warnings] == [(2, "block_reduce_min.counter_mode")]
-    assert "ceil(512 / 64) = 8 repeat(s) of 64 lanes" in wide.warnings[0].message
+    # z (UB byte 512) is where repeat 2 reads its block 0 (2 * 256 bytes on): repeat 0's results land there first
+    # (the in-place warning: those later results are unspecified)
+    warned = {w.id: w for w in wide.warnings}
+    assert [(w.call, w.id) for w in wide.warnings] == [(2, "block_reduce_min.dst.src.in_place"),
+                                                        (2, "block_reduce_min.counter_mode")]
+    assert "ceil(512 / 64) = 8 repeat(s) of 64 lanes" in warned["block_reduce_min.counter_mode"].message
+    assert "of repeat 2, which reads it later" in warned["block_reduce_min.dst.src.in_place"].message
     errors = {v.id: v for v in wide.violations}
     assert {v.call for v in wide.violations} == {2} and "block_reduce_min.src.footprint" in errors
     assert "needs 512" in errors["block_reduce_min.src.footprint"].message

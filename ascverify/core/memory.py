@@ -588,11 +588,13 @@ class Trace:
 
     def write(self, buffer: str, starts: ArrayLike, length: int, data: Any, iteration: ArrayLike = 0, *,
               align: int = 1, byte_mask: ArrayLike | None = None, exclusive: bool = False,
-              poison: ArrayLike | None = None, what: str = "", tensor: str | None = None) -> None:
+              poison: ArrayLike | None = None, what: str = "", tensor: str | None = None,
+              hazards: bool = True) -> None:
         """Check, record and apply writes of ``length`` bytes of ``data`` rows at each of ``starts`` (an array or,
         for evenly stepping rows, a ``range``; ``iteration`` likewise). ``tensor``: the declared tensor the bytes
         belong to (optional, see `declare`); whole intervals are checked against it, like the buffer bounds,
-        whatever ``byte_mask`` stores."""
+        whatever ``byte_mask`` stores. ``hazards=False``: a store onto a byte read at a later iteration is not a
+        fault (the caller has marked what such a read gives as unspecified, in ``poison``)."""
         acc = self._prepare(buffer, starts, length, iteration, align)
         n, length = acc.n, acc.length
         rows = _data_rows(data, n, length)
@@ -613,7 +615,7 @@ class Trace:
             mask = None
         if pz is not None and not pz.any():
             pz = None
-        if buffer in self._reads:
+        if hazards and buffer in self._reads:
             self._check_hazard(acc, mask, what, found)
         if exclusive:
             self._check_exclusive(acc, what, found)

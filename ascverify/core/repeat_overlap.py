@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["clobbers", "first_clobber"]
+__all__ = ["clobbered_blocks", "clobbers", "first_clobber"]
 
 #: how many (case, r2, b) points one pass evaluates at most (a few MB of temporaries; 32 cases of 255 repeats)
 CHUNK = 1 << 16
@@ -75,3 +75,33 @@ def first_clobber(d0: int, s0: int, n: int, dst_step: int, width: int, src_step:
     r = int(first[hit].min())           # the earliest store that meets some later block
     at = int(np.argmax(hit & (first == r)))   # its first (r2, b): every hit block's range starts at r or later
     return r, int(r2[at]), int(b[at])
+
+
+def clobbered_blocks(stores: np.ndarray, size: int, stored: np.ndarray, reads: np.ndarray, read: np.ndarray,
+                     block: int) -> np.ndarray:
+    """For one call: which blocks a repeat reads hold a byte that an earlier repeat stores, byte-exact.
+
+    ``stores`` (n, k): the byte address of each of repeat r's k results of ``size`` bytes, ``stored`` (n, k) or (k,)
+    which of them are stored; ``reads`` (n, blocks): the address of each block of ``block`` bytes repeat r reads,
+    ``read`` (n, blocks) or (blocks,) which are read. True at (r2, b) when block b of repeat r2 meets a result of
+    some repeat r < r2 (the hardware then may read the byte before or after it is stored: the result of that block
+    is unspecified). Sparse: at most n*k*size stored bytes, looked up per block by binary search."""
+    n = stores.shape[0]
+    out = np.zeros(reads.shape, dtype=bool)
+    keep = np.broadcast_to(stored, stores.shape)
+    if n < 2 or not keep.any():
+        return out
+    reps = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], stores.shape)[keep]
+    addr = (stores[keep][:, None] + np.arange(size, dtype=np.int64)).ravel()
+    reps = np.repeat(reps, size)
+    order = np.lexsort((reps, addr))                  # by address, the earliest store of an address first
+    addr, reps = addr[order], reps[order]
+    first = np.ones(addr.size, dtype=bool)
+    first[1:] = addr[1:] != addr[:-1]
+    addr, reps = addr[first], reps[first]             # each stored byte once, with the earliest repeat storing it
+    lo = np.searchsorted(addr, reads, side="left")
+    hi = np.searchsorted(addr, reads + block, side="left")
+    idx = lo[..., None] + np.arange(block, dtype=np.int64)   # at most `block` distinct stored bytes in a block
+    inside = idx < hi[..., None]
+    earliest = np.where(inside, reps[np.minimum(idx, addr.size - 1)], n).min(axis=-1)
+    return (earliest < np.arange(n, dtype=np.int64)[:, None]) & np.broadcast_to(read, reads.shape)

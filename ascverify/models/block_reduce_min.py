@@ -143,14 +143,22 @@ class BlockReduceMin(BlockReduceFamily):
         mask_count_m300_note("block_reduce_min"),
         mask_high_word_note("block_reduce_min", _proto("const uint64_t mask[]")),
         SpecNote("block_reduce_min.in-place", "dst sharing memory with src",
-                 "dst may overlap src, except that no result of repeat r may land on a source byte read by a later "
-                 "repeat r' > r (exact, on the footprints: all 8 results of r against all 8 blocks of r'). Overlap "
-                 "with bytes of the same or an earlier repeat is fine.",
+                 "dst may overlap src. A result of repeat r landing on a source byte a later repeat r' > r reads "
+                 "is a WARNING (exact, on the footprints: all 8 results of r against all 8 blocks of r'), not an "
+                 "error: the later repeat may read the byte before or after the store, so `run` marks its results "
+                 "of such blocks unspecified (never a fault, never a number). Overlap with bytes of the same or an "
+                 "earlier repeat is fine.",
                  "The page: 'the destination after computation must not overwrite source data not yet used in the "
                  "computation'. Reads of one repeat precede its own stores; 'not yet used' means read by a later "
                  "repeat. The footprint reading is mask-independent (the mask may be set elsewhere), so on "
-                 "atlas-a2/a3, which store nothing for a fully masked block, it is conservative.",
-                 (f"{SEED} {IN_PLACE_SENTENCE}", NOTES), ("block_reduce_min.dst.src.in_place",)),
+                 "atlas-a2/a3, which store nothing for a fully masked block, it is conservative. A warning, not the "
+                 "page's 'must not': the vendor's SoftmaxFlashV3 (asc-devkit impl/adv_api/detail/activation/softmax/"
+                 "membase/v220/softmax_flashv3_impl.h:69-70) ships a BlockReduceSum whose repeat 0 stores on what "
+                 "repeat 1 reads, and uses only the results the clobber does not reach (spec note "
+                 "block_reduce_sum.in-place).",
+                 (f"{SEED} {IN_PLACE_SENTENCE}", NOTES,
+                  "asc-devkit impl/adv_api/detail/activation/softmax/membase/v220/softmax_flashv3_impl.h:59-73"),
+                 ("block_reduce_min.dst.src.in_place",)),
         SpecNote("block_reduce_min.noop", "repeatTime = 0 or mask = 0",
                  "repeatTime = 0 is valid and stores nothing: a warning on atlas-a2/a3 (repeatTime.zero: a documented "
                  "no-op, most likely not what the caller meant) and on atlas-350 (noop: a no-op is not guaranteed "
