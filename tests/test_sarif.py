@@ -209,3 +209,23 @@ def test_a_program_rule_has_its_descriptor(tmp_path):
     assert r.exit_code == 1
     validate(log)
     assert "program.pointer.before_start" in [res["ruleId"] for res in log["runs"][0]["results"]]
+
+
+def test_fingerprints_name_the_case_the_call_and_the_rule(tmp_path):
+    """partialFingerprints (a result's identity across runs): FILE:CASE:CALL:RULE:PRODUCT, CALL empty for a single
+    case (it printed Python's "None" there) and the call's index in a program."""
+    single = tmp_path / "bad.json"
+    single.write_text(json.dumps(example(vROffset=70000)))
+    log, r = sarif(str(single))
+    assert r.exit_code == 1
+    prints = {x["ruleId"]: x["partialFingerprints"]["ascverifyCaseRule/v2"] for x in log["runs"][0]["results"]}
+    assert prints["bilinear.vROffset.range"] == f"{single}:0::bilinear.vROffset.range:atlas-a2"
+    assert not any("None" in p for p in prints.values())
+    doc = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
+    doc["calls"][1]["args"]["repeat"] = 300
+    prog = tmp_path / "prog.json"
+    prog.write_text(json.dumps(doc))
+    log, _ = sarif(str(prog))
+    got = {x["ruleId"]: x["partialFingerprints"]["ascverifyCaseRule/v2"] for x in log["runs"][0]["results"]}
+    assert got["block_reduce_min.repeatTime.range"] == \
+        f"{prog}:0:1:block_reduce_min.repeatTime.range:{doc['product']}"

@@ -453,7 +453,10 @@ class SarifLog:
                 "kind": "fail",
                 "message": {"text": text},
                 "locations": [self._location(r.file, r.index, main_ptr, main_ptr.rsplit("/", 1)[-1])],
-                "partialFingerprints": {"ascverifyCaseRule/v1": f"{shown_path(r.file)}:{r.index}:{v.call}:{v.rule.id}:"
+                # file, case, call of a program (empty for a single case), rule, product: one result's identity
+                # across runs (v2: v1 printed Python's "None" for a single case's call)
+                "partialFingerprints": {"ascverifyCaseRule/v2": f"{shown_path(r.file)}:{r.index}:"
+                                                                f"{'' if v.call is None else v.call}:{v.rule.id}:"
                                                                 f"{product or r.product}"},
                 "properties": {"jsonPointer": ft.file_pointer(r.index, main_ptr), "caseIndex": r.index,
                                "api": model.name, "product": product or r.product, "source": v.rule.citation},
