@@ -123,3 +123,19 @@ def test_synth_says_where_it_wrote_its_cases(tmp_path):
     assert len(out.read_text().splitlines()) == 2
     piped = cli("synth", "SetVectorMask", "-p", "atlas-a2", "-n", 2)
     assert piped.exit_code == 0 and "written to" not in piped.stderr
+
+
+def test_a_missing_product_names_the_products_the_api_supports():
+    """gen and synth need -p: the usage error lists where the API runs (BlockReduceMin is not on the inference
+    Vector Core; the SetVectorMask... support matrix says so), one line, exit 2."""
+    from ascverify import get_api
+    from ascverify.spec.products import PRODUCT_IDS
+
+    supported = [p for p in PRODUCT_IDS if p in get_api("BlockReduceMin").support]
+    assert "atlas-inference-vectorcore" not in supported
+    for command in ("gen", "synth"):
+        got = cli(command, "BlockReduceMin", *(["-o", "out"] if command == "gen" else []))
+        assert got.exit_code == 2 and len(got.stderr.splitlines()) == 1, got.output
+        assert f"the products BlockReduceMin supports are {', '.join(supported)}" in got.stderr
+    unknown = cli("synth", "NoSuchApi")
+    assert unknown.exit_code == 2 and "atlas-inference-vectorcore" in unknown.stderr

@@ -34,6 +34,7 @@ from ..engines.outputs import atomic_write, is_environment_error, make_dir, os_e
 from ..engines.report import FORMATS, bare_error, location
 from ..spec.dtypes import lookup_dtype
 from ..spec.errors import InputError, did_you_mean, one_line
+from ..spec.products import PRODUCT_IDS
 from ..spec.registry import api_names, apis, lookup_api
 from ..spec.version import __version__
 
@@ -110,8 +111,20 @@ class AscverifyCommand(click.Command):
             if exc.possibilities:
                 exc.possibilities = [name for name in exc.possibilities if name not in hidden]
             raise one_line_usage(exc, ctx) from None
+        except click.MissingParameter as exc:
+            if exc.param is not None and "--product" in getattr(exc.param, "opts", ()):
+                exc.message = _products_hint(ctx.params.get("api"))
+            raise one_line_usage(exc, ctx) from None
         except click.UsageError as exc:
             raise one_line_usage(exc, ctx) from None
+
+
+def _products_hint(api: Any) -> str:
+    """For a missing -p: the products the named API supports (every product when the API is not known)."""
+    model = lookup_api(api) if isinstance(api, str) else None
+    ids = [p for p in PRODUCT_IDS if model is None or p in model.support]
+    what = f"the products {model.name} supports" if model is not None else "the products"
+    return f"Give the product with -p: {what} are {', '.join(ids)} (`ascverify support` shows the matrix)"
 
 
 def _refuse_repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> None:
