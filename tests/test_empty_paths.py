@@ -132,7 +132,7 @@ def test_usage_errors_are_one_line():
     for args, line in ((["check", "--formt", "json", "x"],
                         "ascverify check: No such option '--formt'. Did you mean '--format'? (see ascverify check --help)"),
                        (["gen", "BlockReduceMin", "-p", "atlas-a2", "-n", "abc", "-o", "x"],
-                        "ascverify gen: Invalid value for '-n': 'abc' is not a valid integer range. "
+                        "ascverify gen: Invalid value for '-n': 'abc' is not an integer. "
                         "(see ascverify gen --help)"),
                        (["chek", "x"], "ascverify: no such command 'chek' (did you mean 'check'?) (see ascverify --help)")):
         got = CliRunner().invoke(main, args, prog_name="ascverify")

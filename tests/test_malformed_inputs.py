@@ -109,6 +109,11 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
     ("huge-negative", edit(lambda d: d["tensors"]["dst"].__setitem__("addr", -10**20)),
      [":case 0: tensors.dst.addr: -1e+20 is outside any representable integer range"]),
     ("just-beyond-uint64", set_arg("vROffset", 2**64), [":case 0: args.vROffset: ", "outside any representable integer range"]),
+    # an integer datum past 64 bits arrives as a float: named as written (it read 1.8446744073709552e+19)
+    ("data-beyond-uint64", edit(lambda d: d["tensors"]["src0Offset"]["data"].__setitem__(0, 2**64)),
+     [":case 0: tensors.src0Offset.data[0]: 18446744073709551616 is not a uint32 value"]),
+    ("data-float-for-int", edit(lambda d: d["tensors"]["src0Offset"]["data"].__setitem__(0, 2.0)),
+     [":case 0: tensors.src0Offset.data[0]: 2.0 is not a uint32 value"]),
     ("nan-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": NaN'),
      [":case 0: args.hRepeat: NaN is not a JSON number (line 1, column "]),
     ("infinity-literal", set_arg("hRepeat", 0).replace(b'"hRepeat": 0', b'"hRepeat": Infinity'),

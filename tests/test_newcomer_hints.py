@@ -139,3 +139,18 @@ def test_a_missing_product_names_the_products_the_api_supports():
         assert f"the products BlockReduceMin supports are {', '.join(supported)}" in got.stderr
     unknown = cli("synth", "NoSuchApi")
     assert unknown.exit_code == 2 and "atlas-inference-vectorcore" in unknown.stderr
+
+
+def test_click_words_for_numbers_are_plain():
+    """newcomer review L15: click called '1e6' "not a valid integer range" and took -1 for an unknown option."""
+    got = cli("check", "--max-bytes", "1e6", ROOT / "examples" / "bad" / "bad.json")
+    assert got.exit_code == 2 and "Invalid value for '--max-bytes': '1e6' is not an integer." in got.stderr
+    neg = cli("decode", "load3d", "-1", "0")
+    assert neg.exit_code == 2 and len(neg.stderr.splitlines()) == 1
+    assert "No such option '-1'. (-1 is read as an option: to pass a negative number, put -- before the" in neg.stderr
+    # as it says: after --, the word is read and refused as a uint64 should be
+    after = cli("decode", "load3d", "--", "-1", "0")
+    assert after.exit_code == 2 and "CONFIG0: '-1' is outside uint64" in after.stderr
+    # an option misspelt is not a number: no such hint
+    typo = cli("check", "--formt", "json", "x")
+    assert typo.exit_code == 2 and "negative number" not in typo.stderr

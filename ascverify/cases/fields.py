@@ -34,10 +34,17 @@ def read_int(x: Any, field: str) -> int:
             return x
         raise InputError(f"{x} is outside any representable integer range", field=field)
     if isinstance(x, float) and x == x and not (ABS_MIN <= x <= ABS_MAX):
-        # a JSON integer past 64 bits arrives as a float (the parser's): shown whole, not as 1.84467e+19
-        shown = f"{int(x)}" if x.is_integer() and abs(x) < 1e20 else f"{x:g}"
-        raise InputError(f"{shown} is outside any representable integer range", field=field)
+        raise InputError(f"{literal_text(x)} is outside any representable integer range", field=field)
     raise InputError(f"expected an integer, got {type_name(x)} ({short(x)})", field=field)
+
+
+def literal_text(x: Any) -> str:
+    """A value as the file most likely wrote it: a JSON integer past 64 bits arrives as a float (the parser's), shown
+    whole (18446744073709551616, not 1.8446744073709552e+19) where a double holds it exactly enough (below 1e20),
+    else in short form (1e+30); anything else as `short` shows it."""
+    if isinstance(x, float) and x == x and abs(x) >= 2.0**63 and x.is_integer():
+        return f"{int(x)}" if abs(x) < 1e20 else f"{x:g}"
+    return short(x)
 
 
 def expected_number(x: Any) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from ..spec.dtypes import DType
 from ..spec.errors import InputError, one_line
 from .bounded_read import LineReader, NotRegular, open_regular, opened_path, read_at_most
-from .fields import expected_number, short
+from .fields import expected_number, literal_text, short
 
 #: Files larger than this are refused (a case file is text; a multi-GiB file is a mistake).
 MAX_FILE_BYTES = 1 << 30
@@ -280,7 +280,7 @@ def _from_list(values: list, dtype: DType, field: str) -> np.ndarray:
         if type(x) not in (int, float) or (isinstance(x, float) and x != x):
             raise InputError(expected_number(x), field=f"{field}[{i}]")
         if integers and type(x) is not int:
-            raise InputError(f"{short(x)} is not a {dtype.name} value", field=f"{field}[{i}]")
+            raise InputError(f"{literal_text(x)} is not a {dtype.name} value", field=f"{field}[{i}]")
     try:
         wide = np.array(values, dtype=np.int64 if integers else np.float64)
     except OverflowError:

@@ -65,9 +65,26 @@ def one_line_usage(exc: click.UsageError, ctx: click.Context | None) -> click.Us
     path = (ctx.command_path if ctx is not None else "") or "ascverify"
 
     def show(file: Any = None) -> None:
-        emit_error(one_line(f"{path}: {exc.format_message()} (see {path} --help)"))
+        emit_error(one_line(f"{path}: {_plain_words(exc)} (see {path} --help)"))
     exc.show = show  # type: ignore[method-assign]
     return exc
+
+
+#: click's words for a value its number types refuse ("'1e6' is not a valid integer range"), said plainly
+_CLICK_NUMBER_WORDS = {"is not a valid integer range": "is not an integer", "is not a valid integer": "is not an integer",
+                       "is not a valid float range": "is not a number", "is not a valid float": "is not a number"}
+
+
+def _plain_words(exc: click.UsageError) -> str:
+    """click's message, with its number types' words said plainly, and a negative number it took for an unknown
+    option (``decode load3d -1 0``: "No such option: -1") told how to pass it."""
+    text = exc.format_message()
+    for theirs, ours in _CLICK_NUMBER_WORDS.items():
+        text = text.replace(theirs, ours)
+    if isinstance(exc, click.NoSuchOption) and re.fullmatch(r"-(\d[\w.]*|\.\d\w*)", exc.option_name or ""):
+        text += (f" ({exc.option_name} is read as an option: to pass a negative number, put -- before the "
+                 "arguments)")
+    return text
 
 
 class AscverifyCommand(click.Command):
