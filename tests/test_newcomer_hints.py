@@ -154,3 +154,13 @@ def test_click_words_for_numbers_are_plain():
     # an option misspelt is not a number: no such hint
     typo = cli("check", "--formt", "json", "x")
     assert typo.exit_code == 2 and "negative number" not in typo.stderr
+
+
+def test_an_unknown_api_argument_is_named_alike_by_every_command():
+    """newcomer review L5: fuzz and selftest said "api:" (the case file's key) where the others say "API" (the
+    argument)."""
+    want = "ascverify: API: unknown API 'BlockReduceMn' (did you mean 'BlockReduceMin'?)"
+    for argv in (("fuzz", "BlockReduceMn"), ("selftest", "BlockReduceMn"), ("lint", "BlockReduceMn"),
+                 ("synth", "BlockReduceMn", "-p", "atlas-a2")):
+        got = cli(*argv)
+        assert got.exit_code == 2 and got.stderr.strip() == want, (argv, got.output)

@@ -15,7 +15,8 @@ from ..cases.sources import read_bytes
 from ..engines.outputs import Inputs, check_distinct_outputs, check_file_path, is_stdout, shown_output
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line, shown_path
-from .common import FORMAT_OPTION, emit, emit_error, emit_note, folder_option_value, main, plural, print_json
+from .common import (FORMAT_OPTION, emit, emit_error, emit_note, folder_option_value, main, model_for, plural,
+                     print_json)
 from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
 from .options import FiniteFloatRange, api_argument, product_option, timeout_option, verbosity_options, workers_option
 
@@ -300,6 +301,8 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         folder_option_value(database, "--database")
     if target_cmd:
         _check_command(target_cmd)
+    for name in apis:
+        model_for(name)  # an unknown API named as every command names it (field API, the APIs listed)
     config = CampaignConfig(
         apis=tuple(apis), products=tuple(product), kinds=tuple(kind) or None, target=target_spec,
         examples=None if seconds is not None else examples, time_budget=seconds, seed=seed, rtol=rtol, atol=atol, error_ratio=error_ratio,
@@ -515,6 +518,8 @@ def selftest(apis: tuple[str, ...], mutants: tuple[str, ...], examples: int, see
     for name in mutants:
         if name not in known:
             raise InputError(f"unknown mutant {name!r}{did_you_mean(name, known)}", field="--mutant")
+    for name in apis:
+        model_for(name)
     names = [m.name for m in select_models(apis)]
     seen: list[Any] = []
 
