@@ -27,6 +27,7 @@ REGISTRY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("load3d", ("Load3DBitMode", "LoadData3DBitMode", "load3d", "load_data", "asc.language.basic.load_data")),
     ("set_fmatrix", ("SetFmatrix", "set_fmatrix")),
     ("load_data_with_stride", ("LoadDataWithStride", "load_data_with_stride")),
+    ("reset_mask", ("ResetMask", "reset_mask", "asc.language.basic.reset_mask")),
 )
 
 declare(__name__, REGISTRY)

@@ -42,10 +42,11 @@ def mode_note(name: str, mode: str, page: str, prefix: str) -> SpecNote:
         (f"{prefix}.product.support",))
 
 
-class MaskModeSetter(ApiModel):
-    """SetMaskCount() / SetMaskNorm(): no argument; the mode a SetVectorMask after it writes its words in."""
+class MaskUnitCall(ApiModel):
+    """A call without arguments on the vector unit's mask (SetMaskCount, SetMaskNorm, ResetMask): supported where the
+    vendor's pages say (not the training series, not the inference Vector Core), and on a product the page excludes
+    where the vendor's own code makes the call (``tolerated``) accepted with a warning, ``<prefix>.product.page``."""
 
-    mode: ClassVar[str] = "NORMAL"
     page: ClassVar[str] = NORM_PAGE
     #: products the page excludes where the vendor's own code makes the call: accepted with a warning
     #: (``<prefix>.product.page``) and the product's spec note, which gives both sources
@@ -57,14 +58,13 @@ class MaskModeSetter(ApiModel):
     args = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Each call's source, support and spec notes, from its ``mode``, ``page`` and ``tolerated`` products."""
+        """Each call's source and support from its ``page`` and ``tolerated`` products."""
         super().__init_subclass__(**kwargs)
         cls.support = {p: TYPES for p in PRODUCT_IDS if p not in UNSUPPORTED or p in cls.tolerated}
         refused = ", ".join(p for p in UNSUPPORTED if p not in cls.tolerated)
         cls.support_source = (f"{cls.page}, Product support (not the training series, not the inference Vector "
                               f"Core; refused here on {refused}); {NOTES_MASKS}; types: none, the program's T is taken "
                               "as it is")
-        cls.notes = (mode_note(cls.name, cls.mode, cls.page, cls.prefix), *cls.tolerated.values())
 
     def api_rules(self) -> Iterable[Rule]:
         for product, note in self.tolerated.items():
@@ -76,6 +76,17 @@ class MaskModeSetter(ApiModel):
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
+
+
+class MaskModeSetter(MaskUnitCall):
+    """SetMaskCount() / SetMaskNorm(): no argument; the mode a SetVectorMask after it writes its words in."""
+
+    mode: ClassVar[str] = "NORMAL"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Each call's spec notes, from its ``mode``, ``page`` and ``tolerated`` products."""
+        super().__init_subclass__(**kwargs)
+        cls.notes = (mode_note(cls.name, cls.mode, cls.page, cls.prefix), *cls.tolerated.values())
 
     def execute(self, case: Case, trace: Any) -> None:
         trace.memory.special[MASK_MODE_STATE] = self.mode
