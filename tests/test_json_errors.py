@@ -77,3 +77,11 @@ def test_a_list_with_cases_is_still_read():
     case = json.loads((ROOT / "examples" / "bad" / "bad.json").read_text())
     got = cli("check", "-", input=json.dumps([case]))
     assert got.exit_code == 1 and "1 case: 0 valid, 1 invalid" in got.stderr
+
+
+def test_an_empty_name_under_json_is_a_document_too():
+    """The empty-name refusal runs before the command: the JSON document covers it as well."""
+    got = cli("explain", "--format", "json", "")
+    assert got.exit_code == 2
+    doc = json.loads(got.stdout)
+    assert doc["field"] == "CASE_FILE" and doc["message"] == "an empty value: give what it names"

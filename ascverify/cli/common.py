@@ -92,21 +92,10 @@ class AscverifyCommand(click.Command):
     spellings kept hidden, such as --jobs for --workers), and that refuses an empty file or folder name."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        """An option that names a file or folder (metavar FILE or DIR) given as "" is bad input, not "none": a
-        script's unset variable (``--report "$REPORT"``) must not turn saving off without a word."""
-        for p in self.params:
-            value = ctx.params.get(p.name)
-            if not (value == "" or (isinstance(value, (list, tuple)) and "" in value)):
-                continue
-            if isinstance(p, click.Option) and (p.metavar or "").startswith(("FILE", "DIR")):
-                raise InputError("an empty path: give a file or folder name (`-`: standard input or output, "
-                                 "where the option takes it)", field=max(p.opts, key=len))
-            if isinstance(p, click.Argument) or (isinstance(p, click.Option) and p.metavar in _NAMED_VALUES):
-                # a target, a command, a file or an API named by nothing: `fuzz --target ""` dropped the comparison
-                # with the user's kernel and passed; `replay ""` replayed the current folder
-                raise InputError("an empty value: give what it names",
-                                 field=max(p.opts, key=len) if isinstance(p, click.Option) else p.name.upper())
+        """The command, with an empty file or folder name refused first (`_refuse_empty_values`); bad input that
+        stops a --format json command before it printed anything is also a JSON document on standard output."""
         try:
+            _refuse_empty_values(self, ctx)
             return super().invoke(ctx)
         except InputError as exc:
             if ctx.params.get("fmt") == "json" and not _STDOUT["written"]:
@@ -142,6 +131,23 @@ def _products_hint(api: Any) -> str:
     ids = [p for p in PRODUCT_IDS if model is None or p in model.support]
     what = f"the products {model.name} supports" if model is not None else "the products"
     return f"Give the product with -p: {what} are {', '.join(ids)} (`ascverify support` shows the matrix)"
+
+
+def _refuse_empty_values(command: click.Command, ctx: click.Context) -> None:
+    """An option that names a file or folder (metavar FILE or DIR) given as "" is bad input, not "none": a script's
+    unset variable (``--report "$REPORT"``) must not turn saving off without a word."""
+    for p in command.params:
+        value = ctx.params.get(p.name)
+        if not (value == "" or (isinstance(value, (list, tuple)) and "" in value)):
+            continue
+        if isinstance(p, click.Option) and (p.metavar or "").startswith(("FILE", "DIR")):
+            raise InputError("an empty path: give a file or folder name (`-`: standard input or output, "
+                             "where the option takes it)", field=max(p.opts, key=len))
+        if isinstance(p, click.Argument) or (isinstance(p, click.Option) and p.metavar in _NAMED_VALUES):
+            # a target, a command, a file or an API named by nothing: `fuzz --target ""` dropped the comparison
+            # with the user's kernel and passed; `replay ""` replayed the current folder
+            raise InputError("an empty value: give what it names",
+                             field=max(p.opts, key=len) if isinstance(p, click.Option) else p.name.upper())
 
 
 def _refuse_repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> None:
