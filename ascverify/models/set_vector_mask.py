@@ -199,9 +199,10 @@ class SetVectorMask(ApiModel):
                  "as [count] / [count, maskHigh] (the uint64 prototype's words, low first: maskHigh not 0 is a "
                  "warning, it has no effect). A count of 0 is a warning. Any 8-, 16-, 32- or 64-bit T. In Normal "
                  "mode an 8-bit T is a warning and its mask is not checked (the page gives no range for it). A "
-                 "masked op after a Counter-mode setter is not judged by its mask rules and its results are "
-                 "unspecified in `run` (Counter-mode semantics of the ops are not modelled). That SetMaskCount / "
-                 "SetMaskNorm set the matching mode is not checked (those calls are not modelled). Counter mode on "
+                 "BlockReduce with isSetMask=false after a Counter-mode count runs the repeats the count needs (its "
+                 "counter_mode warning; checked and run so; a count ascverify does not model leaves its results "
+                 "unspecified in `run`). SetMaskCount / SetMaskNorm set the mode the words are read in (spec note "
+                 "set_mask_count.mode); a template mode that differs from it is the warning mode.differs. Counter mode on "
                  "atlas-training is an error (counter.product): SetMaskCount, which enters it, is not supported there.",
                  "The vendor's SetVectorMask page: template parameter mode (NORMAL / COUNTER); 'Counter mode: the "
                  "number of elements in the whole vector computation' for len and maskLow; maskHigh 'must be 0 in "
