@@ -10,7 +10,8 @@ import numpy as np
 from ..cases.registers import dumps
 from ..checking.program import check_program
 from ..core.faults import CoreLimit, Fault, unrunnable_reason, unrunnable_rules
-from ..core.program import run_program, too_many_calls
+from ..core.program import program_given_data, run_program, too_many_calls
+from ..core.run import refuse_conflicting_data
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
 from ..spec.errors import InputError, one_line, shown_path
@@ -67,6 +68,11 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
     if too_many is not None:  # refused before it is checked (checking 100,000 calls takes half a minute)
         raise InputError(f"{too_many}; `ascverify check` checks it", field="calls").at(loc)
     verdict = check_program(program, file=path, index=index)
+    try:  # before the folder is made: tensors sharing bytes whose data disagree are refused
+        for loaded in program_given_data(program):
+            refuse_conflicting_data(loaded)
+    except InputError as exc:
+        raise exc.at(loc) from None
     folder = open_run_folder(outdir, path, [c.case for c in program.calls], force, [program.raw])
     outdir = folder.root
     # what `run` does not execute in a case it does not execute in a program's call either (values beyond their C

@@ -11,10 +11,10 @@ from ..cases.registers import dumps
 from ..checking.checker import check_case
 from ..core.faults import CoreLimit, unrunnable_reason, unrunnable_rules
 from ..core.memory import Fault
-from ..core.run import run_case
+from ..core.run import given_data, refuse_conflicting_data, run_case
 from ..core.unspecified import unspecified_elements
 from ..engines.report import bare_error, location, result_lines
-from ..spec.errors import one_line, shown_path
+from ..spec.errors import InputError, one_line, shown_path
 from .common import (FORCE_OPTION, UNSPECIFIED_SUFFIX, emit, emit_note, folder_option_value, joined_lines, main,
                      max_bytes_option, one_case_entry, plural, save_tensor, unspecified_lines, unspecified_summary)
 from .options import verbosity_options
@@ -89,6 +89,10 @@ def run(case_file: str, out: str, index: int, seed: int, max_bytes: int, force: 
     verdict = check_case(case, file=case_file, index=index)
     if verdict.error is not None:
         raise bare_error(verdict.error, case_file, loc).at(loc)
+    try:  # before the folder is made: tensors sharing bytes whose data disagree are refused
+        refuse_conflicting_data(given_data(case, [d.name for d in case.model.tensors]))
+    except InputError as exc:
+        raise exc.at(loc) from None
     folder = open_run_folder(out, case_file, [case], force, [entry.raw])
     outdir = folder.root
 

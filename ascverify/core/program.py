@@ -15,7 +15,7 @@ import numpy as np
 from ..cases.program import Program, moved_case, record_moves
 from .faults import CoreLimit
 from .memory import Memory, Trace
-from .run import RunResult, declare_tensors, fits, load_tensor, tensors_after
+from .run import RunResult, declare_tensors, fits, given_data, load_tensor, refuse_conflicting_data, tensors_after
 
 #: The most work `run_program` does for a program beyond its largest call, in bytes: every byte its calls read and
 #: write, every byte of the tensors it keeps after each call, and `CALL_WORK` per call. One call is bounded by
@@ -52,6 +52,8 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
     """Execute the calls in order on one core state (buffers and special registers persist)."""
     rng = np.random.default_rng(seed)
     memory = Memory.for_product(program.product)
+    for loaded in program_given_data(program):
+        refuse_conflicting_data(loaded)
     filled: set[str] = set()  # shared tensors loaded so far (once, before their first call)
     too_many = too_many_calls(len(program.calls))
     if too_many is not None:  # refused before any work is done
@@ -87,6 +89,22 @@ def run_program(program: Program, *, seed: int = 0, strict: bool = True) -> Prog
                             f"kept, {CALL_WORK:,} per call); the core runs at most {PROGRAM_MAX_WORK:,} beyond the "
                             "largest call (no shipped or vendor program needs more)")
     return ProgramRun(program, runs, memory)
+
+
+def program_given_data(program: Program) -> list[list[tuple[str, str, int, np.ndarray]]]:
+    """Per call, the data of the tensors it loads (a shared tensor at its first call, a call's own tensors at the
+    call): what `refuse_conflicting_data` compares, call by call, before anything is loaded (tensors loaded by
+    different calls do not conflict: the calls between them may have changed the bytes)."""
+    out, seen = [], set()
+    for call in program.calls:
+        names = []
+        for decl in call.case.model.tensors:
+            shared = call.shared.get(decl.name)
+            if shared is None or shared not in seen:
+                names.append(decl.name)
+                seen.update([shared] if shared is not None else [])
+        out.append(given_data(call.case, names, lambda name: call.shared.get(name, name)))
+    return out
 
 
 def call_work(res: RunResult) -> int:

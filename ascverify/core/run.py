@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from ..cases.case import Case
 from ..spec.dtypes import DType
+from ..spec.errors import InputError
 from ..spec.registers import FILES
 from .memory import Fault, Memory, Trace
 
@@ -60,6 +62,35 @@ def load_tensor(case: Case, name: str, memory: Memory, rng: np.random.Generator,
     return data
 
 
+def given_data(case: Case, names: list[str], shown: Callable[[str], str] = lambda name: name
+               ) -> list[tuple[str, str, int, np.ndarray]]:
+    """(name as the file gives it, buffer, address, bytes) of the tensors ``names`` whose data the case file gives
+    (not data a run generated and kept) and that lie in their buffer (`refuse_conflicting_data`)."""
+    out = []
+    for name in names:
+        if name not in case.data_sources:
+            continue
+        t, data = case.tensor(name), case.data(name)
+        if data is not None and t.present and t.size and t.addr >= 0 \
+                and t.end <= case.ctx.product.buffer_size(t.buffer):
+            out.append((shown(name), t.buffer, t.addr, np.frombuffer(t.dtype.to_bytes(data), dtype=np.uint8)))
+    return out
+
+
+def refuse_conflicting_data(placed: list[tuple[str, str, int, np.ndarray]]) -> None:
+    """Tensors given with data that share bytes must agree on them: otherwise which one's data the call reads would
+    depend on the order they are loaded in (InputError naming both, exit 2)."""
+    for i, (a, buf_a, at_a, bytes_a) in enumerate(placed):
+        for b, buf_b, at_b, bytes_b in placed[i + 1:]:
+            lo, hi = max(at_a, at_b), min(at_a + bytes_a.size, at_b + bytes_b.size)
+            if buf_a != buf_b or lo >= hi:
+                continue
+            if not np.array_equal(bytes_a[lo - at_a: hi - at_a], bytes_b[lo - at_b: hi - at_b]):
+                raise InputError(f"{a} and {b} share bytes {lo}..{hi - 1} of {buf_a} and their data differ there: "
+                                 "which one the call reads would depend on the order they are loaded in; give the "
+                                 "shared bytes the same values (or data for one of them only)", field=f"tensors.{b}.data")
+
+
 def fits(case: Case, name: str, memory: Memory) -> bool:
     """The tensor is given and lies inside its buffer (a tensor outside holds nothing; accesses fault there)."""
     t = case.tensor(name)
@@ -81,6 +112,7 @@ def prepare(case: Case, *, seed: int = 0, fill_outputs: bool = True) -> tuple[Me
     rng = np.random.default_rng(seed)
     memory = Memory.for_product(case.ctx.product)
     inputs: dict[str, np.ndarray] = {}
+    refuse_conflicting_data(given_data(case, [d.name for d in case.model.tensors]))
     for decl in case.model.tensors:
         if not fits(case, decl.name, memory):
             continue
