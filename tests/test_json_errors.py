@@ -85,3 +85,14 @@ def test_an_empty_name_under_json_is_a_document_too():
     assert got.exit_code == 2
     doc = json.loads(got.stdout)
     assert doc["field"] == "CASE_FILE" and doc["message"] == "an empty value: give what it names"
+
+
+def test_no_document_after_a_picture_on_standard_output(tmp_path):
+    """show --svg - writes the picture on standard output; a later failure (--png on a full device) must not append a
+    JSON document to it (the picture's bytes bypass the text writer)."""
+    full = Path("/dev/full")
+    if not full.exists():
+        pytest.skip("no /dev/full here")
+    got = cli("show", ROOT / "examples" / "bad" / "bad.json", "--svg", "-", "--png", full, "--format", "json")
+    assert got.exit_code == 2
+    assert got.stdout.rstrip().endswith("</svg>") and '"exit_status"' not in got.stdout

@@ -30,7 +30,7 @@ from ..checking.program import check_program
 from ..core.unspecified import blanked
 from ..engines import interrupts
 from ..engines.interrupts import EXIT_INTERRUPTED, command_signals
-from ..engines.outputs import atomic_write, is_environment_error, make_dir, os_error
+from ..engines.outputs import STDOUT_WRITTEN, atomic_write, is_environment_error, make_dir, os_error
 from ..engines.report import FORMATS, bare_error, location
 from ..spec.dtypes import lookup_dtype
 from ..spec.errors import InputError, did_you_mean, one_line
@@ -81,9 +81,8 @@ def _plain_words(exc: click.UsageError) -> str:
     text = exc.format_message()
     for theirs, ours in _CLICK_NUMBER_WORDS.items():
         text = text.replace(theirs, ours)
-    if isinstance(exc, click.NoSuchOption) and re.fullmatch(r"-(\d[\w.]*|\.\d\w*)", exc.option_name or ""):
-        text += (f" ({exc.option_name} is read as an option: to pass a negative number, put -- before the "
-                 "arguments)")
+    if isinstance(exc, click.NoSuchOption) and re.fullmatch(r"-[\d.]\w*", exc.option_name or ""):
+        text += " (a word starting with - is read as an option: to pass a negative number, put -- before the arguments)"
     return text
 
 
@@ -302,8 +301,8 @@ def write_all(binary: Any, data: bytes) -> None:
         view = view[n:]
 
 
-#: Whether this command has written to standard output through `emit` (with --format json, the only writer).
-_STDOUT = {"written": False}
+#: Whether this command has written to standard output (`emit`, and the files written to `-`)
+_STDOUT = STDOUT_WRITTEN
 
 
 def error_document(exc: InputError) -> dict[str, Any]:

@@ -118,8 +118,14 @@ def check_distinct_outputs(named: Iterable[tuple[str, str | None]]) -> None:
         seen[real] = field
 
 
+#: Whether this command has written to standard output (results through `_write_stdout` and the CLI's `emit`): a
+#: JSON error document must not follow what is already there.
+STDOUT_WRITTEN = {"written": False}
+
+
 def _write_stdout(writer: Callable[[Any], None]) -> None:
     """``writer`` given standard output's binary stream (a closed pipe stays BrokenPipeError: a quiet stop)."""
+    STDOUT_WRITTEN["written"] = True
     try:
         sys.stdout.flush()
         out = sys.stdout.buffer
