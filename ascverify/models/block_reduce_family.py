@@ -52,8 +52,8 @@ from ..spec.products import BUFFERS, POSITION_BUFFER, PRODUCT_IDS
 from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule, state_rule,
                           tensor_min_size)
 from .mask_mode import MASK_MODE_STATE
-from .vector_common import (BLOCK_BYTES, counter_elements, effective_mask, lane_mask, mask_high_word_note,
-                            lanes_per_repeat, mask_rules, mask_word_count)
+from .vector_common import (BLOCK_BYTES, VECTOR_MASK_STATE, counter_elements, effective_mask, lane_mask,
+                            mask_high_word_note, lanes_per_repeat, mask_rules, mask_word_count)
 
 BLOCKS_PER_REPEAT = 8
 MAX_REPEAT = 255
@@ -513,7 +513,8 @@ class BlockReduceFamily(ApiModel):
                                               "srcBlkStride"),
                    lambda v, ctx: Not(in_place_clobber(v, ctx)),
                    "{clobber}: the later repeat's results of such blocks are unspecified (it may read the byte "
-                   "before or after the store; `run` marks them so) (dst at byte {dst.addr}, src at byte "
+                   "before or after the store; `run` marks the results of the blocks it reads so) (dst at byte "
+                   "{dst.addr}, src at byte "
                    "{src.addr}, {repeats} repeat(s), dstRepStride={dstRepStride}, srcRepStride={srcRepStride}, "
                    "srcBlkStride={srcBlkStride})",
                    c.in_place, severity=WARNING, notes=(f"{p}.in-place",), facts=first_clobber,
@@ -588,6 +589,7 @@ class BlockReduceFamily(ApiModel):
         count = counter_elements(state)
         if env["isSetMask"] or count is None:
             return []
+        setter = state[VECTOR_MASK_STATE].get("writer", "SetVectorMask")
         r = self.rule_by_id[f"{self.prefix}.counter_mode"]
         # the COUNTER template only writes the words (0, count); the unit's mode is SetMaskCount's to set, and Normal
         # is the system's default (the SetMaskNorm page): the vendor's code calls SetMaskCount first, every time
@@ -598,15 +600,16 @@ class BlockReduceFamily(ApiModel):
                 "mask; call SetMaskCount first (checked and run in Counter mode, as the template says)")]
         exact = counter_repeats(state, case.ctx)
         if exact is None:  # a count of 0, or more repeats than repeatTime can say
-            return unset + [(r, f"SetVectorMask set a Counter-mode count of {count} elements: ascverify does not "
-                                "model it (the results are unspecified)")]
+            return unset + [(r, f"the mask register holds a Counter-mode count of {count} elements (the last "
+                                f"{setter} wrote it): ascverify does not model such a count (more repeats than "
+                                "repeatTime can say, or none): the results are unspecified")]
         repeats, lanes, last = exact
         given = int(case.env["repeatTime"])
         if repeats == given:
             return unset
         shape = (f"{repeats} repeat(s) of {lanes} lanes" if last == lanes else
                  f"{repeats} repeats, {repeats - 1} of {lanes} lanes and the last of {last}")
-        return unset + [(r, f"SetVectorMask set a Counter-mode count of {count} elements: the hardware ignores "
+        return unset + [(r, f"{setter} set a Counter-mode count of {count} elements: the hardware ignores "
                             f"repeatTime={given} and runs ceil({count} / {lanes_per_repeat(case.ctx)}) = {shape} "
                             "(checked and run so)")]
 
@@ -750,8 +753,9 @@ class BlockReduceFamily(ApiModel):
     def clobbered_results(self, case: Case) -> np.ndarray | None:
         """(repeat, block): the results whose source block holds a byte an earlier repeat of the call stores (dst
         and src in one buffer); None when the call runs no repeat or its mask is unknown (a prior SetVectorMask's:
-        every result is then unspecified anyway). Byte-exact: a block without an active lane is not read, and on
-        the products that store nothing for it (KEEP) its result is not stored."""
+        every result is then unspecified anyway). Exact on bytes, at the granularity of the blocks read: a block
+        without an active lane is not read (and on the products that store nothing for it, KEEP, its result is not
+        stored), while a block read counts whole, whichever of its lanes are active (the 32-byte read is one)."""
         env = case.env
         n = int(env["repeatTime"])
         lanes = self.active_lanes(case)
@@ -1017,7 +1021,8 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "instead (within one iteration src and dst overlap fully or not at all), which cannot be meant "
                  f"literally: the vendor's own softmax reduces in place with {name}<float,false>(t, t, n, "
                  "MASK_PLACEHOLDER, 1, 1, 8), where repeat 0 overlaps its source in part. The later-repeat rule fits "
-                 "that use; on atlas-a2/a3, which store nothing for a fully masked block, it is conservative. The "
+                 "that use; it is conservative where a block has no active lane (not read on any product, and on "
+                 "atlas-a2/a3 not stored either: `run` then marks nothing). The "
                  "vendor's SoftmaxFlashV3 goes further (softmax_flashv3_impl.h:69-70, after a Counter-mode count of "
                  "M*64 floats): BlockReduceSum(rowMeanGlobalTmp, rowMeanLocal, ...) with rowMeanGlobalTmp 8*M floats "
                  "after rowMeanLocal, so repeat 0's results land on what repeat 1 reads; only the first M results are "

@@ -150,8 +150,9 @@ class BlockReduceMin(BlockReduceFamily):
                  "earlier repeat is fine.",
                  "The page: 'the destination after computation must not overwrite source data not yet used in the "
                  "computation'. Reads of one repeat precede its own stores; 'not yet used' means read by a later "
-                 "repeat. The footprint reading is mask-independent (the mask may be set elsewhere), so on "
-                 "atlas-a2/a3, which store nothing for a fully masked block, it is conservative. A warning, not the "
+                 "repeat. The footprint reading is mask-independent (the mask may be set elsewhere), so it is "
+                 "conservative where a block has no active lane (not read on any product; on atlas-a2/a3 not "
+                 "stored either): `run` then marks nothing. A warning, not the "
                  "page's 'must not': the vendor's SoftmaxFlashV3 (asc-devkit impl/adv_api/detail/activation/softmax/"
                  "membase/v220/softmax_flashv3_impl.h:69-70) ships a BlockReduceSum whose repeat 0 stores on what "
                  "repeat 1 reads, and uses only the results the clobber does not reach (spec note "

@@ -37,8 +37,9 @@ WORDS = SpecNote(
     "ResetMask() writes all ones into both words of the mask register, as SetVectorMask<T, mode>(FULL, FULL) would "
     "without its own rules on the words: in Normal mode every lane of a repeat is enabled (an 8-bit T's lanes past "
     "the register's 128 bits stay off, as for SetVectorMask); in Counter mode (after SetMaskCount) the low word is "
-    "read as the count, 2**64 - 1 elements, which an op using it then runs (its repeat rules see that count). The "
-    "vendor's own example calls it in Counter mode with no op after it: valid.",
+    "read as the count, 2**64 - 1 elements: a BlockReduce with isSetMask=false after it draws the warning "
+    "counter_mode (a count ascverify does not model: more repeats than repeatTime can say) and `run` leaves its "
+    "results unspecified. The vendor's own example calls it in Counter mode with no op after it: valid.",
     f"{PAGE}, Description: 'restores the mask to its default value (all ones): every element of each iteration takes "
     "part'; asc-devkit impl/basic_api/kernel_reg.h:51-56 (ResetMaskImpl: set_vector_mask(FULL_MASK, FULL_MASK), "
     "whatever the mode); pyasc asc.language.basic.reset_mask, Example (set_mask_count(); set_vector_mask(len, "
@@ -65,6 +66,7 @@ class ResetMask(MaskUnitCall):
     def apply_state(self, case: Case, state: dict[str, Any]) -> None:
         written = full_words(case, state.get(MASK_MODE_STATE))
         written.model.apply_state(written, state)
+        state[VECTOR_MASK_STATE] = {**state[VECTOR_MASK_STATE], "writer": "ResetMask"}  # named in later messages
 
 
 def full_words(case: Case, mode: str | None) -> Case:
