@@ -65,6 +65,13 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
     ("utf16-bom", '{"api": "BilinearInterpolation"}'.encode("utf-16"), [": UTF-16 text, not UTF-8: save the case "
                                                                        "file as UTF-8"]),
     ("utf16le-no-bom", '{"api": "BilinearInterpolation"}'.encode("utf-16-le"), [": UTF-16 text, not UTF-8"]),
+    ("utf32", '{"api": "BilinearInterpolation"}'.encode("utf-32"), [": UTF-32 text, not UTF-8"]),
+    ("utf16le-cjk-no-bom", '{"api": "BilinearInterpolation", "名字": "中文"}'.encode("utf-16-le"),
+     [": UTF-16 text, not UTF-8"]),
+    # raw 16-bit numbers (a .bin data file given as the case file) have NULs in every other byte too: not text
+    ("raw-uint16", b"".join(i.to_bytes(2, "little") for i in range(1, 200)),
+     [": binary content, not a JSON case file"]),
+    ("gbk", '{"api": "中文"}'.encode("gbk"), [": not UTF-8 text (byte 9, 0xd6): text in another encoding"]),
     ("latin1", '{"api": "BilinearInterpolation", "product": "café"}'.encode("latin-1"),
      [": not UTF-8 text (byte 48, 0xe9): text in another encoding (Latin-1, GBK, ...)? save the case file as UTF-8"]),
     ("top-level-number", b"42", [":case 0: a case must be a JSON object, got an integer"]),
@@ -109,6 +116,9 @@ MALFORMED: list[tuple[str, bytes, list[str]]] = [
     ("huge-negative", edit(lambda d: d["tensors"]["dst"].__setitem__("addr", -10**20)),
      [":case 0: tensors.dst.addr: -1e+20 is outside any representable integer range"]),
     ("just-beyond-uint64", set_arg("vROffset", 2**64), [":case 0: args.vROffset: ", "outside any representable integer range"]),
+    # -2**63 - 1 arrives as the float -2**63 (rounded): still an integer out of range, not "a number"
+    ("just-below-int64", set_arg("vROffset", -(2**63) - 1),
+     [":case 0: args.vROffset: a negative integer past 64 bits is outside any representable integer range"]),
     # an integer datum past 64 bits arrives as a float: named as written (it read 1.8446744073709552e+19)
     ("data-beyond-uint64", edit(lambda d: d["tensors"]["src0Offset"]["data"].__setitem__(0, 2**64)),
      [":case 0: tensors.src0Offset.data[0]: 18446744073709551616 is not a uint32 value"]),

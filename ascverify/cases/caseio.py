@@ -55,23 +55,35 @@ def _stream_documents(reader: LineReader, where: str) -> Iterator[tuple[int, Any
 Documents = Iterable[tuple[int, Any, InputError | None]]
 
 
-def _utf16(head: bytes) -> bool:
-    """The bytes look like UTF-16 text (a byte-order mark, or JSON's ASCII with a NUL beside every character), as
-    some Windows tools save a file."""
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return True
-    sample = head[:512]
-    even, odd = sample[0::2], sample[1::2]
-    return len(sample) >= 4 and (even.count(0) == len(even) or odd.count(0) == len(odd))
+def _wide_text(head: bytes) -> str | None:
+    """The name of the wide Unicode encoding the bytes are text in (UTF-16 or UTF-32, as some Windows tools save a
+    file), or None: the head must decode in it and read as text that opens a JSON value (raw numbers, as a .bin data
+    file holds, do not)."""
+    boms = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
+            (b"\xfe\xff", "utf-16"))
+    tries = [enc for bom, enc in boms if head.startswith(bom)][:1] or ["utf-32-le", "utf-32-be", "utf-16-le",
+                                                                       "utf-16-be"]
+    for enc in tries:
+        width = 4 if "32" in enc else 2
+        try:
+            text = head[: len(head) // width * width].decode(enc)
+        except UnicodeDecodeError:
+            continue
+        body = text.lstrip("\ufeff \t\r\n")
+        shown = sum(ch.isprintable() or ch in "\t\r\n" for ch in text)
+        if body[:1] in ("{", "[") and shown >= 0.95 * len(text):
+            return "UTF-32" if "32" in enc else "UTF-16"
+    return None
 
 
 def _not_utf8_hint(head: bytes) -> str:
-    """What a byte that is not UTF-8 most likely means: text in a legacy encoding, or no text at all."""
-    text = sum(32 <= b < 127 or b in (9, 10, 13) for b in head[:4096])
-    if text >= 0.9 * min(len(head), 4096):
+    """What a byte that is not UTF-8 most likely means: text in a legacy encoding (printable ASCII and high bytes, no
+    control bytes), or no text at all."""
+    sample = head[:4096]
+    control = sum(b < 32 and b not in (9, 10, 13) or b == 127 for b in sample)
+    if control == 0:
         return "text in another encoding (Latin-1, GBK, ...)? save the case file as UTF-8 (JSON text is UTF-8)"
     return "binary content, not a JSON case file"
-
 
 
 def _stream_batches(reader: LineReader, where: str, repeats: Repeats | None = None) -> Iterator[Documents]:
@@ -79,8 +91,9 @@ def _stream_batches(reader: LineReader, where: str, repeats: Repeats | None = No
     are handed out by `itertools.chain`, not by a Python loop)."""
     head = reader.peek_head(65536)
     if b"\x00" in head:
-        if _utf16(head):
-            raise InputError("UTF-16 text, not UTF-8: save the case file as UTF-8 (JSON text is UTF-8)", where=where)
+        wide = _wide_text(head)
+        if wide is not None:
+            raise InputError(f"{wide} text, not UTF-8: save the case file as UTF-8 (JSON text is UTF-8)", where=where)
         raise InputError("binary content, not a JSON case file", where=where)
     try:
         head.decode("utf-8")

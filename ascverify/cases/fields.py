@@ -33,7 +33,8 @@ def read_int(x: Any, field: str) -> int:
         if ABS_MIN <= x <= ABS_MAX:
             return x
         raise InputError(f"{x} is outside any representable integer range", field=field)
-    if isinstance(x, float) and x == x and not (ABS_MIN <= x <= ABS_MAX):
+    if isinstance(x, float) and x == x and (not (ABS_MIN <= x <= ABS_MAX) or x == ABS_MIN):
+        # an integer past 64 bits arrives as a float, rounded (-2**63 - 1 reads as -2**63): outside either way
         raise InputError(f"{literal_text(x)} is outside any representable integer range", field=field)
     raise InputError(f"expected an integer, got {type_name(x)} ({short(x)})", field=field)
 
@@ -42,6 +43,8 @@ def literal_text(x: Any) -> str:
     """A value as the file most likely wrote it: a JSON integer past 64 bits arrives as a float (the parser's), shown
     whole (18446744073709551616, not 1.8446744073709552e+19) where a double holds it exactly enough (below 1e20),
     else in short form (1e+30); anything else as `short` shows it."""
+    if isinstance(x, float) and x == ABS_MIN:  # -2**63 - 1 and below, rounded to the float -2**63
+        return "a negative integer past 64 bits"
     if isinstance(x, float) and x == x and abs(x) >= 2.0**63 and x.is_integer():
         return f"{int(x)}" if abs(x) < 1e20 else f"{x:g}"
     return short(x)

@@ -75,7 +75,7 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
             try:
                 with solver_region():
                     for case in iter_sample_quiet(model, ctx, count, seed=seed, fixes=fixed, stats=stats,
-                                                  warned=_note_warned):
+                                                  warned=lambda rules: _note_warned(rules, bool(fixes))):
                         sink.write(json.dumps(case.to_json(), separators=(",", ":")) + "\n")
                         run.kept = f"{plural(sink.count, 'case')} written" + (f" to {out}" if sink.out else "")
             except Unsatisfiable as exc:
@@ -102,9 +102,10 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
         emit_note(one_line(f"synth: {plural(sink.count, 'case')} written to {sink.out}"))
 
 
-def _note_warned(rules: list[Any]) -> None:
-    emit_note(f"synth: with the --fix values every case draws a warning ([{', '.join(r.id for r in rules)}]); "
-              "writing such cases")
+def _note_warned(rules: list[Any], fixed: bool) -> None:
+    """Every case synth can write draws these warnings (the product's or the --fix values' doing): said once."""
+    why = "with the --fix values every case" if fixed else "every case of this API and product"
+    emit_note(f"synth: {why} draws a warning ([{', '.join(r.id for r in rules)}]); writing such cases")
 
 
 class _Sink:
