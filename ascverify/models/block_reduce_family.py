@@ -171,6 +171,9 @@ def count_from_argument(ctx: Context) -> bool:
 #: The env key `BlockReduceFamily.with_state` adds after a Counter-mode count whose last repeat has fewer lanes: those
 #: lanes (the other repeats have all of them); not an argument of the call, so no rule reads it
 COUNTER_LAST = "mask.counter_last"
+#: The repeats a Counter-mode count runs, kept in the check variants of a call whose last repeat is partial (the
+#: first variant checks one repeat fewer): what messages say
+COUNTER_REPEATS = "mask.counter_repeats"
 
 
 #: What `BlockReduceFamily.with_state` sets when the unit is in Counter mode and the call gives its own contiguous
@@ -330,7 +333,10 @@ def first_clobber(v: Values, ctx: Context) -> Mapping[str, Any]:
                                        int(v.dstRepStride) * width, width, int(v.srcRepStride) * BLOCK_BYTES,
                                        int(v.srcBlkStride) * BLOCK_BYTES, blocks=BLOCKS_PER_REPEAT,
                                        block=BLOCK_BYTES)
-    repeats = int(v.repeatTime)
+    try:
+        repeats = int(v[COUNTER_REPEATS])  # a check variant of a Counter-mode call (`check_variants`)
+    except KeyError:
+        repeats = int(v.repeatTime)
     if hit is None:
         return {"clobber": "some result", "repeats": repeats}
     i, j, k = hit
@@ -570,7 +576,9 @@ class BlockReduceFamily(ApiModel):
         last = int(case.env.get(COUNTER_LAST, 0) or 0)
         if not last:
             return (case,)
-        return (case.with_fields(repeatTime=int(case.env["repeatTime"]) - 1), case.with_fields(**{"mask.count": last}))
+        n = int(case.env["repeatTime"])  # (both keep the call's own count of repeats, for its messages)
+        return (case.with_fields(repeatTime=n - 1, **{COUNTER_REPEATS: n}),
+                case.with_fields(**{"mask.count": last, COUNTER_REPEATS: n}))
 
     def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
         """With isSetMask=false after a Counter-mode SetVectorMask: the repeats the count needs, not repeatTime's. On a
