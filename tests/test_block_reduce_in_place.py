@@ -16,7 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ascverify import check_case, check_cases, get_api, parse_case
-from ascverify.core.repeat_overlap import clobbers, first_clobber
+from ascverify.cases.program import parse_program
+from ascverify.checking.program import check_program
+from ascverify.core.repeat_overlap import clobbered_blocks, clobbers, first_clobber
+from ascverify.core.run import run_case
+from ascverify.core.unspecified import unspecified_elements
 
 APIS = ("BlockReduceMin", "BlockReduceMax", "BlockReduceSum")
 BLOCK = 32          # bytes of one source datablock
@@ -199,8 +203,6 @@ def reference_clobbered_results(d0: int, s0: int, n: int, dst_rep: int, src_blk:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_clobbered_blocks_are_the_references(seed):
-    from ascverify.core.repeat_overlap import clobbered_blocks
-
     rng = np.random.default_rng(100 + seed)
     hits = 0
     for _ in range(200):
@@ -227,9 +229,6 @@ def test_clobbered_blocks_are_the_references(seed):
 def test_run_marks_exactly_the_clobbered_results_unspecified(doc):
     """On the core (BlockReduceMin / Max: no overflow to mark), a call that warns runs without a fault, and the dst
     elements left unspecified are those whose last store came from a clobbered (repeat, block); none otherwise."""
-    from ascverify.core.run import run_case
-    from ascverify.core.unspecified import unspecified_elements
-
     doc["api"] = doc["api"].replace("Sum", "Min")
     result = check_case(parse_case(doc))
     if result.violations:
@@ -258,9 +257,6 @@ def test_the_message_counts_the_repeats_a_partial_counter_count_runs():
     repeats and 3 repeats of 24 lanes (check_variants), and the message says the call's 3 (it said 2: hostile review
     finding 4). z at byte 320 lies in src's block 2 (256 + 2 * 32), which repeat 1 reads (srcRepStride 2 = 64 bytes
     on: its block 0 at 320): repeat 0's sums land there first."""
-    from ascverify.cases.program import parse_program
-    from ascverify.checking.program import check_program
-
     prog = {"product": "atlas-a2", "dtype": "float",
             "tensors": {"z": {"position": "VECOUT", "addr": 320, "size": 8},
                         "x": {"position": "VECIN", "addr": 256, "size": 41}},

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -53,8 +54,6 @@ def test_agreeing_data_runs(tmp_path, program):
     out = tmp_path / "out"
     got = CliRunner().invoke(main, ["run", str(path), "-o", str(out)])
     assert got.exit_code == 0, got.output
-    import numpy as np
-
     dst = np.load(out / ("z.npy" if program else "dst.npy"))
     assert dst.tolist() == [8.0] + [16.0] * 7
 

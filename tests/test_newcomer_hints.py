@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,7 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ascverify import get_api
 from ascverify.cli import main
+from ascverify.spec.products import PRODUCT_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "examples" / "cases.jsonl"
@@ -92,7 +95,6 @@ def test_an_html_page_that_cannot_be_written_is_refused_before_the_work(tmp_path
 def test_wording_of_one_api_and_of_a_call_not_run(tmp_path):
     got = cli("diff-products", "atlas-a2", "atlas-training", "BlockReduceMin")
     assert "atlas-a2 vs atlas-training: 1 of 1 API differs" in got.stderr, got.output
-    import json
 
     prog = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
     prog["calls"].pop(0)  # the call left is invalid alone: not run
@@ -107,7 +109,6 @@ def test_show_all_draws_the_readable_cases_and_names_the_unreadable_one(tmp_path
     (tmp_path / "three.jsonl").write_text("\n".join(lines + ['{"api": "nope"}']) + "\n")
     got = cli("show", "--all", tmp_path / "three.jsonl", "--format", "json")
     assert got.exit_code == 2, got.output
-    import json
 
     assert len(json.loads(got.stdout)["maps"]) == 2  # the two readable cases, drawn
     assert "three.jsonl:case 2: api: unknown API 'nope'" in got.stderr
@@ -128,9 +129,6 @@ def test_synth_says_where_it_wrote_its_cases(tmp_path):
 def test_a_missing_product_names_the_products_the_api_supports():
     """gen and synth need -p: the usage error lists where the API runs (BlockReduceMin is not on the inference
     Vector Core; the SetVectorMask... support matrix says so), one line, exit 2."""
-    from ascverify import get_api
-    from ascverify.spec.products import PRODUCT_IDS
-
     supported = [p for p in PRODUCT_IDS if p in get_api("BlockReduceMin").support]
     assert "atlas-inference-vectorcore" not in supported
     for command in ("gen", "synth"):

@@ -4,9 +4,11 @@ parser's internals (``malformed node or string on line 1: <ast.Call object at 0x
 
 from __future__ import annotations
 
+import io
 import json
 import struct
 
+import numpy as np
 from click.testing import CliRunner
 
 from ascverify.cli import main
@@ -59,10 +61,6 @@ def test_a_64_bit_overflow_is_shown_whole(tmp_path):
 def test_a_boolean_npy_is_refused_as_inline_booleans_are(tmp_path):
     """Inline data refuses true / false (numbers only): a .npy of booleans for a half tensor is refused too (it was
     read as 1.0 / 0.0, newcomer review L12); a uint8 file of the same values is read."""
-    import io
-
-    import numpy as np
-
     def npy(arr) -> bytes:
         buf = io.BytesIO()
         np.save(buf, arr)

@@ -97,7 +97,7 @@ class AscverifyCommand(click.Command):
             _refuse_empty_values(self, ctx)
             return super().invoke(ctx)
         except InputError as exc:
-            if ctx.params.get("fmt") == "json" and not _STDOUT["written"]:
+            if ctx.params.get("fmt") == "json" and not STDOUT_WRITTEN["written"]:
                 # a script reading --format json gets a JSON document either way: the error, as check and replay
                 # put an unreadable case or folder in theirs (the one line on standard error stays)
                 print_json(error_document(exc))
@@ -190,7 +190,7 @@ class AscverifyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         _STDIN.clear()  # standard input is read once per command (a test runner invokes many in one process)
-        _STDOUT["written"] = False
+        STDOUT_WRITTEN["written"] = False
         set_verbosity(0)
         try:
             with command_signals():  # SIGTERM stops a command like Ctrl-C: what was written stays, exit 130
@@ -301,10 +301,6 @@ def write_all(binary: Any, data: bytes) -> None:
         view = view[n:]
 
 
-#: Whether this command has written to standard output (`emit`, and the files written to `-`)
-_STDOUT = STDOUT_WRITTEN
-
-
 def error_document(exc: InputError) -> dict[str, Any]:
     """The JSON document of a command stopped by bad input: the line standard error shows, where and which field."""
     return {"error": exc.line(), "where": exc.where or None, "field": exc.field or None, "message": exc.message,
@@ -314,7 +310,7 @@ def error_document(exc: InputError) -> dict[str, Any]:
 def emit(text: str) -> None:
     """Write results to standard output. A standard output that cannot take them (a full disk, a file size limit)
     is one line naming it (exit status 2); a closed pipe stays `BrokenPipeError` (``... | head``: a quiet stop)."""
-    _STDOUT["written"] = _STDOUT["written"] or bool(text)
+    STDOUT_WRITTEN["written"] = STDOUT_WRITTEN["written"] or bool(text)
     try:
         write_text(sys.stdout, text)
     except BrokenPipeError:
