@@ -159,9 +159,14 @@ def test_an_unknown_api_argument_is_named_alike_by_every_command():
     argument)."""
     want = "ascverify: API: unknown API 'BlockReduceMn' (did you mean 'BlockReduceMin'?)"
     for argv in (("fuzz", "BlockReduceMn"), ("selftest", "BlockReduceMn"), ("lint", "BlockReduceMn"),
-                 ("synth", "BlockReduceMn", "-p", "atlas-a2")):
+                 ("synth", "BlockReduceMn", "-p", "atlas-a2"), ("rules", "BlockReduceMn")):
         got = cli(*argv)
         assert got.exit_code == 2 and got.stderr.strip() == want, (argv, got.output)
+    # a name with no near spelling: every command lists the APIs in the same words (`rules` had its own wording)
+    listed = {cli(*argv).stderr.strip() for argv in (("rules", "Nope"), ("fuzz", "Nope"), ("lint", "Nope"))}
+    assert len(listed) == 1, listed
+    only = listed.pop()
+    assert only.startswith("ascverify: API: unknown API 'Nope' (known: BilinearInterpolation, ") and "ResetMask" in only
 
 
 def test_synth_names_why_every_case_warns():
