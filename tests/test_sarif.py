@@ -218,7 +218,7 @@ def test_fingerprints_name_the_case_the_call_and_the_rule(tmp_path):
     single.write_text(json.dumps(example(vROffset=70000)))
     log, r = sarif(str(single))
     assert r.exit_code == 1
-    prints = {x["ruleId"]: x["partialFingerprints"]["ascverifyCaseRule/v2"] for x in log["runs"][0]["results"]}
+    prints = {x["ruleId"]: x["partialFingerprints"]["ascverifyCaseRule/v3"] for x in log["runs"][0]["results"]}
     assert prints["bilinear.vROffset.range"] == f"{single}:0::bilinear.vROffset.range:atlas-a2"
     assert not any("None" in p for p in prints.values())
     doc = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
@@ -226,6 +226,33 @@ def test_fingerprints_name_the_case_the_call_and_the_rule(tmp_path):
     prog = tmp_path / "prog.json"
     prog.write_text(json.dumps(doc))
     log, _ = sarif(str(prog))
-    got = {x["ruleId"]: x["partialFingerprints"]["ascverifyCaseRule/v2"] for x in log["runs"][0]["results"]}
+    got = {x["ruleId"]: x["partialFingerprints"]["ascverifyCaseRule/v3"] for x in log["runs"][0]["results"]}
     assert got["block_reduce_min.repeatTime.range"] == \
         f"{prog}:0:1:block_reduce_min.repeatTime.range:{doc['product']}"
+
+
+def test_fingerprints_do_not_change_with_the_spelling_of_the_path(tmp_path, monkeypatch):
+    """The same file named three ways from its folder (and from a folder below) has one fingerprint: the path
+    relative to the working folder, with /; a file outside the working folder keeps its absolute path."""
+    sub = tmp_path / "cases"
+    sub.mkdir()
+    shutil.copy(EXAMPLE.parent / "bilinear_src0.npy", sub)
+    (sub / "bad.json").write_text(json.dumps(example(vROffset=70000)))
+    monkeypatch.chdir(tmp_path)
+
+    def prints(path: str) -> set[str]:
+        log, r = sarif(path)
+        assert r.exit_code == 1, r.output
+        return {x["partialFingerprints"]["ascverifyCaseRule/v3"] for x in log["runs"][0]["results"]}
+
+    want = prints("cases/bad.json")
+    assert "cases/bad.json:0::bilinear.vROffset.range:atlas-a2" in want
+    for spelling in ("./cases/bad.json", "cases/../cases/bad.json", str(sub / "bad.json"), "cases//bad.json"):
+        assert prints(spelling) == want, spelling
+    # from a folder the file is not in: its absolute path, the same for either spelling
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    outside = prints("../cases/bad.json")
+    assert f"{sub / 'bad.json'}:0::bilinear.vROffset.range:atlas-a2" in outside
+    assert prints(str(sub / "bad.json")) == outside

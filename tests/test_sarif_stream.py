@@ -86,7 +86,7 @@ def test_every_product_in_batches(tmp_path, small_batches):
     assert len(small_batches) >= 2  # the reader's hand-outs of 4,096 results, each over the batch size
     # the batches give the unreadable cases of each batch before its verdicts: the same results, notifications and
     # rules; the files are listed in the order met
-    key = lambda x: x["partialFingerprints"]["ascverifyCaseRule/v2"]  # noqa: E731
+    key = lambda x: x["partialFingerprints"]["ascverifyCaseRule/v3"]  # noqa: E731
     assert sorted(got["runs"][0]["results"], key=key) == sorted(whole["runs"][0]["results"], key=key)
     assert got["runs"][0]["invocations"] == whole["runs"][0]["invocations"]
     assert got["runs"][0]["tool"] == whole["runs"][0]["tool"]

@@ -335,6 +335,21 @@ def uri_of(path: str) -> str:
     return quote(os.fsencode(p.as_posix()))  # the name's bytes, UTF-8 or not
 
 
+def fingerprint_path(path: str) -> str:
+    """A case file's name in a fingerprint: the same for every spelling of the same file from the same working
+    folder (``a.json``, ``./a.json``, ``sub/../a.json``, its absolute path): relative to the working folder, with
+    ``/``, when the file is inside it, else absolute. Standard input is ``-``."""
+    return path if path == "-" else _fingerprint_path(path, os.getcwd())
+
+
+@lru_cache(maxsize=256)
+def _fingerprint_path(path: str, cwd: str) -> str:
+    full = os.path.normpath(os.path.join(cwd, path))
+    rel = os.path.relpath(full, cwd)
+    shown = full if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+    return shown_path(Path(shown).as_posix())
+
+
 def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
     notes = [n for n in model.notes if r.id in n.rules or n.id in r.notes]
     help_text = f"{r.help or r.message}\nSource: {r.citation}"
@@ -454,8 +469,9 @@ class SarifLog:
                 "message": {"text": text},
                 "locations": [self._location(r.file, r.index, main_ptr, main_ptr.rsplit("/", 1)[-1])],
                 # file, case, call of a program (empty for a single case), rule, product: one result's identity
-                # across runs (v2: v1 printed Python's "None" for a single case's call)
-                "partialFingerprints": {"ascverifyCaseRule/v2": f"{shown_path(r.file)}:{r.index}:"
+                # across runs (v2 printed the path as typed: ./a.json and a.json differed; v1 printed Python's
+                # "None" for a single case's call)
+                "partialFingerprints": {"ascverifyCaseRule/v3": f"{fingerprint_path(r.file)}:{r.index}:"
                                                                 f"{'' if v.call is None else v.call}:{v.rule.id}:"
                                                                 f"{product or r.product}"},
                 "properties": {"jsonPointer": ft.file_pointer(r.index, main_ptr), "caseIndex": r.index,
