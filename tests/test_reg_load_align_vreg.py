@@ -181,6 +181,21 @@ def test_bytes_read_inside_the_tensor(dist, size, need):
     assert "reg_load_align_vreg.srcAddr.read" not in broken(case_doc({"dist": dist}, size=need))
 
 
+def test_a_load_past_its_buffer_is_declared_over_the_bytes_it_moves():
+    """The vendor's examples load a VL past a shorter buffer (simd_vf_dump.asc:40: 64 floats from a 32-float
+    allocation). srcAddr declared as the buffer is refused, and the message says how to declare it; declared over
+    the 256 bytes moved (UB the kernel owns), the load checks and runs clean (spec note
+    reg_load_align_vreg.read-past)."""
+    short = case_doc({"dist": "DIST_NORM"}, dtype="float", size=32)
+    got = [v for v in check_case(parse_case(short)).violations if v.id == "reg_load_align_vreg.srcAddr.read"]
+    assert len(got) == 1 and got[0].message.startswith("srcAddr.size=32 elements, but the load needs 64")
+    assert "declare srcAddr over them" in got[0].message
+    whole = case_doc({"dist": "DIST_NORM"}, dtype="float", size=64)
+    assert broken(whole) == []
+    result = run_case(parse_case(whole))
+    assert not result.faults
+
+
 @pytest.mark.parametrize("arg, said", [
     ("dataBlockStride", "the non-contiguous aligned LoadAlign (DATA_BLOCK_COPY) takes `dataCopyMode`, "
                         "`dataBlockStride`, `mask` (and `repeatStride`): give dataCopyMode"),

@@ -159,7 +159,9 @@ def src_addr_decl(source: str) -> TensorDecl:
     """The Reg loads' UB operand ``__ubuf__ T* srcAddr`` (MaskReg and RegTensor loads alike)."""
     return TensorDecl("srcAddr", "in", VECTOR_POSITIONS, source=source, align=lambda ctx: ctx.sizeof(), align_exact=True,
                       pack_align=32,
-                      doc="the UB region the __ubuf__ T* pointer addresses: addr = the pointer, size = elements it may read")
+                      doc="the UB region the __ubuf__ T* pointer addresses: addr = the pointer, size = elements it may "
+                          "read (past the buffer behind the pointer where the kernel owns that UB: spec note "
+                          "reg_load_align_vreg.read-past)")
 
 
 def draw_aligned_addr_reg(draw: Any, env: dict[str, Any], align: int, sz: int) -> None:

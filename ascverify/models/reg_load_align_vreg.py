@@ -239,6 +239,27 @@ class LoadAlignRegTensor(ApiModel):
                  (TABLE_DIST, f"{PAGE}, Restrictions"),
                  ("reg_load_align_vreg.srcAddr.dist_align", "reg_load_align_vreg.addrReg.align",
                   "reg_load_align_vreg.postUpdateStride.align")),
+        SpecNote("reg_load_align_vreg.read-past", "A load that moves bytes past the buffer behind srcAddr",
+                 "srcAddr (addr, size) is the UB the load may read, not the LocalTensor the pointer came from: a load "
+                 "may move bytes past that buffer when the kernel owns them (another of its buffers, or UB it left "
+                 "unallocated), and a case declares srcAddr over the bytes moved. srcAddr.read stays an error for a "
+                 "declared region shorter than the load, and `run` faults on a read past it, as on any access "
+                 "outside a declared tensor.",
+                 "The page constrains the address's alignment per dist (Table 3) and says nothing of a buffer's end: "
+                 "srcAddr is a bare __ubuf__ T*. The vendor's shipping examples load a full VL past the end of their "
+                 "buffers into lanes no later op uses: simd_vf_dump.asc:40 (DIST_NORM from a 32-float allocation, "
+                 ":62; the register is overwritten at :41), gather_ld_reg.asc:115 (an 8-element uint32 index buffer, "
+                 ":137; GatherB uses 8 lanes), gelu_eltwise.asc:85 (scenario 0's last load starts 128 bytes before the "
+                 "end of xPing / xPong under a 32-lane mask, :75, :145). Vendor hunt 25 translated them with srcAddr "
+                 "the buffer's elements left and found the rule refusing them; the corpus now declares the bytes "
+                 "moved, and the rule's message says to.",
+                 (TABLE_DIST, f"{PAGE}, Restrictions",
+                  "asc-devkit examples/01_simd_cpp_api/01_utilities/02_dump/simd_vf_dump/simd_vf_dump.asc:40, 62",
+                  "asc-devkit examples/01_simd_cpp_api/03_basic_api/00_data_movement/reg_load_gather/"
+                  "gather_ld_reg.asc:115, 137",
+                  "asc-devkit examples/01_simd_cpp_api/05_best_practices/02_reg_compute/gelu_eltwise_high_performance/"
+                  "gelu_eltwise.asc:75, 85, 145"),
+                 ("reg_load_align_vreg.srcAddr.read",)),
         SpecNote("reg_load_align_vreg.width", "A dist of another width than T",
                  "A single-load dist that names a width (BRC_B16, US_B8, E2B_B32...) with a T of another width is a "
                  "warning, run as the dist says (the bytes moved in elements of the dist's width). The dual load's "
@@ -332,8 +353,10 @@ class LoadAlignRegTensor(ApiModel):
         yield tensor_min_size(f"{p}.srcAddr.read", "srcAddr", read_elems, _cite(TABLE_DIST, _t(2, "offset")),
                               params=("dist", "addrReg"),
                               message="srcAddr.size={srcAddr.size} elements, but the load needs {need} (its AddrReg "
-                                      "offset plus the bytes its dist moves)",
-                              notes=("reg_load_align_vreg.dists",))
+                                      "offset plus the bytes its dist moves); srcAddr is the UB the load may read, "
+                                      "not only the buffer behind the pointer: if the bytes past the buffer are UB the "
+                                      "kernel owns (lanes no later op uses), declare srcAddr over them",
+                              notes=("reg_load_align_vreg.dists", "reg_load_align_vreg.read-past"))
         yield rule(f"{p}.dual.registers", ("dstReg", "dstReg1"),
                    lambda v, ctx: Or(Not(dual(v)), v.dstReg != v.dstReg1),
                    "the dual load writes dstReg={dstReg} and dstReg1={dstReg1}: one register gets both halves",
