@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
@@ -85,3 +87,14 @@ def test_a_fix_that_every_case_warns_of_gives_such_cases_with_a_note():
     assert "every case draws a warning ([block_reduce_max.repeatTime.zero])" in r.stderr
     # only that warning: the others are still kept away
     assert _warnings_of(r.stdout.splitlines()) == [["block_reduce_max.repeatTime.zero"]] * 3
+
+
+def test_the_same_seed_gives_the_same_cases_past_a_solver_renewal():
+    """Two processes, the same seed: the same 120 lines, though the sampling renews its solver every 100 tries
+    (engines.solver.FRESH_SOLVER_EVERY) -- the renewal is at fixed tries, with the first solver's seed."""
+    argv = [sys.executable, "-m", "ascverify", "synth", "BlockReduceMax", "-p", "atlas-a2", "-n", "120", "--seed", "3"]
+    runs = [subprocess.run(argv, capture_output=True, text=True, timeout=600) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
+    lines = runs[0].stdout.splitlines()
+    assert len(lines) == 120 == len(set(lines)) and runs[1].stdout == runs[0].stdout
+    assert all(check_case(parse_case(json.loads(line))).valid for line in lines)

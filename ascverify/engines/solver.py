@@ -31,6 +31,10 @@ DEFAULT_TIMEOUT_MS = 10_000
 #: timeout, until one decides. Z3's time on these spaces is heavy-tailed: BilinearInterpolation's answer takes
 #: 0.03-0.5 s with most seeds, and once went past the whole 10 s in a busy test process.
 EXISTENCE_TRIES = ((0, 0.25), (7919, 0.25), (15838, 0.5))
+#: `Space.iter_sample` asks a new solver (the same rules and fixes) every this many tries: an incremental solver's
+#: learned lemmas make each later query slower (synth BlockReduceMax -n 300: 33 s with one solver, 7.5 s renewed every
+#: 100 tries; -n 1000: over 10 minutes, 23 s; bench/RESULTS.md)
+FRESH_SOLVER_EVERY = 100
 
 
 def _var(name: str, kind: str) -> z3.ExprRef:
@@ -261,6 +265,8 @@ class Space:
                 st.budget_exhausted = True
                 break
             st.tries += 1
+            if st.tries % FRESH_SOLVER_EVERY == 0:  # a new solver: the old one's learned lemmas slow every query
+                s, _ = self._exists(seed, fix_terms)
             # arguments first, tensor placement last: on a conflict the last drawn target goes first
             arg_fields = [k for k in domains if k.split(".")[0] not in tensor_names]
             tensor_fields = [k for k in domains if k.split(".")[0] in tensor_names]
