@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -364,6 +365,8 @@ NAMED_OUTPUTS = {
     "fuzz --junit": ["fuzz", "SetVectorMask", "-p", "atlas-a2", "--examples", "1", "-q", "--junit"],
     "show --svg": ["show", str(EXAMPLES / "bilinear_interpolation.json"), "--svg"],
     "fix -o": ["fix", str(EXAMPLES / "bad" / "bilinear_overlap.json"), "-o"],
+    # synth -o wrote one line, then "cannot write: Illegal seek" (it asked a FIFO for its position after each line)
+    "synth -o": ["synth", "BlockReduceMin", "-p", "atlas-a2", "-n", "3", "-o"],
 }
 
 
@@ -401,16 +404,20 @@ def test_a_fifo_or_a_link_the_user_names_is_written_through_never_replaced(tmp_p
     assert link.is_symlink() and target.stat().st_size > 0, "the link was replaced by a file"
 
 
-def test_a_socket_the_user_names_is_not_written(tmp_path, monkeypatch):
+@pytest.mark.parametrize("argv", list(NAMED_OUTPUTS.values()), ids=list(NAMED_OUTPUTS))
+def test_a_socket_the_user_names_is_not_written(tmp_path, monkeypatch, argv):
+    """A socket (like a block device: neither is a file a shell redirection writes) is refused before the work: a
+    fuzz campaign ran to its end and synth opened the device before they said so."""
     import socket
 
     monkeypatch.chdir(tmp_path)
     sock = socket.socket(socket.AF_UNIX)
     try:
         sock.bind("s.sock")
-        r = invoke("show", EXAMPLES / "bilinear_interpolation.json", "--svg", "s.sock")
+        r = invoke(*argv, "s.sock")
         assert r.exit_code == 2 and "is a socket, not a file: nothing written" in one_line_error(r)
         assert (tmp_path / "s.sock").is_socket()
+        assert "fuzz: [1/" not in r.output and "synth:" not in r.output  # refused before the campaign / search
     finally:
         sock.close()
 
@@ -452,3 +459,17 @@ def test_a_report_over_the_campaign_file_is_refused(tmp_path, monkeypatch, given
     assert r.exit_code == 2, r.output
     assert one_line_error(r) == "ascverify: c.toml: --report: is also the file of --config: give each output its own file"
     assert (tmp_path / "c.toml").read_text() == text
+
+
+@pytest.mark.parametrize("argv", [NAMED_OUTPUTS["fuzz --report"], NAMED_OUTPUTS["synth -o"]], ids=["fuzz", "synth"])
+def test_a_block_device_the_user_names_is_refused_before_the_work(tmp_path, monkeypatch, argv):
+    """docs/security.md: a block device is refused (exit 2). synth opened it and wrote a case; fuzz ran its whole
+    campaign first. Needs the right to make a device node (root): skipped elsewhere."""
+    monkeypatch.chdir(tmp_path)
+    try:
+        os.mknod("disk", 0o600 | stat.S_IFBLK, os.makedev(7, 200))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a block device here: {exc}")
+    r = invoke(*argv, "disk")
+    assert r.exit_code == 2 and "is a block device, not a file: nothing written" in one_line_error(r)
+    assert "fuzz: [1/" not in r.output and "synth:" not in r.output

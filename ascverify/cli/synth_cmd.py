@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import click
 
 from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, solver_region
-from ..engines.outputs import check_file_path, make_dir
+from ..engines.outputs import check_file_path, make_dir, refuse_unwritable_kind
 from ..spec.errors import InputError, one_line
 from .budget import TIME_BUDGET_OPTION, solver_command
 from .common import (emit, emit_error, emit_note, is_stdout, joined_lines, main, model_for, plural, product_for,
@@ -109,14 +111,16 @@ def _note_warned(rules: list[Any], fixed: bool) -> None:
 
 
 class _Sink:
-    """Case lines to standard output or to a file (opened at the first line), each written whole: a line the file
-    cannot take (a full disk) is cut off again, so the file ends with the last whole line."""
+    """Case lines to standard output or to a file (opened at the first line), each written whole: a line a regular
+    file cannot take (a full disk) is cut off again, so the file ends with the last whole line. A FIFO or a
+    character device (``-o /dev/stdout`` in a pipe) is written through, as a shell redirection does: it cannot
+    seek, so nothing is cut off there."""
 
     def __init__(self, out: str | None) -> None:
         self.out = out
         self.count = 0
         self._f: BinaryIO | None = None
-        self._whole = 0  # the file's size after its last whole line
+        self._whole: int | None = 0  # a regular file's size after its last whole line (None: not a regular file)
 
     def write(self, line: str) -> None:
         if self.out is None:
@@ -124,18 +128,26 @@ class _Sink:
         else:
             try:
                 if self._f is None:
-                    make_dir(Path(self.out).parent, field="-o")  # (created when needed, as for every file option)
-                    self._f = open(Path(self.out), "wb", buffering=0)
+                    self._open()
                 write_all(self._f, line.encode("utf-8"))
-                self._whole = self._f.tell()
+                if self._whole is not None:
+                    self._whole += len(line.encode("utf-8"))
             except OSError as exc:
-                if self._f is not None:
+                if self._f is not None and self._whole is not None:
                     try:
                         self._f.truncate(self._whole)
                     except OSError:
                         pass
                 raise InputError(f"cannot write: {exc.strerror or exc}", where=self.out, field="-o") from None
         self.count += 1
+
+    def _open(self) -> None:
+        """Open the file at the first line (its folder made when needed, as for every file option)."""
+        path = Path(self.out)
+        make_dir(path.parent, field="-o")
+        refuse_unwritable_kind(path, "-o")  # a block device made since the check before the search
+        self._f = open(path, "wb", buffering=0)
+        self._whole = 0 if stat.S_ISREG(os.fstat(self._f.fileno()).st_mode) else None
 
     def close(self) -> None:
         if self._f is not None:

@@ -153,6 +153,7 @@ def check_file_path(path: str, field: str, inputs: "Inputs | None" = None, *, pr
     try:
         if p.is_dir():
             raise OutputError("is a folder; give the path of a file", where=shown(path), field=field)
+        refuse_unwritable_kind(p, field)
         for parent in (p.parent, *p.parent.parents):
             if parent.exists():
                 if not parent.is_dir():
@@ -169,6 +170,18 @@ def check_file_path(path: str, field: str, inputs: "Inputs | None" = None, *, pr
         raise OutputError(f"is {what}: an input is never overwritten; choose another file", where=shown(path),
                           field=field)
     return p
+
+
+def refuse_unwritable_kind(path: Path, field: str = "") -> None:
+    """OutputError (nothing written) when ``path`` exists, or a link leads, to what a file option never writes: a
+    block device or a socket (a regular file, a character device such as /dev/null or /dev/stdout, a FIFO are
+    written; a missing file is created)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISDIR(mode)):
+        raise OutputError(f"is {file_kind(mode)}, not a file: nothing written", where=shown(path), field=field)
 
 
 def is_environment_error(exc: BaseException) -> bool:
@@ -236,8 +249,8 @@ def write_named_file(path: Path, writer: Callable[[Any], None]) -> None:
         mode = None
     except OSError as exc:
         raise os_error(exc, path) from None
-    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
-        raise OutputError(f"is {file_kind(mode)}, not a file: nothing written", where=shown(path))
+    if mode is not None:
+        refuse_unwritable_kind(path)
     try:
         with open(path, "wb") as f:
             writer(f)
