@@ -7,6 +7,7 @@ so that unsat cores map back to rule ids (STYLE.md 9, after Z3's marco example).
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -19,7 +20,7 @@ from ..cases.parse import _set_arg
 from ..spec.domains import field_domains
 from ..spec.errors import InputError, did_you_mean
 from ..spec.model import ApiModel
-from ..spec.params import BoolType, EnumType, MaskArg
+from ..spec.params import BoolType, EnumType, MaskArg, StructArg
 from ..spec.products import POSITIONS
 from ..spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values
 from . import interrupts
@@ -113,6 +114,8 @@ class Space:
         for a in model.args:
             if isinstance(a, MaskArg):
                 self._domain.extend(mask_shape(self.vars, a, model.mask_words))
+            elif isinstance(a, StructArg) and not a.optional:  # a required struct is always given (as parsing says)
+                self._domain.append(self.vars[f"{a.name}.present"])
 
     # -- solvers ----------------------------------------------------------------------------------------------
 
@@ -297,7 +300,7 @@ class Space:
             if m is None:
                 continue
             case = self.case_from(m, origin=f"synth:{found}")
-            key = tuple(sorted(case.env.items()))
+            key = json.dumps(case.to_json(), sort_keys=True)  # distinct as written (fields a form leaves out unseen)
             if key in seen:
                 continue
             seen.add(key)
