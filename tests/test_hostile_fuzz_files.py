@@ -287,3 +287,33 @@ def test_a_nul_in_a_campaign_file_value_is_one_line_naming_file_and_key(tmp_path
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("ascverify: c.json") and f"{key}:" in lines[0], r.stderr
     assert "NUL" in lines[0] and "internal error" not in r.output
+
+
+def test_a_folder_in_the_way_of_a_new_finding_is_not_taken_for_it(tmp_path):
+    """A folder (or a link) someone made under a new finding's name made the finding "known": nothing saved, no
+    reproducer, "0 new". The finding is known only when that folder's finding.json names its id; otherwise the
+    campaign says it could not be saved (exit 2, the finding printed in full) and leaves the folder alone."""
+    first = ascverify("fuzz", "BilinearInterpolation", "-p", "atlas-a2", "--target", BUGGY, "--examples", "50",
+                      "--seed", "1", "--findings", "F", "-q", cwd=tmp_path)
+    assert first.returncode == 1, first.stderr[-2000:]
+    (saved,) = [p for p in (tmp_path / "F").iterdir() if not p.name.startswith(".")]
+    fid = json.loads((saved / "finding.json").read_text())["id"]
+    again = ascverify("fuzz", "BilinearInterpolation", "-p", "atlas-a2", "--target", BUGGY, "--examples", "50",
+                      "--seed", "1", "--findings", "F", cwd=tmp_path)
+    assert again.returncode == 1 and "1 finding (0 new)" in again.stderr  # the real folder: known
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for kind in ("empty folder", "link"):
+        planted = tmp_path / kind.replace(" ", "_")
+        planted.mkdir()
+        if kind == "link":
+            (planted / saved.name).symlink_to(outside, target_is_directory=True)
+        else:
+            (planted / saved.name).mkdir()
+        r = ascverify("fuzz", "BilinearInterpolation", "-p", "atlas-a2", "--target", BUGGY, "--examples", "50",
+                      "--seed", "1", "--findings", planted, cwd=tmp_path)
+        _no_internal_error(r)
+        assert r.returncode == 2, (kind, r.stderr[-1500:])
+        assert f"finding {fid} not saved" in r.stderr and "is in the way: not this finding's folder" in r.stderr
+        assert "fuzz: finding: {" in r.stderr  # printed in full instead
+        assert not any(outside.iterdir()) and not any((planted / saved.name).iterdir())

@@ -56,7 +56,8 @@ from ...core.unspecified import blanked
 from ...spec.errors import InputError, did_you_mean
 from ...spec.version import __version__
 from ..interrupts import MAX_TIMEOUT
-from ..outputs import FINDING_LAYOUT, clean_stale_temps, os_error, owned_temp_dir, release_temp_dir, shown
+from ..outputs import (FINDING_LAYOUT, OutputError, clean_stale_temps, os_error, owned_temp_dir, release_temp_dir,
+                       shown)
 from .checks import Differential, Failure, run_invariants, run_negative
 from .compare import shown_value
 from .coverage import Point
@@ -133,8 +134,12 @@ def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: i
     doc = case.to_json()
     fid = finding_id(case.model.name, case.product, failure.key, doc, seed, rule)
     final = confined(root, finding_name(case.model.name, case.product, failure.key, fid))
-    if final.exists():
-        return Saved(fid, final, False)
+    if os.path.lexists(final):
+        if holds_finding(final, fid):
+            return Saved(fid, final, False)
+        raise OutputError(f"{shown(final.name)} is in the way: not this finding's folder (no readable {FINDING_FILE} "
+                          f"with id {fid}); nothing there is replaced",
+                          where=shown(root), field="--findings")
     tmp: Path | None = None
     try:
         root.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
@@ -177,6 +182,17 @@ def save_finding(root: Path, *, unit: Any, failure: Failure, case: Case, seed: i
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def holds_finding(folder: Path, fid: str) -> bool:
+    """``folder`` is a finding folder of the finding ``fid``: a folder (not a link to one) whose finding.json, a
+    regular file read within its bound, names that id. A folder someone else made under the same name is not."""
+    if os.path.islink(folder) or not folder.is_dir():
+        return False
+    try:
+        return load_meta(folder).get("id") == fid
+    except InputError:
+        return False
 
 
 def shrink_note(found: Mapping[str, Any], *, long: bool = False) -> str:
