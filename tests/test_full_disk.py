@@ -99,3 +99,33 @@ def test_a_temporary_folder_the_disk_cannot_take_names_the_output_folder(tmp_pat
         owned_temp_dir(tmp_path, ".case_0000.tmp-")
     assert got.value.line() == f"{tmp_path}: cannot write: No space left on device"
     assert list(tmp_path.iterdir()) == []  # the folder it made is gone
+
+
+def test_a_picture_on_a_full_standard_output_names_it(tmp_path):
+    """show prints through rich: a full disk there said "cannot write or read" without naming what."""
+    out = tmp_path / "map.txt"
+    got = run(tmp_path, 100, "show", str(ROOT / "examples" / "bad" / "bad.json"), stdout=out)
+    assert got.returncode == 2, got
+    assert got.stderr == "ascverify: standard output: cannot write: File too large\n"
+
+
+def test_a_finding_line_lost_on_a_full_standard_output_is_an_error(tmp_path):
+    """fuzz wrote its finding lines ignoring errors: a full standard output lost them and the campaign ended with
+    exit status 1 and no word of it. The finding is saved all the same; the command names standard output and exits
+    2. The stream is a file already near the size limit, so that the finding's own files (new files, smaller than
+    the limit) are still written."""
+    limit = 1 << 16
+    out = tmp_path / "results.txt"
+    out.write_bytes(b"x" * (limit - 10))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open(out, "ab") as stream:
+        got = subprocess.run([sys.executable, "-m", "ascverify", "fuzz", "BilinearInterpolation", "-p", "atlas-a2",
+                              "--target", f"{ROOT / 'examples' / 'targets' / 'bilinear_buggy.py'}:bilinear",
+                              "--examples", "50", "--seed", "1", "--findings", "F"],
+                             cwd=tmp_path, stdout=stream, stderr=subprocess.PIPE, text=True, timeout=300,
+                             preexec_fn=limited(limit), env=env)
+    assert got.returncode == 2, got.stderr
+    assert got.stderr.rstrip().endswith("ascverify: standard output: cannot write: File too large"), got.stderr
+    assert "1 finding (1 new)" in got.stderr
+    (saved,) = [p for p in (tmp_path / "F").iterdir() if not p.name.startswith(".")]
+    assert (saved / "finding.json").is_file()

@@ -386,6 +386,21 @@ def stdout_console(**options: Any) -> Any:
         console.quiet = True
         raise BrokenPipeError("standard output closed")
     console.on_broken_pipe = closed  # type: ignore[method-assign]
+    printed = console.print
+
+    def print_named(*args: Any, **kwargs: Any) -> None:
+        """A standard output that cannot take the text (a full disk) is named, as `emit` names it (exit status 2)."""
+        try:
+            printed(*args, **kwargs)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            if not is_environment_error(exc):
+                raise
+            console.quiet = True
+            silence_stdout()
+            raise os_error(exc, "standard output") from None
+    console.print = print_named  # type: ignore[method-assign]
     return console
 
 

@@ -12,11 +12,11 @@ from typing import Any, Callable, Sequence
 import click
 
 from ..cases.sources import read_bytes
-from ..engines.outputs import Inputs, check_distinct_outputs, check_file_path, is_stdout, shown_output
+from ..engines.outputs import Inputs, check_distinct_outputs, check_file_path, is_stdout, os_error, shown_output
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line, shown_path
 from .common import (FORMAT_OPTION, emit, emit_error, emit_note, folder_option_value, main, model_for, plural,
-                     print_json)
+                     print_json, silence_stdout)
 from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
 from .options import FiniteFloatRange, api_argument, product_option, timeout_option, verbosity_options, workers_option
 
@@ -333,7 +333,21 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         lines = coverage_lines(result.coverage, apis=list(dict.fromkeys(u.api for u in items)))
         if lines:
             emit_error("\n".join(lines).rstrip("\n"))
-    sys.exit(fuzz_html_finish(html, result, timeline, result.exit_status))
+    status = fuzz_html_finish(html, result, timeline, result.exit_status)
+    _results_stream_failed(display.lost_output)
+    sys.exit(status)
+
+
+def _results_stream_failed(lost: OSError | None) -> None:
+    """When a finding line could not be written to standard output: a closed pipe stops as every command's does
+    (141); another error (a full disk) is one line naming standard output, exit status 2, as `emit` says it (the
+    findings are saved and in the reports either way)."""
+    if lost is None:
+        return
+    if isinstance(lost, BrokenPipeError):
+        raise lost
+    silence_stdout()  # what is still buffered would fail again at exit
+    raise os_error(lost, "standard output")
 
 
 def _nothing_to_fuzz(config: Any, target_cmd: str | None) -> InputError:

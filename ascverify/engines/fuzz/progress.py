@@ -65,6 +65,8 @@ class Display(Sink):
         self.results: list[ItemResult] = []
         self.findings: list[dict[str, Any]] = []
         self._seen: set[str] = set()
+        #: the error that lost a finding line on the results stream (a full disk, a closed pipe): said by the command
+        self.lost_output: OSError | None = None
         self.cases = 0
         self.started = time.monotonic()
         self._last_beat = self.started
@@ -125,7 +127,7 @@ class Display(Sink):
             self._progress.update(self._overall, note=f"{n} finding{'' if n == 1 else 's'}")
             if _isatty(self.out):
                 return  # already on the terminal
-        self._write(self.out, line)
+        self._write_result(line)
 
     def done(self, result: ItemResult) -> None:
         self.results.append(result)
@@ -149,6 +151,19 @@ class Display(Sink):
         n = len(self.findings)
         self._write(self.err, f"fuzz: {self.cases} cases, {n} finding{'' if n == 1 else 's'}, "
                               f"{len(self.results)}/{self.items} items done, {now - self.started:.0f} s")
+
+    def _write_result(self, line: str) -> None:
+        """A finding line on the results stream; the first error that loses one is kept (`lost_output`) and no
+        more is written there (the findings are saved and in the reports; the command says the stream failed)."""
+        if self.lost_output is not None:
+            return
+        try:
+            self.out.write(line + "\n")
+            self.out.flush()
+        except OSError as exc:
+            self.lost_output = exc
+        except ValueError:  # a closed stream
+            self.lost_output = BrokenPipeError("standard output closed")
 
     def _write(self, stream: TextIO, line: str) -> None:
         try:
