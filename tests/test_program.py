@@ -64,6 +64,28 @@ def test_shipped_example_is_valid_and_runs(tmp_path):
     assert doc["program"] == shipped and doc["calls"] == ["SetVectorMask", "BlockReduceMin"]
 
 
+def test_a_tensor_a_call_gives_inline_is_written_too(tmp_path):
+    """The schema lets a call give a tensor inline instead of naming a shared one; `run` wrote only the shared
+    tensors ("wrote 1 tensor": BlockReduceMin's dst lost). Written as call<i>@<param>, after the last call, with the
+    same contents as when the same tensor is shared."""
+    (tmp_path / "shared").mkdir()
+    r = CliRunner().invoke(main, ["run", str(EXAMPLE), "-o", str(tmp_path / "shared")])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(EXAMPLE.read_text())
+    doc["calls"][1]["tensors"]["dst"] = doc["tensors"].pop("z")
+    case = tmp_path / "inline.json"
+    case.write_text(json.dumps(doc))
+    r = CliRunner().invoke(main, ["run", str(case), "-o", str(tmp_path / "inline")])
+    assert r.exit_code == 0, r.output
+    assert "wrote 2 tensors" in r.stderr
+    written = json.loads((tmp_path / "inline" / "run.json").read_text())["tensors"]
+    assert sorted(written) == ["call1@dst", "x"]
+    shared, inline = (np.load(tmp_path / "shared" / "z.npy"), np.load(tmp_path / "inline" / "call1@dst.npy"))
+    assert shared.tobytes() == inline.tobytes()
+    assert (np.load(tmp_path / "inline" / "call1@dst.unspecified.npy")
+            == np.load(tmp_path / "shared" / "z.unspecified.npy")).all()
+
+
 def test_masked_op_without_a_prior_set_vector_mask_is_refused_at_its_call():
     result = check_program(parse_program(program(brm(), set_mask([255, 0]), brm())))
     assert [(v.call, v.id) for v in result.violations] == [(0, "block_reduce_min.order.vector_mask")]

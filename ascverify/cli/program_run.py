@@ -91,18 +91,12 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
         return _not_executed(program, verdict, path, index, seed, folder,
                              f"{type(exc).__name__}: {one_line(str(exc))[:300]}")
     tensors: list[tuple[str, Any, str, Any]] = []
-    for name, decl in program.tensors.items():
-        for call in program.calls:
-            params = [p for p, n in call.shared.items() if n == name]
-            if not params:
-                continue
-            t = call.case.tensor(params[0])
-            if t.end > run.memory.size(t.buffer):
-                break
-            arr = np.ascontiguousarray(run.memory.elements(t.buffer, t.addr, t.size, t.dtype))
-            marks = unspecified_elements(run.memory, t.buffer, t.addr, t.size, t.dtype)
-            tensors.append((name, arr, t.dtype.name, marks))
-            break
+    for name, t in _tensors_after(program):
+        if t.end > run.memory.size(t.buffer):
+            continue
+        arr = np.ascontiguousarray(run.memory.elements(t.buffer, t.addr, t.size, t.dtype))
+        marks = unspecified_elements(run.memory, t.buffer, t.addr, t.size, t.dtype)
+        tensors.append((name, arr, t.dtype.name, marks))
     regs = getattr(run.memory, "registers", None)
     use_regs = regs is not None and any(r.trace.register_records or c.case.registers
                                         for r, c in zip(run.runs, program.calls))
@@ -135,6 +129,25 @@ def run_program_to(program: Any, path: str, index: int, seed: int, outdir: Path,
                         f"{', registers.json' if registers else ''} and run.json to "
                         f"{outdir}{unspecified_summary(written)}"))
     return 1 if (faults or not verdict.valid) else 0
+
+
+def _tensors_after(program: Any) -> list[tuple[str, Any]]:
+    """The tensors `run` writes after the last call, each with the first call's view of it: the program's shared
+    tensors by their names, then each tensor a call gives inline as ``call<i>@<param>`` ('@' is in no plain name,
+    so no shared tensor has such a name)."""
+    out: list[tuple[str, Any]] = []
+    for name in program.tensors:
+        for call in program.calls:
+            params = [p for p, n in call.shared.items() if n == name]
+            if params:
+                out.append((name, call.case.tensor(params[0])))
+                break
+    for i, call in enumerate(program.calls):
+        for decl in call.case.model.tensors:
+            t = call.case.tensor(decl.name)
+            if decl.name not in call.shared and t.present:
+                out.append((f"call{i}@{decl.name}", t))
+    return out
 
 
 def _program_fields(program: Any) -> dict[str, Any]:
