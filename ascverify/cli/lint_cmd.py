@@ -8,7 +8,7 @@ import time
 
 import click
 
-from ..engines.interrupts import UNDECIDED, budget_exhausted, time_budget as budget
+from ..engines.interrupts import EXIT_UNDECIDED, UNDECIDED, budget_exhausted, time_budget as budget
 from ..spec.errors import InputError
 from ..spec.products import BUFFERS
 from ..spec.registry import apis
@@ -53,9 +53,10 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, 
       ascverify lint BlockReduceMin --product atlas-training
       ascverify lint SetVectorMask --format json > lint.json
 
-    Exit status: 0 every query decided and no unexplained finding, 1 an unexplained finding or an
-    undecided query (unknown; a longer --timeout may decide it, --allow-unknown accepts it),
-    2 an unknown API or product, or a product none of the APIs named is supported on.
+    Exit status: 0 every query decided and no unexplained finding, 1 an unexplained finding, 2 an
+    undecided query and no unexplained finding (unknown, as every command's undecided answer; a longer
+    --timeout may decide it, --allow-unknown accepts it), an unknown API or product, or a product
+    none of the APIs named is supported on.
     """
     from ..engines.lint import definition_problems, lint as run_lint
 
@@ -106,7 +107,7 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, 
         raise_what = f"the time budget ({time_budget:g} s) ran out: raise --time-budget" if spent else "raise --timeout"
         emit_error(f"lint: {plural(unknown, 'undecided query', 'undecided queries')} fail the lint ({raise_what}, "
                    f"or --allow-unknown to accept them)")
-    sys.exit(1 if unexplained or problems or (unknown and not allow_unknown) else 0)
+    sys.exit(1 if unexplained or problems else EXIT_UNDECIDED if unknown and not allow_unknown else 0)
 
 
 @main.command("diff-products")
