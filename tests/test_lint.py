@@ -247,3 +247,29 @@ def test_a_product_no_api_named_supports_is_bad_input():
     # one supported product among those given is enough
     assert CliRunner().invoke(main, ["lint", "SetMaskNorm", "-p", "atlas-inference-vectorcore", "-p", "atlas-a2",
                                      "--timeout", "5"]).exit_code == 0
+
+
+def test_an_interrupted_lint_prints_what_it_linted(monkeypatch):
+    """SIGTERM or Ctrl-C during `lint --format json` left an empty file: the contexts linted before it are printed,
+    in context order, in a document marked interrupted, and the exit status is 130."""
+    import ascverify.engines.lint as lint_engine
+
+    real = lint_engine._worker
+    calls = []
+
+    def stop_at_the_second_api(job):
+        calls.append(job[0][0][0])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(job)
+
+    monkeypatch.setattr(lint_engine, "_worker", stop_at_the_second_api)
+    r = CliRunner().invoke(main, ["lint", "SetMaskNorm", "SetMaskCount", "-j", "1", "--format", "json"])
+    assert r.exit_code == 130, r.output
+    doc = json.loads(r.stdout)
+    assert doc["interrupted"] is True
+    first = [c for c in doc["contexts"]]
+    assert first and {c["api"] for c in first} == {calls[0]}
+    want = [(p, t) for m, p, t in lint_engine.contexts([get_api(calls[0])], None)]
+    assert [(c["product"], c["dtype"]) for c in first] == want
+    assert "lint: interrupted after" in r.stderr and r.stderr.rstrip().endswith("interrupted (SIGINT)")

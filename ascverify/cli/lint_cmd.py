@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 import click
 
@@ -58,7 +59,7 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, 
     --timeout may decide it, --allow-unknown accepts it), an unknown API or product, or a product
     none of the APIs named is supported on.
     """
-    from ..engines.lint import definition_problems, lint as run_lint
+    from ..engines.lint import contexts, definition_problems, lint as run_lint
 
     models = [model_for(n) for n in api_names] if api_names else list(apis())
     pids = [product_for(p).id for p in products] if products else None
@@ -70,17 +71,49 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, 
         raise InputError(f"nothing to lint: {who} on {', '.join(pids)} (supported: {', '.join(supported)})",
                          field="--product")
     t0 = time.perf_counter()
-    reports = run_lint(models, pids, timeout_ms=max(1, round(timeout * 1000)), jobs=workers,
-                       time_budget=time_budget)
-    seconds = time.perf_counter() - t0
     problems = [p for m in models for p in definition_problems(m)]
+    finished: list[Any] = []
+    try:
+        reports = run_lint(models, pids, timeout_ms=max(1, round(timeout * 1000)), jobs=workers,
+                           time_budget=time_budget, finished=finished)
+    except KeyboardInterrupt:
+        # what was linted before Ctrl-C or SIGTERM is printed (the document marked interrupted), then exit 130
+        order = {(m.name, p, t): k for k, (m, p, t) in enumerate(contexts(models, pids))}
+        done = sorted(finished, key=lambda r: order.get((r.api, r.product, r.dtype), len(order)))
+        _print_reports(done, problems, fmt, verbose, interrupted=True)
+        emit_note(f"lint: interrupted after {plural(len(done), 'context')} of {len(order)} (printed above)")
+        raise
+    seconds = time.perf_counter() - t0
+    findings = [f for r in reports for f in r.findings]
+    unexplained = [f for f in findings if not f.explained]
+    unknown = sum(len(r.unknown) for r in reports)
+    _print_reports(reports, problems, fmt, verbose)
+    by_design = sum(len(r.by_design) for r in reports)
+    emit_note(f"lint: {plural(len(reports), 'context')} of {plural(len(models), 'API')} in {seconds:.1f} s: "
+              f"{plural(len(findings), 'finding')} ({len(findings) - len(unexplained)} explained, {len(unexplained)} "
+              f"unexplained), {plural(unknown, 'undecided query', 'undecided queries')}, {by_design} by design")
+    if unknown and not allow_unknown:
+        spent = any(r.budget_exhausted for r in reports) and time_budget is not None
+        raise_what = f"the time budget ({time_budget:g} s) ran out: raise --time-budget" if spent else "raise --timeout"
+        emit_error(f"lint: {plural(unknown, 'undecided query', 'undecided queries')} fail the lint ({raise_what}, "
+                   f"or --allow-unknown to accept them)")
+    sys.exit(1 if unexplained or problems else EXIT_UNDECIDED if unknown and not allow_unknown else 0)
+
+
+def _print_reports(reports: list[Any], problems: list[str], fmt: str, verbose: bool, *,
+                   interrupted: bool = False) -> None:
+    """The contexts' findings and undecided queries on standard output (text lines, or the JSON document, with
+    ``"interrupted": true`` when a signal stopped the lint before its last context)."""
     findings = [f for r in reports for f in r.findings]
     unexplained = [f for f in findings if not f.explained]
     unknown = sum(len(r.unknown) for r in reports)
     if fmt == "json":
-        print_json({"contexts": [r.to_json() for r in reports], "definition_problems": problems,
-                    "findings": len(findings), "unexplained": len(unexplained), "unknown": unknown,
-                    "undecided": unknown, "budget_exhausted": any(r.budget_exhausted for r in reports)})
+        doc = {"contexts": [r.to_json() for r in reports], "definition_problems": problems,
+               "findings": len(findings), "unexplained": len(unexplained), "unknown": unknown,
+               "undecided": unknown, "budget_exhausted": any(r.budget_exhausted for r in reports)}
+        if interrupted:
+            doc["interrupted"] = True
+        print_json(doc)
     else:
         lines = []
         for r in reports:
@@ -97,17 +130,8 @@ def lint(api_names: tuple[str, ...], products: tuple[str, ...], timeout: float, 
                 if r.same_as:
                     lines.append(f"{where}: note: same rules as on {r.same_as}: linted once")
         lines += [f"lint: {p}" for p in problems]
-        emit(joined_lines(lines))
-    by_design = sum(len(r.by_design) for r in reports)
-    emit_note(f"lint: {plural(len(reports), 'context')} of {plural(len(models), 'API')} in {seconds:.1f} s: "
-              f"{plural(len(findings), 'finding')} ({len(findings) - len(unexplained)} explained, {len(unexplained)} "
-              f"unexplained), {plural(unknown, 'undecided query', 'undecided queries')}, {by_design} by design")
-    if unknown and not allow_unknown:
-        spent = any(r.budget_exhausted for r in reports) and time_budget is not None
-        raise_what = f"the time budget ({time_budget:g} s) ran out: raise --time-budget" if spent else "raise --timeout"
-        emit_error(f"lint: {plural(unknown, 'undecided query', 'undecided queries')} fail the lint ({raise_what}, "
-                   f"or --allow-unknown to accept them)")
-    sys.exit(1 if unexplained or problems else EXIT_UNDECIDED if unknown and not allow_unknown else 0)
+        if lines:
+            emit(joined_lines(lines))
 
 
 @main.command("diff-products")

@@ -442,12 +442,20 @@ def _worker(job: tuple[list[tuple[str, str, str]], int, float | None, float | No
             interrupts.set_deadline(saved)
 
 
+def _indexed_worker(item: tuple[int, tuple]) -> tuple[int, list[ContextReport]]:
+    """`_worker` of one API's job, with the job's place in the run (a pool hands results back as they end)."""
+    i, job = item
+    return i, _worker(job)
+
+
 def lint(models: Sequence[ApiModel], products: Sequence[str] | None = None, *, timeout_ms: int = QUERY_TIMEOUT_MS,
-         jobs: int = 1, time_budget: float | None = None) -> list[ContextReport]:
+         jobs: int = 1, time_budget: float | None = None,
+         finished: list[ContextReport] | None = None) -> list[ContextReport]:
     """Lint every context of ``models`` (one API per process with ``jobs`` > 1); reports in context order.
 
     ``time_budget``: seconds for the whole run; the queries and contexts left when it runs out are reported
-    undecided (``ContextReport.budget_exhausted``)."""
+    undecided (``ContextReport.budget_exhausted``). ``finished``: each API's reports are added to it as soon as
+    that API is linted, so that a caller stopped by Ctrl-C or SIGTERM still has them."""
     import time as _time
 
     per_api: dict[str, list[tuple[str, str, str]]] = {}
@@ -455,8 +463,16 @@ def lint(models: Sequence[ApiModel], products: Sequence[str] | None = None, *, t
         per_api.setdefault(m.name, []).append((m.name, p, t))
     deadline = _time.monotonic() + time_budget if time_budget is not None else None
     work = [(todo, timeout_ms, deadline, time_budget) for todo in per_api.values()]
+    parts: list[list[ContextReport] | None] = [None] * len(work)
+
+    def keep(i: int, reports: list[ContextReport]) -> None:
+        parts[i] = reports
+        if finished is not None:
+            finished.extend(reports)
+
     if jobs <= 1 or len(work) < 2:
-        parts = [_worker(w) for w in work]
+        for i, w in enumerate(work):
+            keep(i, _worker(w))
     else:
         import multiprocessing
 
@@ -469,10 +485,8 @@ def lint(models: Sequence[ApiModel], products: Sequence[str] | None = None, *, t
         pool = interrupts.start_pool(ctx, min(jobs, len(work)))
         with pool:
             interrupts.checkpoint()
-            done = pool.map(_worker, [work[i] for i in order], chunksize=1)
-        parts = [None] * len(work)
-        for i, res in zip(order, done):
-            parts[i] = res
+            for i, res in pool.imap_unordered(_indexed_worker, [(i, work[i]) for i in order]):
+                keep(i, res)
     return [r for part in parts for r in part]  # type: ignore[union-attr]
 
 
