@@ -178,7 +178,7 @@ def refuse_unwritable_kind(path: Path, field: str = "") -> None:
     written; a missing file is created)."""
     try:
         mode = os.stat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # missing (created later), or a loop of links and the like: the writing names it
         return
     if not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISDIR(mode)):
         raise OutputError(f"is {file_kind(mode)}, not a file: nothing written", where=shown(path), field=field)
