@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -51,7 +53,10 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     The random mode leaves out calls whose mask is set by an earlier call (isSetMask=false with
     MASK_PLACEHOLDER): alone, their outputs are unspecified. The negative mode writes the
     rules kernel authors get wrong first (overlaps, alignment, sizes and buffer bounds, masks),
-    the limits of the parameters' C types last; every value is one a case file can hold.
+    the limits of the parameters' C types last. In the boundary and negative modes every value is
+    one a case file can hold (a target past a 64-bit type is skipped, with the reason); in every
+    mode each case written, read back as `check` reads it, gets the verdict its manifest entry
+    says (else exit status 1).
 
     DIR must be new, empty, or an earlier `gen` output (its manifest lists the files it wrote:
     case folders are replaced and those beyond N removed only when they hold nothing else).
@@ -69,17 +74,15 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     see "problem" in the manifest), 2 bad input (unknown API, product or type, an unsupported
     product, a DIR that cannot be written or holds files in the way) or, with --time-budget, the
     budget ran out (the cases found are written, the targets left listed as undecided), 130
-    interrupted (Ctrl-C or SIGTERM: the cases found so far are written, with the manifest).
+    interrupted (Ctrl-C or SIGTERM: the cases found so far are written, for at most 10 s, with
+    the manifest listing them; a second Ctrl-C is let pass, a third stops at once).
     """
     from ..engines.gen import RANDOM_DEFAULT, generate
-    from ..engines.gen.output import write_generation
 
     model = model_for(api)
     product = product_for(product_name)
     tname = supported_type(model, product, dtype)
     folder_option_value(out)
-    from pathlib import Path
-
     from ..engines.gen.output import GEN_FORMAT, legacy_gen_files, tmp_cases_of_ours
 
     outdir = Path(out)
@@ -98,8 +101,9 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
                             f"{outdir} left as it was" + ("; the HTML page was not written" if html else "")))
         sys.exit(130)
     try:
-        doc = write_generation(g, outdir, limit=count if mode != "random" else None, force=force,
-                               keep_data=html is not None)  # the page classifies the cases with their data
+        doc = _write_found(g, outdir, limit=count if mode != "random" else None, force=force,
+                           keep_data=html is not None,  # the page classifies the cases with their data
+                           progress=_stop_notice(g))
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM while writing: say what is on disk (exit 130)
         if g.written is None:
             emit_error(one_line(f"gen: interrupted before writing: nothing written, {outdir} left as it was"
@@ -123,8 +127,7 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
             lines.append(f"gen: left out: {g.report['left_out']}")
         asked = count if count is not None else RANDOM_DEFAULT
         if len(doc["cases"]) < asked:
-            lines.append(f"gen: {len(doc['cases'])} of the {asked} cases asked for: no more distinct valid cases were "
-                         f"found (an API with few or no arguments has few)")
+            lines.append(_shortfall(len(doc["cases"]), asked, g.report))
     else:
         cov = doc["coverage"]
         shown = {k: v for k, v in cov.items() if isinstance(v, int)}
@@ -145,7 +148,9 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     for c in problems[:20]:
         lines.append(f"gen: problem: {c['case_name']}: {c['problem']}")
     if g.report.get("stopped"):
-        lines.append(f"gen: stopped: {g.report['stopped']}; the cases found are written"
+        lines.append(f"gen: stopped: {g.report['stopped']}; "
+                     + (f"{len(doc['cases'])} written, {g.report['left_unwritten']}" if g.report.get("left_unwritten")
+                        else "the cases found are written")
                      + (", the targets left undecided" if mode != "random" else ""))
     lines.append(f"gen: {t_gen:.2f} s generating, {t_all - t_gen:.2f} s writing inputs and goldens")
     text = "".join(one_line(line) + "\n" for line in lines).rstrip("\n")
@@ -153,3 +158,44 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     if not is_stdout(html):  # (`--html -`: standard output is the page's alone)
         emit(joined_lines([one_line(str(outdir / "manifest.json"))]))
     sys.exit(130 if g.report.get("interrupted") else 1 if problems else 2 if g.report.get("stopped") else 0)
+
+
+def _write_found(g: Any, outdir: Path, **kwargs: Any) -> dict[str, Any]:
+    """`write_generation`, once more when a Ctrl-C or SIGTERM came after the generation and before the folder was
+    touched (``g.written`` still None): that stop is dealt with like one during the generation, and the cases found
+    are written."""
+    from ..engines.gen import stop_generation
+    from ..engines.gen.output import write_generation
+
+    try:
+        return write_generation(g, outdir, **kwargs)
+    except KeyboardInterrupt as exc:
+        if g.written is not None or g.report.get("interrupted"):
+            raise
+        stop_generation(g, exc)
+    return write_generation(g, outdir, **kwargs)
+
+
+def _stop_notice(g: Any) -> Callable[[int, int], None]:
+    """A `write_generation` progress callback that says once, when the first case is written after a Ctrl-C or
+    SIGTERM stopped the generation, that the cases found are being written and how to stop at once."""
+    from ..engines.gen.output import WRITE_AFTER_STOP_SECONDS
+
+    said = []
+
+    def notice(done: int, total: int) -> None:
+        if not said and g.report.get("interrupted"):
+            said.append(True)
+            emit_note(one_line(f"gen: {g.report['stopped']}: writing the {plural(total, 'case')} found, each with its "
+                               f"golden, for at most {WRITE_AFTER_STOP_SECONDS:g} s (Ctrl-C twice more stops at once; "
+                               f"manifest.json lists what is written)"))
+
+    return notice
+
+
+def _shortfall(found: int, asked: int, report: dict[str, Any]) -> str:
+    """The line saying why the random mode wrote fewer cases than asked for: stopped, or no more to be found."""
+    if report.get("stopped"):
+        return f"gen: {found} of the {asked} cases asked for: {report['stopped']}, the search did not finish"
+    return (f"gen: {found} of the {asked} cases asked for: no more distinct valid cases were found (an API with few "
+            f"or no arguments has few)")

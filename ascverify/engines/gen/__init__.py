@@ -25,15 +25,15 @@ each case as a directory and the manifest. The same seed gives the same cases in
 from __future__ import annotations
 
 import random
+import signal
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from ...cases.case import Case
-from ...cases.parse import parse_case
 from ...checking.checker import check_case, check_cases
 from ...core.memory import Fault
 from ...core.run import prepare, random_values, run_case
@@ -49,6 +49,7 @@ from ..solver import SampleStats, Space
 from .construct import Unsupported, build_batch, quiet_assumptions, spread_placement
 from .solving import Solving
 from .targets import Target, describe_core, field_targets, negative_targets, rule_targets, solve_target
+from .written import written_form
 
 MODES = ("random", "boundary", "negative")
 
@@ -66,6 +67,8 @@ class GenCase:
     note: str = ""
     breaks: list[str] = field(default_factory=list)
     warns: list[str] = field(default_factory=list)
+    #: the rules its illegal targets say it breaks (each must be an error of its verdict)
+    rules: list[str] = field(default_factory=list)
     data_seed: int = 0
     inputs: dict[str, np.ndarray] = field(default_factory=dict)
     golden: dict[str, np.ndarray] = field(default_factory=dict)
@@ -133,12 +136,7 @@ def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int 
     except KeyboardInterrupt as exc:
         if on_interrupt != "return":
             raise
-        import signal
-
-        name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
-        interrupts.handled()  # the caller writes the cases found: its checkpoints do not stop it again
-        gen.report["interrupted"] = name
-        gen.report["stopped"] = f"interrupted ({name})"
+        name = stop_generation(gen, exc)
         if mode != "random":
             gen.report.setdefault("targets", [])  # interrupted before the targets were listed
         else:  # the report of the cases kept
@@ -150,6 +148,17 @@ def generate(model: ApiModel, ctx: Context, mode: str, n: int | None, seed: int 
         _unsolved(gen, f"undecided: interrupted ({name}) before this target was solved")
     gen.seconds = time.perf_counter() - t0
     return gen
+
+
+def stop_generation(gen: Generation, exc: BaseException) -> str:
+    """Record that Ctrl-C or SIGTERM (``exc``) stopped the generation (``report["interrupted"]``, ``["stopped"]``)
+    and that the stop is dealt with: the caller writes the cases found, its checkpoints do not stop it again (a
+    second signal is let pass, a third stops the writing: `interrupts.handled`). Returns the signal's name."""
+    name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
+    interrupts.handled()
+    gen.report["interrupted"] = name
+    gen.report["stopped"] = f"interrupted ({name})"
+    return name
 
 
 def _unsolved(gen: Generation, reason: str) -> None:
@@ -216,10 +225,11 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
         while len(gen.cases) < n and k < max_chunks:
             want = max(1, min(max_chunks - k, -(-(n - len(gen.cases)) // CHUNK) + (1 if k else 0)))
             args = [(model.name, ctx.product.id, ctx.dtype.name, gen.seed, k + i) for i in range(want)]
-            parts = pool.starmap(_chunk, args) if pool is not None and want > 1 else [_chunk(*a) for a in args]
             k += want
             failed = ""
-            for envs, counts, why in parts:  # in chunk order: the same cases for any number of processes
+            # in chunk order (the same cases for any number of processes), each chunk's cases kept as it comes: a
+            # Ctrl-C keeps those of the chunks done
+            for envs, counts, why in _chunks_in_order(pool, args):
                 for key_, v in counts.items():
                     totals[key_] += v
                 failed = failed or why
@@ -235,6 +245,7 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
                     seen.add(key)
                     gen.cases.append(GenCase(Case(model, ctx, env, origin=f"gen:{len(gen.cases)}"), "success",
                                              note="constructed"))
+                _construction_report(gen, totals, t0)
             if failed:
                 technique = f"solver pivots ({failed})"
                 break
@@ -277,6 +288,25 @@ def _random(gen: Generation, n: int, jobs: int = 1) -> None:
         gen.report["shortfall"] = f"{len(gen.cases)} distinct valid cases found of the {n} asked for"
         if stats is not None and (stats.undecided or stats.budget_exhausted):
             gen.report["shortfall"] += f"; {_undecided_reason()} ({stats.undecided} undecided queries)"
+
+
+def _chunks_in_order(pool: Any, args: list[tuple]) -> Iterator[tuple[list[dict[str, Any]], dict[str, int], str]]:
+    """`_chunk` of each of ``args``, in their order, each yielded as soon as it and those before it are done (in the
+    pool's processes when there is a pool and more than one chunk)."""
+    if pool is None or len(args) < 2:
+        for a in args:
+            yield _chunk(*a)
+        return
+    pending = [pool.apply_async(_chunk, a) for a in args]
+    for p in pending:
+        yield p.get()
+
+
+def _construction_report(gen: Generation, totals: dict[str, int], t0: float) -> None:
+    """The construction's counts so far in the report (what an interrupted run reports)."""
+    share = round(totals["valid"] / totals["built"], 3) if totals["built"] else None
+    gen.report["constructed"] = {**totals, "kept": len(gen.cases), "valid_share": share}
+    gen.report["construction_seconds"] = time.perf_counter() - t0
 
 
 def mask_set_elsewhere(model: ApiModel, env: dict[str, Any]) -> bool:
@@ -389,42 +419,69 @@ def _boundary(gen: Generation, limit: int | None = None) -> None:
             continue
         else:
             t.status = "covered"
+        case, why = written_showing(sv, t, out.case, _shown_term(sv, t))
+        if case is None:
+            t.status, t.reason = "skipped", why
+            continue
         t.released = out.released
-        key = case_key(out.case)
+        key = case_key(case)
         got = seen.get(key)
         if got is None:
-            got = GenCase(out.case, t.expect, note=t.label)
+            got = GenCase(case, t.expect, note=t.label)
             seen[key] = got
             gen.cases.append(got)
         got.covers.append(t.id)
+        _expect_rule(got, t)
         t.cases.append(len(gen.cases) - 1 if got is gen.cases[-1] else gen.cases.index(got))
         if t.rule is not None and t.expect == "failed" and t.kind == "custom":
-            near[t.rule] = out.case
+            near[t.rule] = case
         # other pending legal targets this case already shows
         if t.expect == "success":
             _cover_others(sv, targets, got, gen.cases.index(got))
     gen.report["targets"] = targets
 
 
-def _cover_others(sv: Any, targets: list, gc: GenCase, index: int) -> None:
-    import z3
-
-    case = gc.case
-    subst = [(var, z3.BoolVal(bool(case.env[n])) if z3.is_bool(var) else z3.IntVal(int(case.env[n])))
-             for n, var in sv.space.vars.items()]
+def _cover_others(sv: Solving, targets: list, gc: GenCase, index: int) -> None:
+    """Mark the pending legal targets the valid case ``gc`` (as its file holds it) shows as covered by it."""
     for t in targets:
         if t.status != "pending" or t.expect != "success" or t.kind == "custom-near":
             continue
         if t.rule is not None and sv.model.rule_by_id[t.rule].severity != "error":
             continue
-        try:
-            val = z3.simplify(z3.substitute(t.term(), *subst))
-        except z3.Z3Exception:
-            continue
-        if z3.is_true(val):
+        if sv.holds(t.term(), gc.case.env):
             t.status = "covered"
             t.cases.append(index)
             gc.covers.append(t.id)
+
+
+def _shown_term(sv: Solving, t: Target) -> Any:
+    """What the case of target ``t`` must show: its term, or for a clipped field extreme the legal extreme."""
+    if t.status == "clipped":
+        return value_term(sv.space.vars[t.field], t.extra["legal_extreme"])
+    return t.term() if t.term is not None else None
+
+
+def written_showing(sv: Solving, t: Target, case: Case, term: Any) -> tuple[Case | None, str]:
+    """The case as its file holds it (`written_form`: written and read back as `check` reads it) when it still shows
+    target ``t``: ``term`` true of it and the verdict ``t`` expects (an illegal target's rule an error of its check;
+    a legal target no error); else None and why not (the solver's case showed it only through fields its file does
+    not hold, or values the reader refuses)."""
+    try:
+        written = written_form(case)
+    except InputError as exc:
+        return None, f"its case cannot be written as a case file: {exc}"
+    errors = {v.id for v in check_case(written).violations}
+    verdict_shown = t.rule in errors if t.expect == "failed" else not errors
+    if not verdict_shown or (term is not None and not sv.holds(term, written.env)):
+        return None, ("the solver's case shows it only through fields a case file does not hold (an optional "
+                      "argument left out, an AddrReg level past its lists): written out it would not")
+    return written, ""
+
+
+def _expect_rule(gc: GenCase, t: Target) -> None:
+    """Record the rule an illegal target says its case breaks (`_record` checks the verdict draws it)."""
+    if t.expect == "failed" and t.rule is not None and t.rule not in gc.rules:
+        gc.rules.append(t.rule)
 
 
 def _negative(gen: Generation, limit: int | None = None) -> None:
@@ -441,34 +498,22 @@ def _negative(gen: Generation, limit: int | None = None) -> None:
             t.reason = ("the rule holds for every value of the parameters' types" if not out.core
                         else "conflicts with " + ", ".join(out.core)) if out.status == "unsat" else _undecided_reason()
             continue
-        if not _written_breaks(out.case, t.rule):
-            t.status = "impossible"
-            t.reason = ("the solver's case breaks it only through fields a case file does not hold (an optional "
-                        "argument left out, a fifth AddrReg level): written out it would not")
+        case, why = written_showing(sv, t, out.case, t.term())
+        if case is None:
+            t.status, t.reason = "impossible", why
             continue
         t.status = "covered"
         t.released = out.released
-        key = case_key(out.case)
+        key = case_key(case)
         if key in seen:
             continue
         seen.add(key)
-        gen.cases.append(GenCase(out.case, t.expect, covers=[t.id], note=t.label))
+        gen.cases.append(GenCase(case, t.expect, covers=[t.id], note=t.label))
+        _expect_rule(gen.cases[-1], t)
         t.cases.append(len(gen.cases) - 1)
     # rules on tensor contents: a valid case with random data of the whole element range
     _data_rules(gen, sv, targets)
     gen.report["targets"] = targets
-
-
-def _written_breaks(case: Case, rule_id: str) -> bool:
-    """The case as its file holds it (`Case.to_json`, read back) still breaks ``rule_id`` (an error, or the warning
-    it is): a negative case must draw, from `check`, the rule it is written for (audit 20: optional arguments left out
-    made 11 of 27 valid)."""
-    try:
-        written = parse_case(case.to_json(), origin=case.origin)
-    except InputError:
-        return False
-    result = check_case(written)
-    return rule_id in {v.id for v in (*result.violations, *result.warnings)}
 
 
 _CONTEXT_REASON = ("the rule reads no field of the case on {p} with T={t}: it is about the product or the element "
@@ -519,6 +564,7 @@ def _data_rules(gen: Generation, sv: Any, targets: list) -> None:
             continue
         t.status = "covered"
         gen.cases.append(GenCase(found, "failed", covers=[t.id], note=t.label))
+        _expect_rule(gen.cases[-1], t)
         t.cases.append(len(gen.cases) - 1)
 
 
@@ -582,6 +628,9 @@ def _record(gc: GenCase, result: Any, verdict: Any) -> None:
         gc.problem = "expected valid but breaks " + ", ".join(gc.breaks)
     if gc.expect == "failed" and verdict.valid and not gc.problem:
         gc.problem = "expected to break a rule but is valid"
+    missing = [r for r in gc.rules if r not in gc.breaks]
+    if gc.expect == "failed" and missing and not gc.problem:
+        gc.problem = "expected to break " + ", ".join(missing) + " but does not"
 
 
 def summary_counts(gen: Generation) -> dict[str, int]:

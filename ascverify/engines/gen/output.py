@@ -34,14 +34,18 @@ from typing import Any, Callable
 import numpy as np
 
 from ...cases.case import Case
+from ...cases.caseio import read_cases
 from ...cases.safe_names import confined
+from ...checking.checker import check_case
 from ...core.unspecified import blanked
+from ...spec.errors import InputError
 from ...spec.params import MaskArg
 from ...spec.version import __version__
 from .. import interrupts
 from ..outputs import (GEN_CASE_LAYOUT, OutputError, OutputFolder, atomic_write_bytes, clean_stale_temps, make_dir,
                        os_error, owned_temp_dir, release_temp_dir, shown, temps_of_ours, umask)
-from . import GenCase, Generation, data_seed, materialize_many, summary_counts
+from . import GenCase, Generation, data_seed, materialize_many, stop_generation, summary_counts
+from .written import case_json
 
 #: msOpST spells element types after numpy; ascverify's names where they differ.
 OPST_TYPES = {"half": "float16", "float": "float32"}
@@ -146,7 +150,7 @@ def manifest_entry(gc: GenCase, name: str) -> dict[str, Any]:
 
 
 def _case_doc(gc: GenCase, name: str) -> dict[str, Any]:
-    doc = gc.case.to_json()
+    doc = case_json(gc.case)
     for tname in gc.inputs:
         if tname in doc["tensors"]:
             doc["tensors"][tname]["data"] = f"inputs/{tname}.bin"
@@ -173,6 +177,41 @@ def _write_case_dir(tmp: Path, gc: GenCase, name: str) -> None:
         for tname, mask in gc.unspecified.items():
             _raw(confined(tmp, f"golden/{tname}.unspecified.bin"), mask.astype(np.uint8))
     (tmp / "case.json").write_text(json.dumps(_case_doc(gc, name), indent=2) + "\n")
+
+
+def _stopped_before_writing(gen: Generation) -> None:
+    """A Ctrl-C or SIGTERM not dealt with yet (it came once the generation was done, before its first case was
+    written) stops the generation: the report says so and the cases found are written (`stop_generation`)."""
+    try:
+        interrupts.checkpoint()
+    except KeyboardInterrupt as exc:
+        stop_generation(gen, exc)
+
+
+def written_problem(path: Path, entry: dict[str, Any]) -> str:
+    """Why the case file at ``path``, read back as `check` reads it (with its data files), does not get the verdict
+    its manifest ``entry`` says ('' when it does): expect success, no error; expect failed, every rule of
+    ``breaks`` an error."""
+    try:
+        got = next(iter(read_cases(str(path))), None)
+    except InputError as exc:
+        return f"its case file cannot be read: {exc}"
+    if got is None or got.case is None:
+        return f"its case file cannot be read: {got.error if got is not None else 'no case in it'}"
+    errors = {v.id for v in check_case(got.case).violations}
+    if entry["expect"] == "success" and errors:
+        return "its case file breaks " + ", ".join(sorted(errors))
+    missing = [r for r in entry["breaks"] if r not in errors]
+    if entry["expect"] == "failed" and (missing or not errors):
+        return "its case file does not break " + (", ".join(missing) if missing else "any rule")
+    return ""
+
+
+def _flag_problem(gc: GenCase, entry: dict[str, Any], problem: str) -> None:
+    """Record ``problem`` (a case that does not show what it should) on the case and its manifest entry, unless it
+    has one already."""
+    if problem and not entry.get("problem"):
+        gc.problem = entry["problem"] = problem
 
 
 class _Earlier:
@@ -305,6 +344,17 @@ def coverage(targets: list, mode: str, names: list[str], breaks: dict[str, list[
     return out
 
 
+#: Seconds a generation stopped by Ctrl-C or SIGTERM goes on writing the cases it found (about a thousand cases); the
+#: cases left are reported (``report["left_unwritten"]``), the manifest lists those written.
+WRITE_AFTER_STOP_SECONDS = 10.0
+
+
+def _left_unwritten(gen: Generation, left: int, found: int) -> None:
+    """Report the ``left`` of the ``found`` cases a stopped run did not get to write in `WRITE_AFTER_STOP_SECONDS`."""
+    gen.report["left_unwritten"] = (f"{left} of the {found} cases found were not written: a stopped run writes for "
+                                    f"at most {WRITE_AFTER_STOP_SECONDS:g} s")
+
+
 #: Cases given their data, run and checked together before they are written (the rules are checked on all of them at
 #: once; a case's tensors are held until it is written, so the chunk stays small).
 MATERIALIZE_CHUNK = 16
@@ -323,57 +373,69 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
     replaced or removed; anything else in the way is refused (OutputError, exit status 2) before a case is
     written."""
     started = time.time()
-    make_dir(outdir, field="-o")
-    # temporaries of a killed earlier run (marked as ascverify's, holding only what a case folder holds)
-    clean_stale_temps(outdir, TMP_CASE_DIR, started, GEN_CASE_LAYOUT)
-    folder = OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
-                          ignore=tmp_cases_of_ours(outdir))
-    earlier = _Earlier(folder.earlier)
-    cases = gen.cases if limit is None else gen.cases[:limit]
-    if limit is not None and len(gen.cases) > limit:
-        gen.report["not_written"] = f"{len(gen.cases) - limit} more cases were found; -n {limit} kept the first {limit}"
-    total = len(cases)
-    names = [case_name(i, total) for i in range(total)]
-    # before anything is written: every case folder in the way must be one of ours, holding only our files
-    folder.check_planned(["manifest.json"])
-    for name in names:
-        final = folder.path(name)
-        if final.exists() or final.is_symlink():
-            foreign = _foreign(final, earlier)
-            if foreign:
-                what = ("was not written by ascverify" if foreign == [name + "/"] or foreign == [name]
-                        else f"holds files ascverify did not write ({', '.join(shown(f) for f in foreign[:3])})")
-                raise OutputError(f"{what}; move it away or choose another folder (nothing was written)",
-                                  where=shown(final), field="-o")
-    kept_dirs = sorted(earlier.dirs - set(names))
+    # until the folder is prepared (its first manifest written), a Ctrl-C or SIGTERM is recorded, not raised: one
+    # that came after the generation, before the first case, stops it like one during it (the cases found are
+    # written), never leaving the folder half prepared
+    with interrupts.deferred():
+        make_dir(outdir, field="-o")
+        # temporaries of a killed earlier run (marked as ascverify's, holding only what a case folder holds)
+        clean_stale_temps(outdir, TMP_CASE_DIR, started, GEN_CASE_LAYOUT)
+        folder = OutputFolder(outdir, manifest="manifest.json", fmt=GEN_FORMAT, force=force, legacy=legacy_gen_files,
+                              ignore=tmp_cases_of_ours(outdir))
+        earlier = _Earlier(folder.earlier)
+        cases = gen.cases if limit is None else gen.cases[:limit]
+        if limit is not None and len(gen.cases) > limit:
+            gen.report["not_written"] = (f"{len(gen.cases) - limit} more cases were found; -n {limit} kept the first "
+                                         f"{limit}")
+        total = len(cases)
+        names = [case_name(i, total) for i in range(total)]
+        # before anything is written: every case folder in the way must be one of ours, holding only our files
+        folder.check_planned(["manifest.json"])
+        for name in names:
+            final = folder.path(name)
+            if final.exists() or final.is_symlink():
+                foreign = _foreign(final, earlier)
+                if foreign:
+                    what = ("was not written by ascverify" if foreign == [name + "/"] or foreign == [name]
+                            else f"holds files ascverify did not write ({', '.join(shown(f) for f in foreign[:3])})")
+                    raise OutputError(f"{what}; move it away or choose another folder (nothing was written)",
+                                      where=shown(final), field="-o")
+        kept_dirs = sorted(earlier.dirs - set(names))
 
-    def listing(written_files: list[str], pending: list[str], replaced: set[str] = set()) -> list[str]:
-        """Every file of ours in the folder: written now, earlier ones still there (in the case folders this run did
-        not replace), folders about to be written."""
-        out = set(written_files) | {"manifest.json"} | {f"{n}/" for n in pending}
-        for d in sorted(earlier.dirs - replaced):
-            if (outdir / d).is_dir() and not (outdir / d).is_symlink():
-                out |= {f for f in _files_under(outdir / d) if earlier.owns(f)}
-                out.add(f"{d}/")  # ours (an earlier run's): its case files may go
-        return sorted(out)
+        def listing(written_files: list[str], pending: list[str], replaced: set[str] = set()) -> list[str]:
+            """Every file of ours in the folder: written now, earlier ones still there (in the case folders this run
+            did not replace), folders about to be written."""
+            out = set(written_files) | {"manifest.json"} | {f"{n}/" for n in pending}
+            for d in sorted(earlier.dirs - replaced):
+                if (outdir / d).is_dir() and not (outdir / d).is_symlink():
+                    out |= {f for f in _files_under(outdir / d) if earlier.owns(f)}
+                    out.add(f"{d}/")  # ours (an earlier run's): its case files may go
+            return sorted(out)
 
-    def write_manifest(doc: dict[str, Any]) -> None:
-        text = json.dumps(doc, indent=2, default=_json_default) + "\n"
-        atomic_write_bytes(folder.path("manifest.json"), lambda f: f.write(text.encode()))
+        def write_manifest(doc: dict[str, Any]) -> None:
+            text = json.dumps(doc, indent=2, default=_json_default) + "\n"
+            atomic_write_bytes(folder.path("manifest.json"), lambda f: f.write(text.encode()))
 
-    # the folder's record first: a run killed half way leaves a manifest naming every case folder it may have written
-    write_manifest({"tool": "ascverify", "version": __version__, "format": GEN_FORMAT, "complete": False,
-                    "cases": [], "stale_cases": sorted(set(kept_dirs) | (earlier.dirs & set(names))),
-                    "files": listing([], names)})
-    gen.written = 0
+        # the folder's record first: a run killed half way leaves a manifest naming every case folder it may have
+        # written
+        write_manifest({"tool": "ascverify", "version": __version__, "format": GEN_FORMAT, "complete": False,
+                        "cases": [], "stale_cases": sorted(set(kept_dirs) | (earlier.dirs & set(names))),
+                        "files": listing([], names)})
+        gen.written = 0
+    _stopped_before_writing(gen)
     entries: list[dict[str, Any]] = []
     files: list[str] = []
     complete = False
     # a generation stopped by Ctrl-C or SIGTERM is not complete however many of its cases are written: an earlier
     # run's case folders it did not replace are kept (listed as stale), never removed for it
     stopped_early = bool(gen.report.get("interrupted"))
+    # a stopped run writes the cases it found for a bounded time (a Ctrl-C must not be followed by minutes of writing)
+    deadline = time.monotonic() + WRITE_AFTER_STOP_SECONDS if stopped_early else None
     try:
         for i, gc in enumerate(cases):
+            if deadline is not None and time.monotonic() > deadline:
+                _left_unwritten(gen, total - i, total)
+                break
             name = names[i]
             if i % MATERIALIZE_CHUNK == 0:  # the next cases' data, runs and verdicts (their checks batched)
                 chunk = range(i, min(i + MATERIALIZE_CHUNK, total))
@@ -385,6 +447,7 @@ def write_generation(gen: Generation, outdir: Path, *, limit: int | None = None,
                     _write_case_dir(tmp, gc, name)
                 except OSError as exc:
                     raise os_error(exc, outdir / name) from None
+                _flag_problem(gc, entry, written_problem(tmp / "case.json", entry))
                 mine = [f"{name}/{f.split('/', 1)[1]}" for f in _files_under(tmp) if not f.endswith("/.ascverify-owner")]
                 with interrupts.deferred():  # a folder in place is in the manifest: Ctrl-C waits for both
                     _place(tmp, folder.path(name), earlier)

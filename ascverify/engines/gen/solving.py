@@ -18,8 +18,10 @@ from ...cases.case import Case
 from ...spec.domains import Domain, field_domains
 from ...spec.model import ApiModel
 from ...spec.rules import ERROR, Context, Rule, Values
+from .. import interrupts
 from ..explain import check, core_names, term_constants, value_term
 from ..solver import Space, _pick
+from .written import file_terms
 
 #: Milliseconds one generation query may take (then it counts as "unknown": undecided, never "unsat").
 TIMEOUT_MS = 4_000
@@ -46,7 +48,9 @@ class Solving:
         self.warnings: list[Rule] = [r for r in self.space.rules if r.severity != ERROR]
         self.error_ids = [r.id for r in self.errors]
         self.seed = seed
-        self.s = self.space.solver(seed=seed, tracked=True)
+        #: what a case file holds (`written.file_terms`): every query's cases are ones a file can carry
+        self.file_terms = file_terms(model, self.space.vars)
+        self.s = self._new_solver()
         self.rng = random.Random(seed)
         self.domains: dict[str, Domain] = field_domains(model, ctx, conditional=True)
         self._lits: dict[str, z3.BoolRef] = {}
@@ -57,9 +61,31 @@ class Solving:
     def fresh(self) -> None:
         """Start a new solver (per target): Z3's incremental state degrades after hard nonlinear queries, and
         every later query would then time out; a fresh solver keeps each target's queries independent."""
-        self.s = self.space.solver(seed=self.seed, tracked=True)
+        self.s = self._new_solver()
         self._lits.clear()
         self._lit_names.clear()
+
+    def _new_solver(self) -> z3.Solver:
+        """A tracked solver of every rule, holding only what a case file can (`file_terms`)."""
+        s = self.space.solver(seed=self.seed, tracked=True)
+        s.add(*self.file_terms)
+        return s
+
+    def holds(self, term: z3.BoolRef, env: dict[str, Any]) -> bool:
+        """Whether ``term`` is true of the case ``env`` (False when it cannot be evaluated there, or the solver cannot
+        decide a quantified term: a closed formula is true exactly when it is satisfiable)."""
+        subst = [(var, z3.BoolVal(bool(env[n])) if z3.is_bool(var) else z3.IntVal(int(env[n])))
+                 for n, var in self.space.vars.items()]
+        try:
+            val = z3.simplify(z3.substitute(term, *subst))
+        except z3.Z3Exception:
+            return False
+        if z3.is_true(val) or z3.is_false(val):
+            return z3.is_true(val)
+        s = z3.Solver()
+        interrupts.set_timeout(s, self.space.timeout_ms)
+        s.add(val)
+        return check(s) == "sat"
 
     # -- literals ---------------------------------------------------------------------------------------------------
 

@@ -23,7 +23,9 @@ Boundary targets (each legal or illegal):
   ======== ============================================ =============================================
 
 Each target holds under the rule's guard (``when``). An illegal target keeps every other rule in
-force where it can; otherwise a minimal set of rules it drags along is released and reported.
+force where it can; otherwise a minimal set of rules it drags along is released and reported. A
+value no case file can hold (one past a uint64 or an int64) is skipped, with the reason
+(`skip_unholdable`); every query holds only what a case file can (`Solving.file_terms`).
 
 Negative targets: each rule negated, every other rule in force (or a minimal set released).
 """
@@ -40,6 +42,7 @@ from ...spec.products import BUFFERS
 from ...spec.rules import POSITION_NAMES, Rule, domain_value
 from ..explain import fix_case, value_term
 from .solving import Outcome, Solving
+from .written import holdable
 
 
 @dataclass
@@ -134,6 +137,7 @@ def rule_targets(sv: Solving) -> list[Target]:
             t = Target(f"rule:{r.id}:{label}", f"[{r.id}] {label}", ok_expect if legal else bad_expect,
                        rule=r.id, kind=kind, term=term, extra={"side": "just legal" if legal else "just illegal"})
             t.assign = assign
+            skip_unholdable(t)
             out.append(t)
 
         if kind in ("range", "type"):
@@ -235,22 +239,27 @@ def solve_target(sv: Solving, t: Target, *, spread: bool = False, origin: str = 
     return sv.break_rule(t.rule, term, spread=spread, origin=origin, forced=forced)
 
 
+def skip_unholdable(t: Target) -> None:
+    """Skip a target ``field == value`` whose value no case file can hold (one past a uint64 or int64 type: the
+    reader refuses the file), with the reason: no case file breaks that end of the rule."""
+    if t.assign is None or holdable(t.assign[1]):
+        return
+    t.status = "skipped"
+    t.reason = (f"{t.assign[0]} = {t.assign[1]} is beyond what a case file can hold (integers in [{ABS_MIN}, "
+                f"{ABS_MAX}]): no case file breaks the rule at that end")
+
+
 def negative_targets(sv: Solving) -> list[Target]:
-    """Each rule negated (error rules: the case is illegal; warnings: legal, but the warning fires), every integer
-    field within what a case file can hold (`representable`), in the order `negative_order` gives."""
+    """Each rule negated (error rules: the case is illegal; warnings: legal, but the warning fires), in the order
+    `negative_order` gives. Every query holds only what a case file can (`Solving.file_terms`: every integer field
+    within [-2^63, 2^64-1], the forms of the optional arguments), so that a negative case is a case file `check`
+    reads and refuses by the rule, not one it cannot read."""
     out = []
-    fits = representable(sv)
     for r in sorted(sv.space.rules, key=negative_order):
         expect = "failed" if r.severity == "error" else "success"
         out.append(Target(f"negate:{r.id}", f"[{r.id}] broken", expect, rule=r.id, kind=r.domain.get("kind", "custom"),
-                          term=(lambda r=r: z3.And(z3.Not(sv.space.terms[r.id]), *fits))))
+                          term=(lambda r=r: z3.Not(sv.space.terms[r.id]))))
     return out
-
-
-def representable(sv: Solving) -> list[z3.BoolRef]:
-    """Every integer field within the integers a case file can hold ([-2^63, 2^64-1]: `check` reads no other), so
-    that a negative case is a case file `check` reads and refuses by the rule, not one it cannot read."""
-    return [z3.And(v >= ABS_MIN, v <= ABS_MAX) for v in sv.space.vars.values() if z3.is_int(v)]
 
 
 #: Rule kinds in the order negative cases come: the rules kernel authors get wrong first (tensors overlapping,
