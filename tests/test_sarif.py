@@ -211,9 +211,13 @@ def test_a_program_rule_has_its_descriptor(tmp_path):
     assert "program.pointer.before_start" in [res["ruleId"] for res in log["runs"][0]["results"]]
 
 
-def test_fingerprints_name_the_case_the_call_and_the_rule(tmp_path):
+def test_fingerprints_name_the_case_the_call_and_the_rule(tmp_path, monkeypatch):
     """partialFingerprints (a result's identity across runs): FILE:CASE:CALL:RULE:PRODUCT, CALL empty for a single
-    case (it printed Python's "None" there) and the call's index in a program."""
+    case (it printed Python's "None" there) and the call's index in a program. Run from a folder the files are not
+    in: FILE is their absolute path (CI keeps its temporary files inside the checkout, the working folder)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     single = tmp_path / "bad.json"
     single.write_text(json.dumps(example(vROffset=70000)))
     log, r = sarif(str(single))
