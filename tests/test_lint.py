@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from ascverify import get_api
 from ascverify.cases.case import Case
+import ascverify.engines.lint as lint_engine
 from ascverify.cli import main
 from ascverify.engines.lint import definition_problems, lint, lint_context
 from ascverify.spec.logic import Implies
@@ -252,8 +253,6 @@ def test_a_product_no_api_named_supports_is_bad_input():
 def test_an_interrupted_lint_prints_what_it_linted(monkeypatch):
     """SIGTERM or Ctrl-C during `lint --format json` left an empty file: the contexts linted before it are printed,
     in context order, in a document marked interrupted, and the exit status is 130."""
-    import ascverify.engines.lint as lint_engine
-
     real = lint_engine._worker
     calls = []
 

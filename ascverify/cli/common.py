@@ -313,13 +313,18 @@ def emit(text: str) -> None:
     STDOUT_WRITTEN["written"] = STDOUT_WRITTEN["written"] or bool(text)
     try:
         write_text(sys.stdout, text)
-    except BrokenPipeError:
-        raise
     except OSError as exc:
-        if not is_environment_error(exc):
-            raise
-        silence_stdout()  # what is still buffered would fail again at exit
-        raise os_error(exc, "standard output") from None
+        raise stdout_failure(exc) from None
+
+
+def stdout_failure(exc: OSError) -> BaseException:
+    """What a failed write to standard output raises: a closed pipe stays `BrokenPipeError` (a quiet stop, 141) and an
+    error that is not the machine's stays as it is; a full disk or a file size limit becomes one line naming standard
+    output (exit status 2), what is still buffered dropped (it would fail again at exit)."""
+    if isinstance(exc, BrokenPipeError) or not is_environment_error(exc):
+        return exc
+    silence_stdout()
+    return os_error(exc, "standard output")
 
 
 def emit_error(line: str) -> None:
@@ -392,14 +397,9 @@ def stdout_console(**options: Any) -> Any:
         """A standard output that cannot take the text (a full disk) is named, as `emit` names it (exit status 2)."""
         try:
             printed(*args, **kwargs)
-        except BrokenPipeError:
-            raise
         except OSError as exc:
-            if not is_environment_error(exc):
-                raise
             console.quiet = True
-            silence_stdout()
-            raise os_error(exc, "standard output") from None
+            raise stdout_failure(exc) from None
     console.print = print_named  # type: ignore[method-assign]
     return console
 

@@ -12,11 +12,11 @@ from typing import Any, Callable, Sequence
 import click
 
 from ..cases.sources import read_bytes
-from ..engines.outputs import Inputs, check_distinct_outputs, check_file_path, is_stdout, os_error, shown_output
+from ..engines.outputs import Inputs, check_distinct_outputs, check_file_path, is_stdout, shown_output
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line, shown_path
 from .common import (FORMAT_OPTION, emit, emit_error, emit_note, folder_option_value, main, model_for, plural,
-                     print_json, silence_stdout)
+                     print_json, stdout_failure)
 from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
 from .options import FiniteFloatRange, api_argument, product_option, timeout_option, verbosity_options, workers_option
 
@@ -342,12 +342,8 @@ def _results_stream_failed(lost: OSError | None) -> None:
     """When a finding line could not be written to standard output: a closed pipe stops as every command's does
     (141); another error (a full disk) is one line naming standard output, exit status 2, as `emit` says it (the
     findings are saved and in the reports either way)."""
-    if lost is None:
-        return
-    if isinstance(lost, BrokenPipeError):
-        raise lost
-    silence_stdout()  # what is still buffered would fail again at exit
-    raise os_error(lost, "standard output")
+    if lost is not None:
+        raise stdout_failure(lost)
 
 
 def _nothing_to_fuzz(config: Any, target_cmd: str | None) -> InputError:
