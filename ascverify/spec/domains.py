@@ -84,6 +84,10 @@ def field_domains(model: ApiModel, ctx: Context, *, conditional: bool = False) -
             out[name] = Domain(name, d.lo, d.hi, lcm(d.step, int(domain_value(dom["step"], ctx))), d.choices)
         elif kind == "one_of":
             codes = tuple(dom["codes"](ctx))
-            keep = codes if d.choices is None else tuple(c for c in d.choices if c in codes)
+            if d.choices is None:
+                keep = codes
+            else:  # a set to look the codes up in: two rules of 12,287 channel counts each took 2 s as tuples
+                allowed = frozenset(codes)
+                keep = tuple(c for c in d.choices if c in allowed)
             out[name] = Domain(name, d.lo, d.hi, d.step, keep)
     return out
