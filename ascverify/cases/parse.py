@@ -21,7 +21,7 @@ from .bounded_read import file_kind
 from .case import Case
 from .fields import enum_refusal, expected_number, read_dtype, read_int, read_product, short, type_name, unknown_position
 from .registers import parse_registers
-from .sources import resolve_data_path
+from .sources import SharedValues, resolve_data_path
 
 #: A bitwise mask longer than this is not a mask.
 MAX_MASK_LIST = 64
@@ -359,6 +359,8 @@ def _readers_for(plan: "_Plan", keys: tuple[str, ...]) -> tuple[tuple[str, int, 
 
 def _data_source(d: Any, field: str, base_dir: Path | None, data_root: Path | None = None) -> Any:
     """Tensor data as given: a list of numbers, or the path of a regular file under the data root (a `DataPath`)."""
+    if isinstance(d, SharedValues):  # a program's shared tensor: checked when the program was read
+        return d
     if isinstance(d, list):
         if len(d) > MAX_INLINE_DATA:
             raise InputError(f"inline data of {len(d)} values; use a .npy or .bin file", field=field)
@@ -378,6 +380,15 @@ def _data_source(d: Any, field: str, base_dir: Path | None, data_root: Path | No
             raise InputError(f"data file {short(d)} is not a regular file ({file_kind(st.st_mode)})", field=field)
         return path
     raise InputError(f"expected a list of numbers or a file path, got {type_name(d)}", field=field)
+
+
+def shared_data(d: Any, field: str) -> Any:
+    """The data of a program's shared tensor as its calls' cases take it: an inline list checked once here, as
+    `SharedValues` (each call's case then neither checks nor converts it again); a file path as given (each case
+    resolves it)."""
+    if type(d) is not list:
+        return d
+    return SharedValues(_data_source(d, field, None))
 
 
 def _set_arg(env: dict[str, Any], decl: Arg | MaskArg, value: Any, field: str) -> None:

@@ -25,7 +25,7 @@ from ..spec.registry import lookup_api, overload_for
 from ..spec.rules import Rule, rule
 from .case import Case
 from .fields import read_product, short, type_name
-from .parse import CASE_KEYS, misplaced_key_hint, parse_case
+from .parse import CASE_KEYS, misplaced_key_hint, parse_case, shared_data
 from .safe_names import check_tensor_names
 
 PROGRAM_KEYS = ("product", "dtype", "tensors", "calls", "name", "comment")
@@ -142,6 +142,7 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
     if len(calls) > MAX_CALLS:
         raise InputError(f"{len(calls)} calls; at most {MAX_CALLS}", field="calls")
     out: list[Call] = []
+    decls: dict[str, dict[str, Any]] = {}  # the shared tensors named so far, as their calls' cases take them
     for i, call in enumerate(calls):
         where = f"calls[{i}]"
         if not isinstance(call, dict):
@@ -159,7 +160,12 @@ def parse_program(doc: Any, *, base_dir: Path | None = None, origin: str = "") -
                 if ref not in shared:
                     raise InputError(f"no tensor {ref!r} in the program{did_you_mean(ref, shared)}",
                                      field=f"{where}.tensors.{param}")
-                resolved[param] = dict(shared[ref])
+                decl = decls.get(ref)
+                if decl is None:  # its inline data checked once, shared by every call that names it
+                    decl = decls[ref] = dict(shared[ref])
+                    if "data" in decl:
+                        decl["data"] = shared_data(decl["data"], f"tensors.{ref}.data")
+                resolved[param] = dict(decl)
                 names[param] = ref
             else:
                 resolved[param] = ref

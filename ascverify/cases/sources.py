@@ -273,8 +273,34 @@ def _read_npy(fd: int, nbytes: int, shown: str, dtype: DType, field: str, size: 
     return _fit(arr, dtype, field, shown)
 
 
+class SharedValues(list):
+    """Inline data that several cases share (a program's shared tensor, named by many calls): its numbers were
+    checked once when it was read, and its conversion to each element type is made once and shared, read-only, by
+    every case (a call each costing the conversion of a million values made a 3 MB program run for hours)."""
+
+    __slots__ = ("converted",)
+
+    def __init__(self, values: list) -> None:
+        super().__init__(values)
+        #: element type name -> the values as that type (read-only: every case naming the tensor holds it)
+        self.converted: dict[str, np.ndarray] = {}
+
+
 def _from_list(values: list, dtype: DType, field: str) -> np.ndarray:
-    """Inline data: numbers only (integers for an integer type), then the rule every data follows (`_fit`)."""
+    """Inline data: numbers only (integers for an integer type), then the rule every data follows (`_fit`); shared
+    inline data (`SharedValues`) is converted once per element type."""
+    if isinstance(values, SharedValues):
+        got = values.converted.get(dtype.name)
+        if got is None:
+            got = _convert_list(values, dtype, field)  # a new array: no other array shares its memory
+            got.flags.writeable = False
+            values.converted[dtype.name] = got
+        return got
+    return _convert_list(values, dtype, field)
+
+
+def _convert_list(values: list, dtype: DType, field: str) -> np.ndarray:
+    """``values`` checked and converted to ``dtype`` (`_fit`)."""
     integers = dtype.kind in ("int", "uint", "bits")
     for i, x in enumerate(values):
         if type(x) not in (int, float) or (isinstance(x, float) and x != x):
