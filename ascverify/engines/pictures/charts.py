@@ -17,7 +17,9 @@ SERIES = ("#0072B2", "#009E73", "#D55E00", "#CC79A7", "#E69F00", "#56B4E9")
 
 def _rc() -> dict[str, Any]:
     return {"svg.fonttype": "none", "svg.hashsalt": "ascverify", "font.size": 9, "font.sans-serif": ["DejaVu Sans"],
-            "axes.spines.top": False, "axes.spines.right": False}
+            "axes.spines.top": False, "axes.spines.right": False,
+            # text from input (a file name holding "$...$") drawn as it is, never parsed as TeX math
+            "text.parse_math": False}
 
 
 def _svg(fig: Any, gid: str) -> str:

@@ -307,7 +307,9 @@ def _legend(c: _Canvas) -> None:
 
 def _rc() -> dict[str, Any]:
     return {"svg.fonttype": "none", "svg.hashsalt": "ascverify", "hatch.linewidth": 0.6,
-            "font.monospace": ["DejaVu Sans Mono"], "font.sans-serif": ["DejaVu Sans"]}
+            "font.monospace": ["DejaVu Sans Mono"], "font.sans-serif": ["DejaVu Sans"],
+            # text from input (a file name holding "$...$") drawn as it is, never parsed as TeX math
+            "text.parse_math": False}
 
 
 def render_bytes(mmap: MemoryMap | Sequence[MemoryMap], fmt: str, *, dpi: int = 110) -> bytes:
