@@ -97,3 +97,24 @@ def test_fuzz_finds_a_module_targets_file_without_importing_it(tmp_path, monkeyp
               "--findings", tmp_path / "f", "--report", "impl.py", "-q")
     assert got.exit_code == 2 and "is the --target implementation" in got.output, got.output
     assert (tmp_path / "impl.py").read_text().startswith('"""')
+
+
+@pytest.mark.parametrize("option", ["--svg", "--png"])
+@pytest.mark.parametrize("other_first", [True, False])
+def test_show_index_refuses_a_data_file_of_another_case_of_the_file(tmp_path, option, other_first):
+    """Review 73, finding 5: `show --index N` refused only case N's own files; a picture over the data file another
+    case of the file reads replaced it (that case then could not be read). The other case before or after N."""
+    np.save(tmp_path / "other.npy", np.zeros(16, dtype=np.float16))
+    other = {"api": "BlockReduceMax", "product": "atlas-a2", "dtype": "half", "args": {"repeat": 1, "mask": 128},
+             "tensors": {"dst": {"addr": 0, "size": 16}, "src": {"addr": 256, "size": 128, "data": "other.npy"}}}
+    drawn = json.loads((EXAMPLES / "bad" / "bad.json").read_text())
+    docs = [other, drawn] if other_first else [drawn, other]
+    (tmp_path / "two.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    before = (tmp_path / "other.npy").read_bytes()
+    got = cli("show", tmp_path / "two.jsonl", "--index", 1 if other_first else 0, option, tmp_path / "other.npy")
+    assert got.exit_code == 2 and f"{option}: is " in got.output and "an input is never overwritten" in got.output, \
+        got.output
+    assert (tmp_path / "other.npy").read_bytes() == before
+    # another file: written
+    got = cli("show", tmp_path / "two.jsonl", "--index", 1 if other_first else 0, option, tmp_path / "map.out")
+    assert got.exit_code == 1 and (tmp_path / "map.out").stat().st_size > 0, got.output

@@ -10,7 +10,7 @@ import click
 
 from ..cases.caseio import read_cases
 from ..engines import interrupts
-from ..engines.outputs import case_inputs, check_distinct_outputs, is_stdout, shown_output
+from ..engines.outputs import Inputs, case_inputs, check_distinct_outputs, is_stdout, shown_output
 from ..engines.report import Counts, bare_error, error_line, location, result_lines
 from ..spec.errors import InputError, one_line
 from .common import (DataCache, checked_stream, emit, emit_error, emit_note, joined_lines, main, max_bytes_option,
@@ -75,10 +75,15 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
         raise InputError("give --index or --all, not both", field="--index")
     maps: list[Any] = []
     unreadable: list[InputError] = []  # --all: the cases that cannot be read, said after the others are drawn
-    entries = list(_entries(case_file, max_bytes, None if every else (index or 0), unreadable if every else None))
+    # with --index and a picture to write, the data files of the file's other cases too: never overwritten
+    others = Inputs() if not every and (svg or png) else None
+    entries = list(_entries(case_file, max_bytes, None if every else (index or 0), unreadable if every else None,
+                            others))
     if every and not entries and unreadable:
         raise unreadable[0]
     inputs = case_inputs(case_file, [c for e in entries for c in _cases(e)], [e.raw for e in entries])
+    if others is not None:
+        inputs.update(others)
     for path, opt in ((svg, "--svg"), (png, "--png")):
         if path:
             check_path(path, opt, inputs)
@@ -113,15 +118,17 @@ def show(case_file: str, index: int | None, every: bool, svg: str | None, png: s
     sys.exit(2 if unreadable else 0 if all(m.valid and not m.faults for m in maps) else 1)
 
 
-def _entries(path: str, max_bytes: int, index: int | None, unreadable: list[InputError] | None = None
-             ) -> Iterator[Any]:
+def _entries(path: str, max_bytes: int, index: int | None, unreadable: list[InputError] | None = None,
+             others: Inputs | None = None) -> Iterator[Any]:
     """The entries of the file to draw (``index`` None: every one), their data loaded; InputError when one
     cannot be read (with ``unreadable``, every one: each error is kept there and the others are drawn, as check
-    reports the others)."""
-    count = 0
+    reports the others). ``others``: the file is read to its end, the files the other cases read added there."""
+    count, found = 0, False
     for entry in read_cases(path, max_bytes):
         count += 1
         if index is not None and entry.index != index:
+            if others is not None:
+                others.update(case_inputs(path, _cases(entry), [entry.raw]))
             continue
         origin = location(path, entry.index)
         try:
@@ -138,10 +145,11 @@ def _entries(path: str, max_bytes: int, index: int | None, unreadable: list[Inpu
                 raise
             unreadable.append(exc)
             continue
+        found = True
         yield entry
-        if index is not None:
+        if index is not None and others is None:
             return
-    if index is not None:
+    if index is not None and not found:
         raise InputError(f"no case {index}: the file holds {count} case{'s' if count != 1 else ''}", where=path,
                          field="--index")
 

@@ -310,6 +310,13 @@ class Inputs:
         if ino is not None:
             self.inodes.setdefault(ino, what)
 
+    def update(self, other: "Inputs") -> None:
+        """Add the inputs of ``other``."""
+        for resolved, what in other.paths.items():
+            self.paths.setdefault(resolved, what)
+        for ino, what in other.inodes.items():
+            self.inodes.setdefault(ino, what)
+
     def which(self, path: Path) -> str | None:
         """What ``path`` is an input as (None when it is none of them)."""
         resolved, ino = _identity(path)
