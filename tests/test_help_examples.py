@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ascverify.cli import main
@@ -44,7 +45,13 @@ def test_examples_are_found():
         ["ascverify a", "ascverify b | c"]
 
 
-def test_every_help_example_runs(tmp_path):
+#: Commands whose examples read nothing another example writes and take long (`lint` of every API: about a minute):
+#: run by a test of their own, which the suite's workers run beside the others.
+ALONE = ("lint",)
+
+
+@pytest.mark.parametrize("alone", [True, False], ids=["lint", "the others in order"])
+def test_every_help_example_runs(tmp_path, alone):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     shutil.copytree(ROOT / "ci", tmp_path / "ci")
     env = dict(os.environ)
@@ -53,6 +60,8 @@ def test_every_help_example_runs(tmp_path):
     shown = [("ascverify", e) for e in examples(help_text())]
     shown += [(c, e) for c in commands for e in examples(help_text(c))]
     assert len(shown) > 40
+    shown = [(c, e) for c, e in shown if (c in ALONE) == alone]
+    assert shown
     problems = []
     for command, line in shown:
         r = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
