@@ -182,7 +182,8 @@ def test_findings_are_written_atomically_once(tmp_path):
 
     c = _case("BlockReduceMin", "atlas-a2")
     _, inputs = prepare(fresh(c), seed=4)
-    f = failure_type("x")("x", "results_are_block_minima", "made up", expected={"dst": inputs["dst"]})
+    key = "results_are_block_minima"  # an invariant's failure key is its name (finding.json's fields must agree)
+    f = failure_type(key)(key, "results_are_block_minima", "made up", expected={"dst": inputs["dst"]})
     unit = Unit("BlockReduceMin", "atlas-a2", "invariants")
     a = save_finding(tmp_path, unit=unit, failure=f, case=c, seed=4, inputs=inputs, points=classify(c))
     b = save_finding(tmp_path, unit=unit, failure=f, case=c, seed=4, inputs=inputs, points=classify(c))

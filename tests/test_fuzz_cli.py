@@ -286,9 +286,9 @@ def test_stored_failures_replay_first_from_the_shared_database(tmp_path, monkeyp
 # -- options -------------------------------------------------------------------------------------------------------
 
 def test_campaign_file_and_overrides(tmp_path, monkeypatch):
-    from ascverify.cli.fuzz_cmd import _read_config
+    from ascverify.cli.fuzz_config import read_config
 
-    shipped = _read_config(str(ROOT / "ci" / "campaign.toml"))
+    shipped = read_config(str(ROOT / "ci" / "campaign.toml"))
     assert shipped["junit"] and shipped["report"] and shipped["findings"]
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.toml").write_text('[fuzz]\napis = ["SetVectorMask"]\nproduct = ["atlas-a2"]\nexamples = 3\n'

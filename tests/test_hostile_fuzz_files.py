@@ -159,7 +159,11 @@ def test_a_default_database_that_is_a_link_out_of_the_findings_folder_is_refused
 
 # -- 2. replay: finding folders of someone else's ---------------------------------------------------------------------
 
-META = {"seed": 0, "api": "BilinearInterpolation", "product": "atlas-a2", "key": "k", "check": "c"}
+META = {"seed": 0, "api": "BilinearInterpolation", "product": "atlas-a2"}
+#: Per kind: a check and key a finding of that kind records (finding.json's fields must agree: review 73).
+CHECK_KEY = {"invariants": {"check": "writes_inside_footprint", "key": "writes_inside_footprint"},
+             "negative": {"check": "rejects_exactly_the_broken_rule", "key": "negative.exactly"},
+             "differential": {"check": "differential", "key": "differential.mismatch:dst"}}
 
 
 def finding(tmp_path: Path, name: str, *, case: str | None = None, meta: dict | None = None,
@@ -168,7 +172,8 @@ def finding(tmp_path: Path, name: str, *, case: str | None = None, meta: dict | 
     (``case``, default the shipped bad case)."""
     folder = tmp_path / name
     folder.mkdir()
-    doc = {"kind": "invariants", **META, **(meta or {})}
+    kind = (meta or {}).get("kind", "invariants")
+    doc = {"kind": "invariants", **META, **CHECK_KEY.get(kind, CHECK_KEY["invariants"]), **(meta or {})}
     (folder / "finding.json").write_text(finding_text if finding_text is not None else json.dumps(doc))
     (folder / "case.json").write_text(case if case is not None else BAD_CASE.read_text())
     return folder

@@ -826,7 +826,8 @@ def test_replay_replays_a_negative_finding_whose_rule_the_core_cannot_run(tmp_pa
     doc["tensors"]["dst"]["addr"] = 2**64 - 1  # breaks block_reduce_min.dst.addr.type (and more)
     (found / "case.json").write_text(json.dumps(doc))
     meta = json.loads((found / "finding.json").read_text())
-    meta.update(kind="negative", rule="block_reduce_min.dst.addr.type", check="negative.exactly")
+    meta.update(kind="negative", rule="block_reduce_min.dst.addr.type", check="rejects_exactly_the_broken_rule",
+                key="negative.exactly", unit=f"{meta['api']}/{meta['product']}/negative")  # its fields agree
     (found / "finding.json").write_text(json.dumps(meta))
     r = run_limited(["replay", found], limit=GiB, timeout=120)
     assert "not a case the core runs" not in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -2,138 +2,25 @@
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import click
 
-from ..cases.sources import read_bytes
+from ..engines.interrupts import EXIT_INTERRUPTED
 from ..engines.outputs import Inputs, check_distinct_outputs, check_file_path, is_stdout, shown_output
 from ..engines.report import table_text
 from ..spec.errors import InputError, did_you_mean, one_line, shown_path
 from .common import (FORMAT_OPTION, emit, emit_error, emit_note, folder_option_value, main, model_for, plural,
                      print_json, stdout_failure)
+from .fuzz_config import CONFIG_FILES, CONFIG_TARGETS, check_config_writes, read_config
 from .show_cmd import fuzz_html_finish, fuzz_html_start, html_option
 from .options import FiniteFloatRange, api_argument, product_option, timeout_option, verbosity_options, workers_option
 
-#: Keys a campaign file may set: each is an option of `ascverify fuzz` (``apis`` is the API argument), by the
-#: type of value it holds in the file. Checked before click converts them: click would take a seed of 1.5 as 1
-#: and a list as a file name.
-CONFIG_TYPES: dict[str, str] = {
-    **dict.fromkeys(("apis", "product", "kind"), "names"),
-    **dict.fromkeys(("target", "target_cmd", "junit", "report", "findings", "database", "shard"), "text"),
-    **dict.fromkeys(("examples", "seed", "workers"), "integer"),
-    **dict.fromkeys(("time", "rtol", "atol", "error_ratio", "timeout"), "number"),
-    **dict.fromkeys(("shrink", "coverage", "quiet", "exact", "keep_unspecified"), "flag"),
-}
-CONFIG_KEYS = tuple(CONFIG_TYPES)
-
-#: Campaign-file keys naming what the campaign writes: a file or folder under the folder the command runs in.
-CONFIG_WRITES = ("junit", "report", "findings", "database")
-
-#: Campaign-file keys naming code to run: it runs only with --config-target.
-CONFIG_TARGETS = ("target", "target_cmd")
-
-#: The largest campaign file read (one is a few lines of options).
-CONFIG_MAX_BYTES = 1 << 20
-
-#: Campaign-file keys whose option stores under another name.
-_PARAM_NAMES = {"time": "seconds"}
-
 #: Where the command's context keeps the campaign file's name (for messages about what it set).
 _CONFIG_META = "ascverify.fuzz.config"
-
-
-def _read_config(path: str) -> dict[str, Any]:
-    """The options a campaign file sets (TOML, or JSON), by parameter name; InputError naming the file and the key
-    for anything else: a file that is not a regular file or is over `CONFIG_MAX_BYTES`, an unknown key, a value of
-    the wrong type, a path to write outside the current folder."""
-    try:
-        text = read_bytes(path, CONFIG_MAX_BYTES).decode("utf-8")
-    except InputError as exc:
-        raise InputError(exc.message, where=path, field="--config") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", where=path, field="--config") from None
-    try:
-        if Path(path).suffix.lower() == ".json":
-            try:
-                doc = json.loads(text, object_pairs_hook=_no_repeated_keys)  # as TOML refuses a key given twice
-            except InputError as exc:
-                raise InputError(exc.message, where=path, field="--config") from None
-        else:
-            try:
-                import tomllib
-            except ImportError:  # Python 3.10
-                raise InputError("TOML campaign files need Python 3.11 (use a .json file)", where=path,
-                                 field="--config") from None
-            doc = tomllib.loads(text)
-    except InputError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a malformed file is bad input
-        raise InputError(f"cannot parse: {one_line(str(exc))[:200]}", where=path, field="--config") from None
-    if isinstance(doc, dict) and isinstance(doc.get("fuzz"), dict):
-        others = [k for k in doc if k != "fuzz"]
-        if others:  # a table beside [fuzz] would be read by nothing, silently (audit 20)
-            raise InputError(f"unknown key {others[0]!r} beside the [fuzz] table", where=path, field="--config")
-        doc = doc["fuzz"]
-    if not isinstance(doc, dict):
-        raise InputError("expected a table of options", where=path, field="--config")
-    out: dict[str, Any] = {}
-    for key, value in doc.items():
-        k = str(key).replace("-", "_")
-        k = {"api": "apis", "products": "product", "kinds": "kind"}.get(k, k)
-        if k not in CONFIG_TYPES:
-            raise InputError(f"unknown option {key!r}{did_you_mean(k, CONFIG_KEYS)}", where=path, field="--config")
-        if k in ("apis", "product", "kind") and isinstance(value, str):
-            value = [value]
-        _check_config_value(k, value, path)
-        out[_PARAM_NAMES.get(k, k)] = value
-    return out
-
-
-def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object of a campaign file; InputError when it gives a key twice (the last one would win unsaid)."""
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise InputError(f"the key {k!r} is given twice")
-        out[k] = v
-    return out
-
-
-#: Per kind of campaign-file value: whether a value is one, and its name in messages.
-_CONFIG_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "names": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a name or a list of names"),
-    "text": (lambda v: isinstance(v, str), "a string"),
-    "integer": (lambda v: type(v) is int, "an integer"),
-    "number": (lambda v: type(v) is int or (type(v) is float and math.isfinite(v)), "a finite number"),
-    "flag": (lambda v: type(v) is bool, "true or false"),
-}
-
-
-def _check_config_value(key: str, value: Any, path: str) -> None:
-    """A campaign-file value of the type its key holds; a path to write is under the current folder."""
-    holds, wanted = _CONFIG_KINDS[CONFIG_TYPES[key]]
-    if not holds(value):
-        shown = json.dumps(value, default=str)  # as the file spells it (TOML's dates: their text)
-        raise InputError(f"{key}: expected {wanted}, got {one_line(shown)[:80]}", where=path, field="--config")
-    if key in CONFIG_WRITES and value == "":  # not "none": an empty name would turn saving off without a word
-        raise InputError(f"{key}: an empty path: give a file or folder name", where=path, field="--config")
-    if any("\x00" in v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)):
-        raise InputError(f"{key}: holds a NUL character (no file name, command or name does)", where=path,
-                         field="--config")
-    # here, as the command's other engine imports: `fuzz --help` and `replay` start without Hypothesis and Z3
-    from ..engines.fuzz.database import is_redis, no_database
-
-    if key in CONFIG_WRITES and not (key == "database" and (is_redis(value) or no_database(value))):
-        here = Path.cwd().resolve()
-        if Path(value).is_absolute() or not (here / value).resolve().is_relative_to(here):
-            raise InputError(f"{key}: {value!r} is not under the current folder: a campaign file writes only there "
-                             "(give the path on the command line to write elsewhere)", where=path, field="--config")
 
 
 def _config_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -141,7 +28,7 @@ def _config_callback(ctx: click.Context, param: click.Parameter, value: str | No
         raise InputError("an empty path: give a file or folder name (`-`: standard input or output, where the option "
                          "takes it)", field="--config")
     if value:
-        ctx.default_map = {**(ctx.default_map or {}), **_read_config(value)}
+        ctx.default_map = {**(ctx.default_map or {}), **read_config(value, ctx.command)}
         ctx.meta[_CONFIG_META] = value
     return value
 
@@ -198,7 +85,8 @@ def _target(target: str | None, target_cmd: str | None) -> dict[str, str] | None
 @api_argument("apis", nargs=-1, required=False)
 @click.option("--config", "config_file", metavar="FILE", is_eager=True, expose_value=False, callback=_config_callback,
               help="A campaign file (TOML, or JSON): options by name; command-line options override it. Its "
-                   "target runs only with --config-target; the files it names are written under the current folder.")
+                   "target runs only with --config-target; the files it names are written under the current folder, "
+                   "replacing no file there that ascverify did not write.")
 @product_option("Product to fuzz (repeatable; default: every supported one).", multiple=True)
 @click.option("--target", metavar="MODULE:FUNCTION", help="Python implementation under test (also path/file.py:function).")
 @click.option("--target-cmd", metavar="'PROG {dir}'", help="External implementation under test: a command reading {dir}.")
@@ -285,7 +173,6 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     130 interrupted.
     """
     from ..engines.fuzz.campaign import CampaignConfig, run_campaign
-    from ..engines.fuzz.plan import parse_shard
     from ..engines.fuzz.progress import Display
 
     ctx = click.get_current_context()
@@ -295,6 +182,7 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
             raise InputError("give --examples or --time, not both", field="--time")
         seconds = None  # --examples on the command line overrides a campaign file's time
     target, target_cmd = _config_target(target, target_cmd, config_target)
+    campaign_file = ctx.meta.get(_CONFIG_META, "")
     target_spec = _target(target, target_cmd)
     folder_option_value(findings, "--findings")  # folders: `-` (standard output) cannot hold them
     if database is not None:
@@ -307,7 +195,8 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
         apis=tuple(apis), products=tuple(product), kinds=tuple(kind) or None, target=target_spec,
         examples=None if seconds is not None else examples, time_budget=seconds, seed=seed, rtol=rtol, atol=atol, error_ratio=error_ratio,
         timeout=timeout, findings=findings, database=database, workers=workers,
-        shard=parse_shard(shard), shrink=shrink, junit=junit, report=report, exact=exact,
+        shard=_shard(shard, campaign_file if ctx.get_parameter_source("shard") == source.DEFAULT_MAP else None),
+        shrink=shrink, junit=junit, report=report, exact=exact,
         keep_unspecified=keep_unspecified)
     from ..engines.fuzz.campaign import plan
 
@@ -315,6 +204,9 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     check_distinct_outputs((("--config", click.get_current_context().meta.get(_CONFIG_META)), ("--report", report),
                             ("--junit", junit), ("--html", html)))
     _never_over_the_target(target, (("--report", report), ("--junit", junit), ("--html", html)))
+    # the campaign file's report and JUnit file replace only a file ascverify wrote (one typed here: any file)
+    check_config_writes(campaign_file, [(k, ctx.params[k]) for k in CONFIG_FILES
+                                        if ctx.get_parameter_source(k) == source.DEFAULT_MAP])
     items = plan(config)
     if not items:
         raise _nothing_to_fuzz(config, target_cmd)
@@ -336,6 +228,18 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     status = fuzz_html_finish(html, result, timeline, result.exit_status)
     _results_stream_failed(display.lost_output)
     sys.exit(status)
+
+
+def _shard(text: str | None, campaign_file: str | None) -> tuple[int, int]:
+    """``--shard K/N`` as (K, N); a bad value from a campaign file (``campaign_file``) is named by the file and key."""
+    from ..engines.fuzz.plan import parse_shard
+
+    try:
+        return parse_shard(text)
+    except InputError as exc:
+        if campaign_file is None:
+            raise
+        raise InputError(f"shard: {exc.message}", where=campaign_file, field="--config") from None
 
 
 def _results_stream_failed(lost: OSError | None) -> None:
@@ -435,7 +339,8 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
 
     Exit status: 0 every finding passes now, 1 some still fails, 2 a folder could not be read or a
     differential finding has no target to run (each such folder is one line on standard error; the
-    others are replayed).
+    others are replayed), 130 interrupted (the findings replayed by then are reported, the JSON
+    document with "interrupted": true).
     """
     from ..engines.fuzz.reproducers import finding_folders, replay as replay_one
     from ..engines.fuzz.targets import make_target
@@ -445,24 +350,20 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
     if target_cmd:
         _check_command(target_cmd)  # a program that is not there is bad input (2), as for `fuzz`, not a finding
     tgt = make_target(_target(target, target_cmd))
-    failing = unreadable = done = 0
     results: list[dict[str, Any]] = []  # --format json: one document at the end
     try:
         for folder in (str(f) for given in folders for f in finding_folders(Path(given))):
-            done += 1
             shown = shown_path(folder)
             try:
                 res = replay_one(Path(folder), target=tgt, timeout=timeout, rtol=rtol, atol=atol,
                                  error_ratio=error_ratio, recorded_target=recorded_target,
                                  announce=lambda line: emit_error(f"replay: {line}"))
             except InputError as exc:  # this folder cannot be replayed: said, and the others are
-                unreadable += 1
                 emit_error(one_line(f"ascverify: {exc.line()}"))
                 results.append({"folder": shown, "status": "unreadable", "key": None, "check": None,
                                 "message": exc.line()})
                 continue
             message = " ".join(res.message.split())[:500]
-            failing += res.failing
             results.append({"folder": shown, "status": "still fails" if res.failing else "fixed", "key": res.key,
                             "check": res.meta.get("check"), "message": message})
             if fmt == "json":
@@ -471,17 +372,33 @@ def replay(folders: tuple[str, ...], target: str | None, target_cmd: str | None,
                 emit(one_line(f"{folder}: still fails: {res.key}: {message}") + "\n")
             else:
                 emit(one_line(f"{folder}: fixed ({res.meta.get('check')} passes now)") + "\n")
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the findings replayed so far are reported, then exit 130
+        _replay_summary(results, fmt, interrupted=True)
+        raise
     finally:
         if tgt is not None:
             tgt.close()
-    done -= unreadable
-    status = 2 if unreadable else 1 if failing else 0
+    sys.exit(_replay_summary(results, fmt))
+
+
+def _replay_summary(results: list[dict[str, Any]], fmt: str, *, interrupted: bool = False) -> int:
+    """Print replay's JSON document (``--format json``) and its summary line; the exit status. ``interrupted``: a
+    signal stopped it after ``results`` (the document says ``"interrupted": true``, its exit status 130)."""
+    unreadable = sum(r["status"] == "unreadable" for r in results)
+    failing = sum(r["status"] == "still fails" for r in results)
+    done = len(results) - unreadable
+    status = EXIT_INTERRUPTED if interrupted else 2 if unreadable else 1 if failing else 0
     if fmt == "json":
-        print_json({"results": results, "summary": {"replayed": done, "still_fail": failing, "fixed": done - failing,
-                                                    "unreadable": unreadable, "exit_status": status}})
+        doc: dict[str, Any] = {"results": results, "summary": {"replayed": done, "still_fail": failing,
+                                                               "fixed": done - failing, "unreadable": unreadable,
+                                                               "exit_status": status}}
+        if interrupted:
+            doc["interrupted"] = True
+        print_json(doc)
     emit_note(f"{plural(done, 'finding')} replayed: {failing} still fail, {done - failing} fixed"
-              + (f"; {plural(unreadable, 'folder')} could not be replayed" if unreadable else ""))
-    sys.exit(status)
+              + (f"; {plural(unreadable, 'folder')} could not be replayed" if unreadable else "")
+              + ("; interrupted before the others" if interrupted else ""))
+    return status
 
 
 @main.command()

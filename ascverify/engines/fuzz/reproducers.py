@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import shlex
@@ -45,26 +44,22 @@ import numpy as np
 
 from ...cases.case import Case
 from ...cases.caseio import iter_documents
-from ...cases.fields import type_name
-from ...cases.jsonread import MAX_DEPTH, too_deep
 from ...cases.parse import parse_case
 from ...cases.safe_names import confined, plain_name_problem
 from ...cases.sources import MAX_FILE_BYTES, read_bytes
 from ...checking.checker import check_case
 from ...core.faults import CoreLimit, unrunnable_reason, unrunnable_rules
 from ...core.unspecified import blanked
-from ...spec.errors import InputError, did_you_mean
+from ...spec.errors import InputError
 from ...spec.version import __version__
-from ..interrupts import MAX_TIMEOUT
 from ..outputs import (FINDING_LAYOUT, OutputError, clean_stale_temps, os_error, owned_temp_dir, release_temp_dir,
                        shown)
 from .checks import Differential, Failure, run_invariants, run_negative
 from .compare import shown_value
 from .coverage import Point
-from .plan import KINDS
+from .finding_file import DETAIL_MAX, FINDING_FILE, check_case_matches, load_meta
 from .targets import describe_target, make_target, write_case_dir
 
-FINDING_FILE = "finding.json"
 #: Temporary finding folders: ``.tmp-ID-RANDOM`` (see `clean_stale`).
 TMP_FINDING = re.compile(r"\.tmp-[0-9a-f]{16}-[A-Za-z0-9_]+")
 #: Finding folders and the folders in them: the owner only.
@@ -87,11 +82,22 @@ class Saved:
     new: bool
 
 
+#: The most unusable answers (names that are not outputs, values that are not arrays) a finding.json lists: a target
+#: answering thousands of names would make it megabytes (`finding_file.FINDING_MAX_BYTES`).
+NOTES_LISTED = 64
+
+
 def _write_arrays(folder: Path, arrays: Mapping[str, Any]) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
     os.chmod(folder, PRIVATE)
     listing: dict[str, Any] = {}
+    notes = 0
     for name, arr in arrays.items():
+        if not isinstance(arr, np.ndarray) or plain_name_problem(name) is not None:
+            notes += 1
+            if notes > NOTES_LISTED:
+                listing["..."] = {"unreadable": f"{notes - NOTES_LISTED} more not listed"}
+                continue
         problem = plain_name_problem(name)
         if problem is not None:
             listing[shown(name)] = {"unreadable": f"not written: {problem}"}
@@ -213,7 +219,7 @@ def finding_meta(fid: str, *, unit: Any, failure: Failure, case: Case, seed: int
     return {
         "id": fid, "api": case.model.name, "product": case.product, "dtype": case.ctx.dtype.name,
         "kind": unit.kind, "unit": unit.key, "check": failure.check, "key": failure.key,
-        "message": failure.message, "detail": failure.detail, "seed": int(seed), "rule": rule, "shrunk": bool(shrunk),
+        "message": failure.message, "detail": _clipped(failure.detail), "seed": int(seed), "rule": rule, "shrunk": bool(shrunk),
         "shrink_off": bool(shrink_off),
         "target": dict(target) if target else None, "tolerances": dict(tolerances) if tolerances else None,
         "tolerance_overrides": {k: v for k, v in (overrides or {}).items() if k != "timeout"},
@@ -222,6 +228,15 @@ def finding_meta(fid: str, *, unit: Any, failure: Failure, case: Case, seed: int
         "campaign_seed": campaign_seed, "ascverify": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+
+
+def _clipped(detail: str) -> str:
+    """A failure's detail as finding.json keeps it: at most `DETAIL_MAX` characters, its start and its end (a
+    traceback's last lines say the most)."""
+    if len(detail) <= DETAIL_MAX:
+        return detail
+    half = DETAIL_MAX // 2
+    return f"{detail[:half]}\n... ({len(detail) - 2 * half:,} characters left out) ...\n{detail[-half:]}"
 
 
 #: Values of each input shown in diff.txt (all of them are in inputs/NAME.npy).
@@ -284,10 +299,6 @@ class ReplayResult:
     meta: dict[str, Any]
 
 
-#: The largest seed a finding.json may record (a campaign draws them below 2**32).
-MAX_SEED = 2**64 - 1
-#: The largest finding.json read (a campaign writes a few KiB).
-FINDING_MAX_BYTES = 64 << 20
 #: The most entries of a findings folder looked at for its finding folders (a campaign writes one per finding).
 FINDINGS_LISTED_MAX = 100_000
 
@@ -299,7 +310,7 @@ def finding_folders(folder: Path) -> list[Path]:
     nothing but such dot-named entries (the findings folder of a campaign that found nothing: its examples database
     `.examples`) has none: []. Any other folder without a finding (empty, or holding other things) is returned as it
     is, for `load_meta` to refuse."""
-    if not folder.is_dir() or folder.joinpath(FINDING_FILE).exists():
+    if not folder.is_dir() or os.path.lexists(folder.joinpath(FINDING_FILE)):
         return [folder]
     found: list[Path] = []
     others = dotted = False
@@ -309,8 +320,9 @@ def finding_folders(folder: Path) -> list[Path]:
                 if i >= FINDINGS_LISTED_MAX:
                     raise InputError(f"holds more than {FINDINGS_LISTED_MAX:,} entries: name its finding folders",
                                      where=shown(folder))
+                # (a finding.json that is not a regular file counts too: `load_meta` then says so, in one line)
                 if (not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
-                        and os.path.isfile(os.path.join(entry.path, FINDING_FILE))):
+                        and os.path.lexists(os.path.join(entry.path, FINDING_FILE))):
                     found.append(Path(entry.path))
                 elif entry.name.startswith("."):
                     dotted = True
@@ -319,85 +331,6 @@ def finding_folders(folder: Path) -> list[Path]:
     except OSError as exc:
         raise os_error(exc, folder) from None
     return sorted(found) or ([] if dotted and not others else [folder])
-
-
-def load_meta(folder: Path) -> dict[str, Any]:
-    path = folder / FINDING_FILE
-    if not folder.is_dir():
-        what = "a file, not a folder" if os.path.lexists(folder) else "no such folder"
-        raise InputError(f"not a finding folder ({what})", where=str(folder))
-    if not path.is_file():
-        if os.path.lexists(path):  # a FIFO, a device, a folder, a link to one: there, but no regular file
-            raise InputError("is not a regular file (a finding folder's finding.json is one)", where=shown(path))
-        raise InputError(f"not a finding folder (no {FINDING_FILE}, and no finding folder in it)", where=str(folder))
-    try:  # a regular file, read within a bound: a finding folder may be anyone's
-        meta = json.loads(read_bytes(str(path), FINDING_MAX_BYTES))
-    except InputError as exc:
-        raise InputError(exc.message, where=shown(path)) from None
-    except RecursionError:  # (the standard library's parser: a campaign may have written NaN, which orjson refuses)
-        raise InputError(f"nested deeper than {MAX_DEPTH} levels", where=shown(path)) from None
-    except ValueError as exc:
-        raise InputError(f"unreadable: {shown(exc)}", where=shown(path)) from None
-    if not isinstance(meta, dict):
-        raise InputError(f"expected a JSON object, got {type_name(meta)}", where=shown(path))
-    deep = too_deep(meta)  # before anything walks it recursively
-    if deep is not None:
-        raise InputError(deep.message, where=shown(path), field=deep.field)
-    for k in ("kind", "seed", "api", "product", "key"):
-        if k not in meta:
-            raise InputError(f"has no {k!r}", where=shown(path))
-    for k in ("kind", "api", "product", "key"):
-        if not isinstance(meta[k], str):
-            raise InputError(f"expected a string, got {type_name(meta[k])}", where=shown(path), field=k)
-    if meta["kind"] not in KINDS:
-        raise InputError(f"unknown finding kind {shown(meta['kind'])[:80]!r} (expected one of {', '.join(KINDS)})",
-                         where=shown(path), field="kind")
-    seed = meta["seed"]
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise InputError(f"expected an integer from 0 to 2**64 - 1, got {shown(json.dumps(seed))[:40]}",
-                         where=shown(path), field="seed")
-    target = meta.get("target")
-    if target is not None and not (isinstance(target, dict) and target.get("kind") in ("python", "command")
-                                   and isinstance(target.get("spec"), str)
-                                   and isinstance(target.get("cwd", ""), (str, type(None)))):
-        raise InputError("expected {\"kind\": \"python\"|\"command\", \"spec\": ...}", where=shown(path), field="target")
-    if meta["kind"] == "negative" and not isinstance(meta.get("rule"), str):
-        raise InputError("expected the id of the rule the case breaks", where=shown(path), field="rule")
-    timeout = meta.get("timeout")
-    if timeout is not None and not (_number_in(timeout, 0, MAX_TIMEOUT) and timeout > 0):
-        raise InputError(f"expected seconds, more than 0 and at most {MAX_TIMEOUT:g}", where=shown(path), field="timeout")
-    overrides = meta.get("tolerance_overrides")
-    if overrides is not None:
-        if not isinstance(overrides, dict):
-            raise InputError("expected an object", where=shown(path), field="tolerance_overrides")
-        for k, top in (("rtol", math.inf), ("atol", math.inf), ("error_ratio", 1)):
-            if overrides.get(k) is not None and not _number_in(overrides[k], 0, top):
-                words = "from 0 to 1" if top == 1 else "at least 0"
-                raise InputError(f"expected null or a finite number {words}", where=shown(path),
-                                 field=f"tolerance_overrides.{k}")
-        if not isinstance(overrides.get("exact", False), bool):
-            raise InputError("expected true or false", where=shown(path), field="tolerance_overrides.exact")
-    return meta
-
-
-def check_case_matches(meta: Mapping[str, Any], case: Case, folder: Path) -> None:
-    """The finding's ``api``, ``product`` and (negative findings) ``rule`` fit its case.json: InputError naming
-    finding.json and the field otherwise (a finding that cannot hold is bad input, not a finding)."""
-    where = shown(folder / FINDING_FILE)
-    if meta["api"] != case.model.name:
-        raise InputError(f"{shown(meta['api'])[:80]!r}, but case.json is a case of {case.model.name}", where=where,
-                         field="api")
-    if meta["product"] != case.product:
-        raise InputError(f"{shown(meta['product'])[:80]!r}, but case.json is a case on {case.product}", where=where,
-                         field="product")
-    if meta["kind"] == "negative" and meta["rule"] not in case.model.rule_by_id:
-        raise InputError(f"{shown(meta['rule'])[:80]!r} is not a rule of {case.model.name}"
-                         f"{did_you_mean(meta['rule'], case.model.rule_by_id)}", where=where, field="rule")
-
-
-def _number_in(value: Any, low: float, high: float) -> bool:
-    """A finite JSON number (not a Boolean) within [low, high]."""
-    return type(value) in (int, float) and math.isfinite(value) and low <= value <= high
 
 
 def _load_case(folder: Path, *, with_data: bool) -> Case:
