@@ -130,30 +130,33 @@ def _named_prologue(tmp_path: Path) -> Path:
     return path
 
 
+#: The runs compared, each with repeated lines remembered and read afresh: every format, two workers, --schema (a
+#: document validated once), --product all / P.
+RUNS = [*(("--format", f, "--workers", "1") for f in ("text", "json", "jsonl", "sarif", "junit")),
+        ("--format", "jsonl", "--workers", "2"),
+        ("--product", "all", "--workers", "1"),
+        ("--product", "all", "--strict", "--format", "json"),
+        ("--product", "atlas-350", "--format", "jsonl"),
+        ("--schema", "--format", "jsonl")]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[" ".join(r) for r in RUNS])
 @pytest.mark.parametrize("most_lines,kind", [(None, "mixed"), (8, "mixed"), (50, "prologue")],
                          ids=["default", "forgetting", "turned-off"])
 def test_repeats_change_no_byte_of_any_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              most_lines: int | None, kind: str) -> None:
+                                              most_lines: int | None, kind: str, run: tuple[str, ...]) -> None:
     """The whole output with repeated lines remembered and with each line read afresh (`read_cases` without
-    ``repeats``) is the same, in every format, with two workers and with --schema (a document validated once); also when the memory is full every few lines
-    (forgotten and started again) and when a file of distinct lines turns remembering off before its repeats."""
+    ``repeats``) is the same, in every format (`RUNS`); also when the memory is full every few lines (forgotten and
+    started again) and when a file of distinct lines turns remembering off before its repeats."""
     if most_lines is not None:
         monkeypatch.setattr(repeats_module, "MOST_LINES", most_lines)
     path = _file(tmp_path, 6000, seed=1)[0] if kind == "mixed" else _named_prologue(tmp_path)
-    formats = [("--format", f) for f in ("text", "json", "jsonl", "sarif", "junit")]
-    runs = [(*f, "--workers", "1") for f in formats] + [("--format", "jsonl", "--workers", "2"),
-                                                        ("--product", "all", "--workers", "1"),
-                                                        ("--product", "all", "--strict", "--format", "json"),
-                                                        ("--product", "atlas-350", "--format", "jsonl"),
-                                                        ("--schema", "--format", "jsonl")]
-    remembered = [_check(*run, str(path)) for run in runs]
+    remembered = _check(*run, str(path))
     original_read, original_lines = check_cmd.read_cases, check_cmd.cases_from_lines
     monkeypatch.setattr(check_cmd, "read_cases", lambda *a, **k: original_read(*a, **{**k, "repeats": False}))
     monkeypatch.setattr(check_cmd, "cases_from_lines",
                         lambda *a, **k: original_lines(*a, **{**k, "repeats": False}))
-    afresh = [_check(*run, str(path)) for run in runs]
-    for run, a, b in zip(runs, remembered, afresh):
-        assert a == b, run
+    assert _check(*run, str(path)) == remembered
 
 
 def test_a_repeated_line_is_read_once_into_one_case(tmp_path: Path) -> None:
