@@ -35,6 +35,9 @@ __all__ = [
 
 #: Shadow state of a byte.
 UNINITIALIZED, INITIALIZED, POISON = 0, 1, 2
+#: Faults of a read whose value the hardware leaves unspecified: what the call computes from it is too
+#: (`Trace.poison_results`).
+TAINTING_READS = ("uninitialized", "poison")
 
 _I64, _U8 = np.dtype(np.int64), np.dtype(np.uint8)
 
@@ -322,6 +325,23 @@ class Trace:
             addrs = r.starts[rows] + cols
             out[addrs[(addrs >= 0) & (addrs < size)]] = True
         return out
+
+    def poison_results(self) -> bool:
+        """After the call: when it read a byte no call wrote or one the hardware left unspecified (an uninitialized
+        or poison fault), every byte and register it stored becomes unspecified too (poison; a register: not
+        initialized), since which of its results depend on that byte is not traced: none is shown as a number.
+        Whether it did."""
+        if not any(f.kind in TAINTING_READS and f.access == "read" for f in self.faults):
+            return False
+        for buffer in dict.fromkeys(r.buffer for r in self.records if r.kind == "write"):
+            if buffer in self.memory.state:
+                self.memory.state[buffer][self.stored(buffer)] = POISON
+        regs = getattr(self.memory, "registers", None)
+        if regs is not None:
+            for kind, file, index, _ in self.register_records:
+                if kind == "write" and regs.has(file, index):
+                    regs.forget(file, index)
+        return True
 
     def write_overlap(self, buffer: str) -> bool:
         """Whether write footprints of two different iterations shared a byte of ``buffer``."""

@@ -69,6 +69,11 @@ class Registers:
         self.values[file][index] = raw
         self.state[file][index] = INITIALIZED
 
+    def forget(self, file: str, index: int) -> None:
+        """Mark the register's bytes not written: what it holds was computed from unspecified bytes
+        (`core.memory.Trace.poison_results`); a later read faults, its contents are not shown as numbers."""
+        self.state[file][index] = UNINITIALIZED
+
     def get(self, file: str, index: int) -> np.ndarray:
         """A copy of the register's bytes."""
         return self.values[file][index].copy()

@@ -180,6 +180,7 @@ def run_case(case: Case, *, seed: int = 0, strict: bool = True, memory: Memory |
         inputs = {}
     trace = Trace(memory, strict=strict, declared=tensor_extents(case))
     case.model.execute(case, trace)
+    trace.poison_results()
     result = RunResult(case, memory, trace, inputs)
     if getattr(memory, "registers", None) is not None:
         result.register_inputs = dict(memory.registers.loaded)
