@@ -133,13 +133,14 @@ def test_set_load_data_repeat_is_not_an_alias():
 # -- the spec notes name both their sources ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("note_id, page, vendor", [
-    ("load3d.transpose", "002_70a359bc6af47a68.txt Table 5, transpose", "LoadDataWithStride.md"),
+    ("load3d.transpose", "002_70a359bc6af47a68.txt Table 5, transpose", "LoadDataWithStride (asc-devkit docs)"),
     ("load3d.output", "003_6cb328d34acb8cee.txt 表2 LoadDataRepeatParamWithStride, dstStride",
      "dav_3510/kernel_operator_mm_impl.h"),
     ("load3d.repeat", "002_70a359bc6af47a68.txt Function Usage", "kernel_operator_mm_base_impl.h"),
-    ("load3d.multiples", "002_70a359bc6af47a68.txt Table 4, mPos", "LoadData_3D.md"),
+    ("load3d.multiples", "002_70a359bc6af47a68.txt Table 4, mPos",
+     "LoadData, convolution data movement (asc-devkit docs)"),
     ("load3d.pyasc", "002_70a359bc6af47a68.txt Table 3", "pyasc python/asc/language/core/types.py"),
-    ("load3d.b8-b2", "002_70a359bc6af47a68.txt Table 1, T", "LoadDataWithStride.md (data types)"),
+    ("load3d.b8-b2", "002_70a359bc6af47a68.txt Table 1, T", "LoadDataWithStride (asc-devkit docs) (data types)"),
 ])
 def test_notes_name_the_page_and_the_vendor_file(note_id, page, vendor):
     note = next(n for n in get_api("Load3DBitMode").notes if n.id == note_id)

@@ -61,12 +61,14 @@ CHANNEL_REMAINDERS = {8: (0, 4), 16: (0, 4, 8), 32: (0, 4, 8, 16),
                       # page, V2 channelSize; the rules add "at least 4", which 8, 16 and 32 meet)
                       64: (0, 8, 16, 32)}
 MAX_MPOS_3D = 32767  # the LoadData3D page's mStartPt range (HARDWARE_NOTES)
-#: The vendor's material cited where the page is silent or disagrees (the Chinese directories of the docs elided).
-DOC_LDWS = "asc-devkit docs/zh/api/SIMD-API/.../LoadDataWithStride.md"
-DOC_L3D = "asc-devkit docs/zh/api/SIMD-API/.../LoadData_3D.md"
-DOC_BITMODE = "asc-devkit docs/zh/api/SIMD-API/.../LoadData_3D_BitMode.md"
-DOC_SETREPEAT = "asc-devkit docs/zh/api/SIMD-API/.../SetLoadDataRepeat.md"
-DOC_MIGRATION = "asc-devkit docs/zh/guide/.../2201 to 3510 basic API migration guide (SetLoadDataBoundary)"
+#: The vendor's pages cited where the seed page is silent or disagrees: their titles in English (the asc-devkit
+#: docs/zh tree: LoadDataWithStride.md, LoadData_3D.md, LoadData_3D_BitMode.md, SetLoadDataRepeat.md, the migration
+#: guide).
+DOC_LDWS = "LoadDataWithStride (asc-devkit docs)"
+DOC_L3D = "LoadData, convolution data movement (asc-devkit docs)"
+DOC_BITMODE = "LoadData, BitMode convolution data movement (asc-devkit docs)"
+DOC_SETREPEAT = "SetLoadDataRepeat (asc-devkit docs)"
+DOC_MIGRATION = "2201 to 3510 basic API migration guide, SetLoadDataBoundary (asc-devkit docs)"
 IMPL_3510 = "asc-devkit impl/basic_api/dav_3510/kernel_operator_mm_impl.h"
 IMPL_BASE = "asc-devkit impl/basic_api/kernel_operator_mm_base_impl.h"
 EXAMPLES = "asc-devkit examples/01_simd_cpp_api/03_basic_api/03_matrix_compute"
@@ -1199,8 +1201,7 @@ class Load3DBitMode(ApiModel):
                  "last SetFmatrix's feature map, so a default-config call after a SetFmatrix of another shape was "
                  "checked against the wrong map (found by a helper session's probe).",
                  (f"{DOC_L3D} (V2 prototype, defaultConfig)", f"{IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2)",
-                  "asc-devkit docs/zh/api/SIMD-API/.../SetFmatrix.md, SetFmatrixBitMode.md (examples: LOAD3D_CONFIG = "
-                  "{false, false})"),
+                  "SetFmatrix and SetFmatrixBitMode (asc-devkit docs), examples (LOAD3D_CONFIG = {false, false})"),
                  ("load3d.fmatrix.reset", "load3d.fmatrix.differs", "load3d.fmatrix.unset")),
         SpecNote("load3d.program-fmatrix", "The feature map in a program",
                  "In a program the bit-mode load (and a LoadData3DParamsV2 call with defaultConfig.isSetFMatrix = false, "

@@ -192,7 +192,8 @@ def prose(text: str) -> str:
 
 
 def has_untranslated(text: str) -> bool:
-    """``text`` still holds a seed file name, a page by its number (``page 002``), Chinese characters or the hardware
-    notes' file name (a citation users cannot follow)."""
-    return bool(_SEED.search(text) or _CJK.search(text) or "HARDWARE_NOTES" in text or _PAGE_NUMBER.search(text)
-                or _PAGES_NUMBERS.search(text))
+    """``text`` still holds a seed file name, a page by its number (``page 002``), Chinese characters, a path into the
+    vendor's Chinese documentation tree (``docs/zh/...``: a page is named by its title) or the hardware notes' file
+    name (a citation users cannot follow)."""
+    return bool(_SEED.search(text) or _CJK.search(text) or "HARDWARE_NOTES" in text or "docs/zh" in text
+                or _PAGE_NUMBER.search(text) or _PAGES_NUMBERS.search(text))
