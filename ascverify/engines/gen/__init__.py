@@ -17,7 +17,8 @@ Ctrl-C or SIGTERM stops the solving and returns what was found (``report["stoppe
 command line to write.
 
 Inputs are drawn by the model (`ApiModel.input_data`, else the core's random values) from a seed
-per case; golden outputs come from the core (`run_case`, strict). `ascverify.engines.gen.output` writes
+per case, tensors that share bytes given the same bytes there (`shared_bytes`: `run` refuses a case whose
+data differ there); golden outputs come from the core (`run_case`, strict). `ascverify.engines.gen.output` writes
 each case as a directory and the manifest. The same seed gives the same cases in a fresh process
 (Z3 replays its answers for the same sequence of queries).
 """
@@ -47,6 +48,7 @@ from ..explain import value_term
 from ..interrupts import checkpoint, start_pool
 from ..solver import SampleStats, Space
 from .construct import Unsupported, build_batch, quiet_assumptions, spread_placement
+from .shared_bytes import draw_inputs, make_agree
 from .solving import Solving
 from .targets import Target, describe_core, field_targets, negative_targets, rule_targets, solve_target
 from .written import written_form
@@ -555,6 +557,7 @@ def _data_rules(gen: Generation, sv: Any, targets: list) -> None:
             c = Case(model, ctx, dict(base.case.env), origin=f"negative:{r.id}")
             for name in r.requires_data:
                 c.set_data(name, random_values(c.tensor(name).dtype, c.tensor(name).size, rng))
+            make_agree(c, r.requires_data)  # tensors sharing bytes hold the same bytes there (`shared_bytes`)
             ids = [v.id for v in check_case(c).violations]
             if ids == [r.id]:
                 found = c
@@ -590,12 +593,16 @@ def _run_on_core(gc: GenCase, seed: int, pre: Any) -> Any:
     if blocking:
         gc.not_run = "broken: " + ", ".join(blocking) + " (the core needs representable values and tensors in their buffers)"
         try:
+            draw_inputs(case, seed)
             _, inputs = prepare(case, seed=seed)
             gc.inputs = {k: np.array(v) for k, v in inputs.items()}
         except Exception:  # noqa: BLE001 - an invalid case may not even lay out
             gc.inputs = {}
     else:
         try:
+            # the inputs prepare would draw, made to agree on the bytes tensors share (`run` refuses a case whose
+            # data differ there): the golden is then what `run` computes for the written case
+            draw_inputs(case, seed)
             result = run_case(case, seed=seed, strict=gc.expect == "success" and not pre.violations)
         except Fault as exc:
             gc.faults = [str(exc)]

@@ -37,6 +37,7 @@ from ...cases.case import Case
 from ...cases.caseio import read_cases
 from ...cases.safe_names import confined
 from ...checking.checker import check_case
+from ...core.run import given_data, refuse_conflicting_data
 from ...core.unspecified import blanked
 from ...spec.errors import InputError
 from ...spec.params import MaskArg
@@ -191,13 +192,18 @@ def _stopped_before_writing(gen: Generation) -> None:
 def written_problem(path: Path, entry: dict[str, Any]) -> str:
     """Why the case file at ``path``, read back as `check` reads it (with its data files), does not get the verdict
     its manifest ``entry`` says ('' when it does): expect success, no error; expect failed, every rule of
-    ``breaks`` an error."""
+    ``breaks`` an error. A case whose tensors' data differ on bytes they share, which `run` refuses
+    (`core.run.refuse_conflicting_data`), is a problem too."""
     try:
         got = next(iter(read_cases(str(path))), None)
     except InputError as exc:
         return f"its case file cannot be read: {exc}"
     if got is None or got.case is None:
         return f"its case file cannot be read: {got.error if got is not None else 'no case in it'}"
+    try:
+        refuse_conflicting_data(given_data(got.case, [d.name for d in got.case.model.tensors]))
+    except InputError as exc:
+        return f"run refuses its case file: {exc}"
     errors = {v.id for v in check_case(got.case).violations}
     if entry["expect"] == "success" and errors:
         return "its case file breaks " + ", ".join(sorted(errors))
