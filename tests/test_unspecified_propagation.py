@@ -34,16 +34,19 @@ def _all_unspecified(out: Path, name: str, elements: slice) -> None:
     assert json.loads((out / "run.json").read_text())["tensors"][name]["unspecified"] >= flags.size
 
 
-def test_a_reduction_over_an_unspecified_result_is_unspecified(tmp_path: Path):
-    # call 0 sums x's two 128-element repeats into d (16 values), d lying inside x: repeat 1 reads bytes repeat 0
-    # may already have replaced, and the core marks that result unspecified; call 1 takes the max of d's 16 values
+def _sum_then_max(d: dict, w_addr: int) -> dict:
+    """Call 0 sums x's two 128-element repeats into d (16 values, one per block), call 1 takes the max of d's 16."""
     x = [float(v % 50) for v in range(1, 257)]
-    program = {"product": "atlas-a2", "dtype": "half",
-               "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 256, "data": x},
-                           "d": {"position": "VECIN", "addr": 256, "size": 16},
-                           "w": {"position": "VECOUT", "addr": 1024, "size": 16}},
-               "calls": [_reduce("block_reduce_sum", "d", "x", 2, 128), _reduce("block_reduce_max", "w", "d", 1, 16)]}
-    out = _run(tmp_path, program)
+    return {"product": "atlas-a2", "dtype": "half",
+            "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 256, "data": x},
+                        "d": {**d, "size": 16}, "w": {"position": "VECOUT", "addr": w_addr, "size": 16}},
+            "calls": [_reduce("block_reduce_sum", "d", "x", 2, 128), _reduce("block_reduce_max", "w", "d", 1, 16)]}
+
+
+def test_a_reduction_over_an_unspecified_result_is_unspecified(tmp_path: Path):
+    # d lies inside x: repeat 1 of the sum reads bytes repeat 0 may already have replaced, and the core marks that
+    # result unspecified
+    out = _run(tmp_path, _sum_then_max({"position": "VECIN", "addr": 256}, 1024))
     assert np.load(out / "d.unspecified.npy").any()  # the premise: call 0 left an element of d unspecified
     _all_unspecified(out, "w", slice(0, 1))  # the max over d (16 lanes: one block) includes it
 
@@ -66,13 +69,7 @@ def test_a_reduction_over_never_written_bytes_is_unspecified(tmp_path: Path):
 
 
 def test_a_call_reading_only_defined_bytes_keeps_its_numbers(tmp_path: Path):
-    x = [float(v % 50) for v in range(1, 257)]
-    program = {"product": "atlas-a2", "dtype": "half",
-               "tensors": {"x": {"position": "VECIN", "addr": 0, "size": 256, "data": x},
-                           "d": {"position": "VECOUT", "addr": 1024, "size": 16},
-                           "w": {"position": "VECOUT", "addr": 2048, "size": 16}},
-               "calls": [_reduce("block_reduce_sum", "d", "x", 2, 128), _reduce("block_reduce_max", "w", "d", 1, 16)]}
-    out = _run(tmp_path, program)
+    out = _run(tmp_path, _sum_then_max({"position": "VECOUT", "addr": 1024}, 2048))
     assert not (out / "d.unspecified.npy").exists()  # every element of d defined
     d = np.load(out / "d.npy")
     assert np.isfinite(d).all()
