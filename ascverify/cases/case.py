@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -124,9 +124,14 @@ class Case:
     def set_data(self, name: str, array: np.ndarray) -> None:
         self._data[name] = np.asarray(array, dtype=self.ctx.tensor_dtype(name).numpy)
 
-    def forget_data(self) -> None:
-        """Drop the contents loaded or set: `data` gives only what the case's data sources hold again."""
-        self._data = {}
+    def forget_data(self, names: Iterable[str] | None = None) -> None:
+        """Drop the contents loaded or set (of ``names``, default all): `data` gives only what the case's data
+        sources hold again."""
+        if names is None:
+            self._data = {}
+        else:
+            for name in names:
+                self._data.pop(name, None)
 
     def with_fields(self, **changes: Any) -> "Case":
         env = dict(self.env)

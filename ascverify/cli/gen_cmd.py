@@ -56,7 +56,9 @@ def gen(api: str, product_name: str, count: int | None, out: str, seed: int, mod
     the limits of the parameters' C types last. In the boundary and negative modes every value is
     one a case file can hold (a target past a 64-bit type is skipped, with the reason); in every
     mode each case written, read back as `check` reads it, gets the verdict its manifest entry
-    says (else exit status 1).
+    says (else exit status 1). A case with legal arguments for which no data drawn keeps a rule on
+    tensor contents (a BilinearInterpolation offset reading a block the call already stored over)
+    is written as failing, with that rule, and the target it was to show is not covered.
 
     DIR must be new, empty, or an earlier `gen` output (its manifest lists the files it wrote:
     case folders are replaced and those beyond N removed only when they hold nothing else).

@@ -18,7 +18,8 @@ command line to write.
 
 Inputs are drawn by the model (`ApiModel.input_data`, else the core's random values) from a seed
 per case, tensors that share bytes given the same bytes there (`shared_bytes`: `run` refuses a case whose
-data differ there); golden outputs come from the core (`run_case`, strict). `ascverify.engines.gen.output` writes
+data differ there); golden outputs come from the core (`run_case`, strict). A case meant valid whose every data drawn breaks a rule on
+tensor contents is written as the failing case it is (`_data_keeping_valid`). `ascverify.engines.gen.output` writes
 each case as a directory and the manifest. The same seed gives the same cases in a fresh process
 (Z3 replays its answers for the same sequence of queries).
 """
@@ -602,7 +603,10 @@ def _run_on_core(gc: GenCase, seed: int, pre: Any) -> Any:
         try:
             # the inputs prepare would draw, made to agree on the bytes tensors share (`run` refuses a case whose
             # data differ there): the golden is then what `run` computes for the written case
-            draw_inputs(case, seed)
+            if gc.expect == "success" and not pre.violations:
+                seed = _data_keeping_valid(gc, seed)
+            else:
+                draw_inputs(case, seed)
             result = run_case(case, seed=seed, strict=gc.expect == "success" and not pre.violations)
         except Fault as exc:
             gc.faults = [str(exc)]
@@ -616,6 +620,40 @@ def _run_on_core(gc: GenCase, seed: int, pre: Any) -> Any:
             gc.inputs = {k: np.array(v) for k, v in result.inputs.items()}
             gc.faults = [str(f) for f in result.faults]
     return result
+
+
+#: Draws of a valid case's data (the model's `ApiModel.input_data`) tried before the case is called invalid with data.
+DATA_DRAWS = 4
+
+
+def _data_keeping_valid(gc: GenCase, seed: int) -> int:
+    """Give a case meant valid (no rule broken without data) inputs that break no rule on tensor contents; the seed
+    used. The model draws such data where it can (`ApiModel.input_data`: BilinearInterpolation's src0Offset picks
+    blocks no earlier iteration stored over), but legal parameters may leave none: every src0 block stored over
+    before the last iteration reads one. After `DATA_DRAWS` draws breaking such a rule the case is written as the
+    failing case it is (``expect`` "failed", the data rules it breaks, the note saying why); the legal targets it
+    was to show are then not covered (`output.coverage`)."""
+    case = gc.case
+    ruled = [r for r in case.model.rules_for(case.ctx.product.id) if r.requires_data]
+    had = {d.name for d in case.model.tensors if case.has_data(d.name)}
+    draw_inputs(case, seed)
+    if not ruled:
+        return seed
+    broken: list[str] = []
+    for k in range(DATA_DRAWS):
+        if k:
+            case.forget_data(d.name for d in case.model.tensors if d.name not in had)
+            draw_inputs(case, data_seed(seed, k))
+        broken = [v.id for v in check_case(case).violations]
+        if not broken:
+            gc.data_seed = seed if not k else data_seed(seed, k)
+            return gc.data_seed
+    gc.expect = "failed"
+    gc.rules = broken
+    gc.note = (gc.note + "; " if gc.note else "") + (
+        f"its arguments are legal, but {DATA_DRAWS} draws of its data all break {', '.join(broken)}: "
+        "written as a failing case")
+    return seed
 
 
 def _record(gc: GenCase, result: Any, verdict: Any) -> None:

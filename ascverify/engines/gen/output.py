@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -321,19 +322,26 @@ def manifest(gen: Generation, entries: list[dict[str, Any]], complete: bool) -> 
     }
     if targets is not None:
         doc["coverage"] = coverage(targets, gen.mode, [e["case_name"] for e in entries],
-                                   {e["case_name"]: e["breaks"] for e in entries})
+                                   {e["case_name"]: e["breaks"] for e in entries},
+                                   {e["case_name"] for e in entries if e["expect"] == "failed"})
     doc["cases"] = entries
     return doc
 
 
-def coverage(targets: list, mode: str, names: list[str], breaks: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """Targets by status, with the reason of each one not covered (cases named as written)."""
-    from collections import Counter
-
+def coverage(targets: list, mode: str, names: list[str], breaks: dict[str, list[str]] | None = None,
+             failing: set[str] = frozenset()) -> dict[str, Any]:
+    """Targets by status, with the reason of each one not covered (cases named as written). A legal target is
+    covered only by a case written as valid: one whose data broke a rule on tensor contents (``failing``: written
+    as failing, `_data_keeping_valid`) does not show it."""
     for t in targets:
         t.cases = [c if isinstance(c, str) else names[c] for c in t.cases if isinstance(c, str) or c < len(names)]
         if t.status in ("covered", "clipped") and not t.cases:
             t.status, t.reason = "not_written", "its case is beyond -n"
+        if t.expect == "success" and t.status in ("covered", "clipped") and set(t.cases) <= failing:
+            t.status = "skipped"
+            t.reason = (f"its case ({', '.join(t.cases)}) has legal arguments, but the data drawn for it break "
+                        f"{', '.join(sorted({b for c in t.cases for b in (breaks or {}).get(c, ())}))}: written "
+                        "as a failing case")
         if t.expect == "failed" and t.rule is not None and t.cases and breaks is not None:
             # what the written case breaks (with its data): a data rule may come along, e.g. when a tensor is too
             # small for any valid contents
