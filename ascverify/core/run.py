@@ -45,6 +45,26 @@ class RunResult:
         return {b: self.trace.regions("write", b) for b in self.memory.buffers if self.trace.regions("write", b)}
 
 
+def drawn_data(case: Case, name: str, rng: np.random.Generator) -> np.ndarray:
+    """Contents for a tensor the case gives none: the model's (`ApiModel.input_data`), else random values."""
+    data = case.model.input_data(case, name, rng)
+    if data is None:
+        t = case.tensor(name)
+        data = random_values(t.dtype, t.size, rng)
+    return data
+
+
+def draw_missing(case: Case, rng: np.random.Generator, *, fill_outputs: bool = True) -> None:
+    """Give every tensor the core loads (in its buffer; not tmp; outputs' old values when ``fill_outputs``) that
+    has no contents the drawn ones (`drawn_data`), in declaration order from one random stream: what `prepare`
+    loads, and what gen writes as a case's inputs."""
+    for decl in case.model.tensors:
+        if decl.role == "tmp" or (decl.role == "out" and not fill_outputs) or not fits(case, decl.name) \
+                or case.data(decl.name) is not None:
+            continue
+        case.set_data(decl.name, drawn_data(case, decl.name, rng))
+
+
 def load_tensor(case: Case, name: str, memory: Memory, rng: np.random.Generator, *, generate: bool) -> np.ndarray | None:
     """Fill one tensor's given contents (or, when ``generate``, generated ones) into memory; the data, or None."""
     t = case.tensor(name)
@@ -52,10 +72,7 @@ def load_tensor(case: Case, name: str, memory: Memory, rng: np.random.Generator,
     if data is None:
         if not generate:
             return None
-        data = case.model.input_data(case, name, rng)
-        if data is None:
-            data = random_values(t.dtype, t.size, rng)
-        case.set_data(name, data)
+        case.set_data(name, drawn_data(case, name, rng))
         data = case.data(name)
     if data.size:
         memory.store(t.buffer, t.addr, t.dtype, data)
@@ -91,10 +108,12 @@ def refuse_conflicting_data(placed: list[tuple[str, str, int, np.ndarray]]) -> N
                                  "shared bytes the same values (or data for one of them only)", field=f"tensors.{b}.data")
 
 
-def fits(case: Case, name: str, memory: Memory) -> bool:
-    """The tensor is given and lies inside its buffer (a tensor outside holds nothing; accesses fault there)."""
+def fits(case: Case, name: str, memory: Memory | None = None) -> bool:
+    """The tensor is given and lies inside its buffer as the core's memory has it (the product's physical size: a
+    tensor outside holds nothing; accesses fault there)."""
     t = case.tensor(name)
-    return t.present and t.addr >= 0 and t.end <= memory.size(t.buffer)
+    size = memory.size(t.buffer) if memory is not None else case.ctx.product.physical_size(t.buffer)
+    return t.present and t.addr >= 0 and t.end <= size
 
 
 def tensors_after(case: Case, memory: Memory) -> dict[str, np.ndarray]:
@@ -113,11 +132,11 @@ def prepare(case: Case, *, seed: int = 0, fill_outputs: bool = True) -> tuple[Me
     memory = Memory.for_product(case.ctx.product)
     inputs: dict[str, np.ndarray] = {}
     refuse_conflicting_data(given_data(case, [d.name for d in case.model.tensors]))
+    draw_missing(case, rng, fill_outputs=fill_outputs)
     for decl in case.model.tensors:
         if not fits(case, decl.name, memory):
             continue
-        generate = not (decl.role == "tmp" or (decl.role == "out" and not fill_outputs))
-        data = load_tensor(case, decl.name, memory, rng, generate=generate)
+        data = load_tensor(case, decl.name, memory, rng, generate=False)
         if data is not None:
             inputs[decl.name] = data
     fill_registers(case, memory, seed)

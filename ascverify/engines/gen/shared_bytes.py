@@ -3,11 +3,11 @@
 gen writes every tensor's contents as the case's data (``inputs/NAME.bin``). Two tensors that lie over each other
 in a buffer (dst over src0: a warning, not an error) and are given data that differ on the bytes they share make
 a case `run` refuses (`core.run.refuse_conflicting_data`: which data the call reads would depend on the order the
-tensors are loaded in). So gen draws the contents as the core would (`core.run.prepare`: the same tensors, order and
-random stream), then lays them out over one byte image per buffer in a fixed order (`placing_order`), each later
-tensor taking its shared bytes from the image, read in its own element type (bytes copied, then decoded: a uint32
-tensor over a half one works). The memory the core starts from is then the same whatever the load order, and the
-golden is what `run` computes for the written case.
+tensors are loaded in). So gen draws the contents the core would (`core.run.draw_missing`, which `prepare` uses),
+then lays them out over one byte image per buffer in a fixed order (`placing_order`), each later tensor taking its
+shared bytes from the image, read in its own element type (bytes copied, then decoded: a uint32 tensor over a half
+one works). The memory the core starts from is then the same whatever the load order, and the golden is what `run`
+computes for the written case.
 
 Shared bytes are as `refuse_conflicting_data` defines them: the same buffer and overlapping byte spans
 ``[addr, addr + nbytes)``, with the bytes `DType.to_bytes` gives the data.
@@ -20,30 +20,15 @@ from typing import Iterable
 import numpy as np
 
 from ...cases.case import Case
-from ...core.run import random_values
-
-
-def _fits(case: Case, name: str) -> bool:
-    """The tensor is given and lies inside its buffer as the core's memory has it (`core.run.fits`)."""
-    t = case.tensor(name)
-    return t.present and t.addr >= 0 and t.end <= case.ctx.product.physical_size(t.buffer)
+from ...core.run import draw_missing, fits
 
 
 def draw_inputs(case: Case, seed: int) -> None:
-    """Give the case the contents `core.run.prepare` would draw for it from ``seed`` (the model's
-    `ApiModel.input_data`, else random values; inputs and outputs' old values, not tmp tensors; tensors in their
-    buffers only; the same random stream, so a case without shared bytes gets the same data as before), then make
-    tensors that share bytes agree on them (`make_agree`). Tensors with data already keep it (drawn nothing)."""
-    rng = np.random.default_rng(seed)
+    """Give the case the contents `core.run.prepare` would draw for it from ``seed`` (`core.run.draw_missing`: the
+    same tensors, order and random stream, so a case without shared bytes gets the same data as `run` would draw),
+    then make tensors that share bytes agree on them (`make_agree`). Tensors with data already keep it."""
     had = {d.name for d in case.model.tensors if case.data(d.name) is not None}
-    for decl in case.model.tensors:
-        if decl.role == "tmp" or not _fits(case, decl.name) or decl.name in had:
-            continue
-        t = case.tensor(decl.name)
-        data = case.model.input_data(case, decl.name, rng)
-        if data is None:
-            data = random_values(t.dtype, t.size, rng)
-        case.set_data(decl.name, data)
+    draw_missing(case, np.random.default_rng(seed))
     make_agree(case, first=had)
 
 
@@ -70,7 +55,7 @@ def make_agree(case: Case, names: Iterable[str] | None = None, first: Iterable[s
     zero in its bytes: the tensors laid out before it take that byte from it."""
     if names is None:
         names = [d.name for d in case.model.tensors]
-    names = [n for n in names if case.data(n) is not None and _fits(case, n) and case.tensor(n).size]
+    names = [n for n in names if case.data(n) is not None and fits(case, n) and case.tensor(n).size]
     placed: list[list] = []  # [name, buffer, addr, bytes]
     for name in placing_order(case, names, first):
         t = case.tensor(name)
