@@ -39,7 +39,7 @@ from ...spec.params import LevelsArg, MaskArg, StructArg
 from ...spec.products import POSITION_BUFFER, get_product
 from ...spec.registry import apis, get_api
 from ...spec.rules import ERROR, POSITION_NAMES, Context, FrozenValues, Rule, Values, buffer_alignment, domain_value
-from ..interrupts import decide, solver_region
+from ..interrupts import decide, set_timeout, solver_region
 from ..solver import Space, Undecided, core_ids
 from .arguments import refused_as_invalid
 from .choice_bytes import ChoiceBytes, binary
@@ -1251,12 +1251,19 @@ def _negation_space(model_name: str, ctx: Context, rule_id: str):
     return space, s
 
 
+#: Milliseconds for each query of `breaking` that keeps some of the drawn case's values (a nicety: the case found is
+#: nearer); the query keeping none has the solver's whole timeout.
+NEAR_QUERY_MS = 2000
+
+
 def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
     """A case close to ``case`` that breaks ``rule_id`` and no other error rule (None when no case does).
 
     The solver keeps as many of the case's field values as it can (the values in the unsat core are
-    released one at a time, argument fields last); ``seed`` is its random seed. Raises `Undecided` when
-    a query the answer depends on is not decided (an unknown is neither a case nor "none"), and
+    released one at a time, argument fields last, each such query within `NEAR_QUERY_MS`); when keeping
+    values makes a query too hard for that time, it is asked once more with none kept (any case breaking
+    the rule alone, within the solver's whole timeout). ``seed`` is its random seed. Raises `Undecided`
+    when a query the answer depends on is not decided (an unknown is neither a case nor "none"), and
     `Interrupted` on Ctrl-C or SIGTERM.
     """
     import z3
@@ -1273,7 +1280,15 @@ def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
         active[name] = var == (z3.BoolVal(bool(val)) if z3.is_bool(var) else z3.IntVal(int(val)))
     with solver_region():
         for _ in range(len(active) + 1):
+            if active:
+                set_timeout(s, min(NEAR_QUERY_MS, space.timeout_ms))
             r = decide(s, list(active.values()))
+            set_timeout(s, space.timeout_ms)
+            if r == "unknown" and active:
+                # keeping the drawn values made the query hard (LoadDataWithStride on atlas-350 with most arguments
+                # kept: 10 s, unknown): any case breaking the rule alone will do
+                active = {}
+                r = decide(s)
             if r == "sat":
                 return space.case_from(s.model(), origin=f"breaks {rule_id}")
             if r != "unsat":
