@@ -168,7 +168,10 @@ def test_forms_dists_and_types():
     assert broken(case_doc({"dist": "DIST_BLK"}, dtype="int64", size=64)) == ["reg_load_align_vreg.dist.b64"]
     assert broken(case_doc({}, dtype="int64", size=32)) == []
     assert warned(case_doc({"dist": "DIST_BRC_B16"}, dtype="float", size=1)) == ["reg_load_align_vreg.dist.width"]
-    assert warned(case_doc({"dstReg1": 0, "dist": "DIST_DINTLV_B8"})) == ["reg_load_align_vreg.dual.registers"]
+    # review 75: one register named twice by a dual load is two stores of one call to the same bytes (an error, as
+    # docs/severity.md says and load3d.dstStride.overlap does for fractals); dstReg defaults to register 0
+    assert broken(case_doc({"dstReg1": 0, "dist": "DIST_DINTLV_B8"})) == ["reg_load_align_vreg.dual.registers"]
+    assert broken(case_doc({"dstReg1": 1, "dist": "DIST_DINTLV_B8"})) == []
     assert broken(case_doc({"dstReg1": 1, "dist": "DIST_DINTLV_B8", "addrReg": {"strides": [1], "indices": [0]},
                             "postMode": "POST_MODE_UPDATE", "postUpdateStride": 0})) == ["reg_load_align_vreg.form"]
     assert broken(case_doc({}, product="atlas-a2", size=256)) == ["reg_load_align_vreg.product.support"]

@@ -26,7 +26,7 @@ from ..cases.pointers import json_pointer
 from ..cases.bounded_read import LineReader, NotRegular, open_regular
 from ..cases.sources import _LIMITS, open_source
 from ..checking.checker import Result
-from ..spec.citations import prose, stored_source
+from ..spec.citations import prose
 from ..spec.errors import InputError, shown_path
 from ..spec.model import ApiModel
 from ..spec.rules import Rule
@@ -364,7 +364,7 @@ def _rule_descriptor(model: ApiModel, r: Rule) -> dict[str, Any]:
         "fullDescription": {"text": f"{model.name}: {r.help or r.message} ({r.citation})"},
         "help": {"text": help_text, "markdown": md},
         "defaultConfiguration": {"level": "warning" if r.severity == "warning" else "error"},
-        "properties": {"api": model.name, "source": r.citation, "seed": stored_source(r.source),
+        "properties": {"api": model.name, "source": r.citation,
                        "kind": r.domain.get("kind", "custom"),
                        "products": sorted(r.products) if r.products is not None else "all",
                        "notes": [n.id for n in notes], "tags": [model.name, r.domain.get("kind", "custom")]},

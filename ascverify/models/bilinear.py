@@ -47,7 +47,7 @@ from ..spec.rules import (
     tensor_min_size,
     tensors_disjoint,
 )
-from .vector_common import BLOCK_BYTES, REPEAT_BYTES, lane_mask, mask_high_word_note, mask_rules
+from .vector_common import BLOCK_BYTES, OVERLAP_PAGE, REPEAT_BYTES, lane_mask, mask_high_word_note, mask_rules
 
 SEED = "000_f2fe3f8fa92b9dd9.txt"
 NOTES = "HARDWARE_NOTES.md BilinearInterpolation"
@@ -472,7 +472,7 @@ def _overlap_warning(source: str):
     """dst sharing bytes with a source: a warning (the exact hazards are the errors: bilinear.dst.hazard for src1 and
     src0Offset, bilinear.dst.src0.hazard for src0)."""
     base = tensors_disjoint(f"bilinear.dst.{source}.disjoint", "dst", source,
-                            f"{SEED} Restrictions (page silent on dst); {NOTES}", notes=("bilinear.hazard-order",),
+                            f"{OVERLAP_PAGE}; {SEED} Restrictions (silent on dst); {NOTES}", notes=("bilinear.hazard-order",),
                             message=f"dst [{{dst.addr}}, {{dst.end}}) and {source} [{{{source}.addr}}, {{{source}.end}}) "
                                     f"overlap: harmless only while no {source} byte is read after dst stores it "
                                     f"({{verdict}})")
@@ -586,13 +586,21 @@ class BilinearInterpolation(ApiModel):
                  "blocks, it is exact). It requires the size rules (bytes outside the tensors are theirs). "
                  "bilinear.dst.src0.hazard needs src0Offset's contents (which blocks are read), lane by lane, and "
                  "is not checked without them.",
-                 "The page restricts only src0/src1/src0Offset among themselves. dav_3510 loops over vertical "
+                 "The page restricts only src0/src1/src0Offset among themselves. The vendor's general address "
+                 "overlap restrictions (an API whose page describes no overlap constraint is taken not to support "
+                 "overlap: 'results may not be as expected'; within one iteration source and destination overlap "
+                 "100% or not at all; no earlier iteration's destination over a later one's source) are read as "
+                 "what makes results unexpected: a source byte read after a store over it, the error here; an "
+                 "overlap no read observes is the warning. The vendor's own kernels rely on that reading for the "
+                 "page's other vector calls (ReduceDataBlock in place: spec note block_reduce_sum.in-place). "
+                 "dav_3510 loops over vertical "
                  "iterations (LoadAlign offsets, GatherB, LoadAlign src1, Mul, Add; StoreAlign at the end of each); "
                  "dav_c220 runs Gatherb and Brcb over all iterations before Mul/Add/Adds; dav_m200 runs vadds over "
                  "src0Offset before vbi, whose internal order the code does not show: the reading is the page's "
                  "description and HARDWARE_NOTES (per vertical iteration: read, sum, store). dav_3510 loads each "
                  "group of 8 offsets with a whole-register LoadAlign (256 bytes); the core records the 32 bytes used.",
-                 (f"{SEED} Restrictions", f"{SEED} Function Usage", NOTES, IMPL_3510, IMPL_C220, IMPL_M200),
+                 (OVERLAP_PAGE, f"{SEED} Restrictions", f"{SEED} Function Usage", NOTES, IMPL_3510, IMPL_C220,
+                  IMPL_M200),
                  ("bilinear.dst.src0.disjoint", "bilinear.dst.src1.disjoint", "bilinear.dst.src0Offset.disjoint",
                   "bilinear.dst.src0.hazard", "bilinear.dst.hazard")),
         SpecNote("bilinear.tmp", "sharedTmpBuffer",
@@ -631,8 +639,10 @@ class BilinearInterpolation(ApiModel):
                  "members srcRepStride = hRepeat*8 and dstRepStride = vROffset*sizeof(T)/32 of UnaryRepeatParams "
                  "(include/basic_api/kernel_struct_unary.h): larger values wrap, and every vertical iteration after "
                  "the first reads or stores elsewhere. pyasc's own kernel test gives 1,056 bytes where 1,536 are "
-                 "written.",
-                 (_t2("sharedTmpBuffer"), NOTES, IMPL_C220),
+                 "written. The page's ranges (hRepeat and vRepeat each in [1, 255], vROffset up to 65534) allow "
+                 "calls this implementation gets wrong: where page and implementation disagree, the shipping code "
+                 "decides what the call does on these products, and every vendor call stays within these limits.",
+                 (IMPL_C220, NOTES, _t2("sharedTmpBuffer"), _t2("hRepeat"), _t2("vRepeat")),
                  ("bilinear.hvRepeat.range", "bilinear.c220_rep_strides", "bilinear.src1.brcb_size",
                   "bilinear.src1.brcb_repeat", "bilinear.sharedTmpBuffer.written", "bilinear.src1.size")),
         SpecNote("bilinear.repeat-mode-length", "src1's length with repeatMode=true",
@@ -645,8 +655,11 @@ class BilinearInterpolation(ApiModel):
                  "holds exactly the 128 x hRepeat x vRepeat elements gathered (as every vendor test sizes it). The "
                  "implementations never see src0's size (dav_3510 loads 8 src1 values per iteration, dav_c220 "
                  "broadcasts src1.size/8 groups, dav_m200 runs vbi with hRepeat): a larger src0 with enough src1 "
-                 "values computes the same dst, so the page's wording is a warning. No vendor test or example uses "
-                 "repeatMode=true.",
+                 "values computes the same dst. 'src0's data length' is read as src0's declared size, which a case "
+                 "may give larger than the blocks the call gathers (a LocalTensor over a larger buffer): refusing "
+                 "that would refuse calls the hardware runs correctly, so the page's sentence on the declared size "
+                 "is a warning, and its substance, enough src1 values for the blocks gathered, is the error "
+                 "bilinear.src1.size. No vendor test or example uses repeatMode=true.",
                  (f"{VENDOR_PAGE}, Restrictions", _t2("repeatMode"), IMPL_3510, IMPL_C220, IMPL_M200),
                  ("bilinear.src1.repeat_mode_length", "bilinear.src1.size")),
         SpecNote("bilinear.3510-offset-loads", "How atlas-350 reads src0Offset",
@@ -684,7 +697,7 @@ class BilinearInterpolation(ApiModel):
 
     def api_rules(self):
         p = self.prefix
-        order = f"{SEED} Restrictions (page silent on dst); {NOTES}"
+        order = f"{OVERLAP_PAGE}; {SEED} Restrictions (silent on dst); {NOTES}"
         # first: the solver decides its questions best before the others (see the hazard section)
         yield rule(f"{p}.dst.hazard", ("dst", "src1", "src0Offset", "mask", "hRepeat", "vRepeat", "repeatMode",
                                         "vROffset", "dstBlkStride", "product"),
@@ -694,7 +707,10 @@ class BilinearInterpolation(ApiModel):
                    notes=("bilinear.hazard-order",), facts=lambda v, ctx: {"example": _hazard_example(v, ctx)},
                    help="no src1 value (nor, on atlas-350, src0Offset entry) is read after a vertical iteration "
                         "stored over it")
-        yield from mask_rules(p, _t2("mask[]/mask"))
+        # the generic mask rules but those about 32- and 64-bit operands' words, which no case of this half-only
+        # API can break (review 75: they were listed, cited and never fired)
+        wide_only = {f"{p}.mask.words.width", f"{p}.mask.words.high"}
+        yield from (r for r in mask_rules(p, _t2("mask[]/mask")) if r.id not in wide_only)
         yield field_range(f"{p}.hRepeat.range", "hRepeat", 1, 255, _t2("hRepeat"))
         yield field_range(f"{p}.vRepeat.range", "vRepeat", 1, 255, _t2("vRepeat"))
         yield field_range(f"{p}.vROffset.range", "vROffset", 128, 65534, _t2("vROffset") + " ([128, 65535))",
@@ -755,7 +771,8 @@ class BilinearInterpolation(ApiModel):
                               params=("src0", "src1", "src0Offset"),
                               products=TMP_PRODUCTS, notes=("bilinear.tmp",))
         # atlas-a2/a3: what dav_c220 writes and reads (spec note bilinear.c220-implementation)
-        c220 = f"{_t2('sharedTmpBuffer')}; {NOTES}; {IMPL_C220}"
+        c220 = f"{IMPL_C220}; {NOTES}; {_t2('sharedTmpBuffer')} (the page's size; it allows hRepeat and vRepeat up to " \
+               "255 each)"
         yield rule(f"{p}.hvRepeat.range", ("hRepeat", "vRepeat", "product"),
                    lambda v, ctx: _hv_fits(v),
                    "hRepeat*vRepeat={hv} > 255: {product}'s implementation counts the Gatherb repeats in a uint8 "

@@ -52,8 +52,8 @@ from ..spec.products import BUFFERS, POSITION_BUFFER, PRODUCT_IDS
 from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule, state_rule,
                           tensor_min_size)
 from .mask_mode import MASK_MODE_STATE
-from .vector_common import (BLOCK_BYTES, VECTOR_MASK_STATE, counter_elements, effective_mask, lane_mask,
-                            mask_high_word_note, lanes_per_repeat, mask_rules, mask_word_count)
+from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, VECTOR_MASK_STATE, counter_elements, effective_mask,
+                            lane_mask, mask_high_word_note, lanes_per_repeat, mask_rules, mask_word_count)
 
 BLOCKS_PER_REPEAT = 8
 MAX_REPEAT = 255
@@ -438,7 +438,7 @@ class BlockReduceFamily(ApiModel):
             dst_rep_nonzero=f"{par}, dstRepStride (atlas-training does not accept 0); {FAMILY_NOTES}",
             src_footprint=f"{par}, srcBlkStride; {par}, srcRepStride; {FAMILY_NOTES}",
             dst_footprint=f"{par}, dstRepStride; {FAMILY_NOTES}",
-            in_place=f"{cls.old_page}, {IN_PLACE_SENTENCE}; {py}, {IN_PLACE_SENTENCE}; {FAMILY_NOTES}",
+            in_place=f"{cls.old_page}, {IN_PLACE_SENTENCE}; {py}, {IN_PLACE_SENTENCE}; {OVERLAP_PAGE}; {FAMILY_NOTES}",
             noop=f"{PAGE}, Restrictions (mask or repeatTime 0: a no-op on atlas-a2/a3); {FAMILY_NOTES} (on "
                  f"atlas-350 a no-op is not guaranteed)",
             mask_zero=f"{PAGE}, Restrictions (mask or repeatTime 0: a no-op on atlas-a2/a3); {FAMILY_NOTES}",
@@ -1038,7 +1038,7 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "vendor ships; the reading its code relies on is that the call runs and only the later repeats' "
                  "results are spoiled: a warning, with those results unspecified.",
                  (f"{old}, {IN_PLACE_SENTENCE}", f"{py}, {IN_PLACE_SENTENCE}",
-                  f"{PAGE}, Restrictions (address overlap)",
+                  f"{PAGE}, Restrictions (address overlap)", OVERLAP_PAGE,
                   "asc-devkit impl/adv_api/detail/activation/softmax/membase/common/softmax_flashv2_impl/"
                   "softmax_flashv2_block_reduce_impl.h",
                   "asc-devkit impl/adv_api/detail/activation/softmax/membase/v220/softmax_flashv3_impl.h:59-73 "

@@ -15,12 +15,14 @@ from ..cases.case import Case
 from ..core.extremes import masked_extreme
 from ..spec.model import SpecNote
 from ..spec.registry import register
-from .block_reduce_family import (BOUNDARY_PAGE, INT_ARGS, KEEP, KEEP_PRODUCTS, PLACEHOLDER, SHARED_INVARIANTS,
+from .block_reduce_family import (BOUNDARY_PAGE, INT_ARGS, KEEP, KEEP_PRODUCTS, PAGE, PLACEHOLDER, SHARED_INVARIANTS,
                                   BlockReduceFamily, Citations, check_masked_block, lanes_at, lanes_of,
                                   mask_count_m300_note, masked_blocks_note, nan_gives_nan, stored_results)
-from .vector_common import lane_mask, mask_high_word_note
+from .vector_common import OVERLAP_PAGE, lane_mask, mask_high_word_note
 
 SEED = "004_2ad9555534615f32.txt"
+#: The vendor's debug checks of the vector calls (repeatTime 0 and mask 0: 'equivalent to a NOP').
+DEBUG_CHECKS = "asc-devkit impl/basic_api/kernel_npu_debug.h:256-323"
 NOTES = "HARDWARE_NOTES.md BlockReduceMin"
 #: The page's in-place sentence (约束说明).
 IN_PLACE_SENTENCE = "约束说明 (地址重叠): 计算后的目的操作数数据不能覆盖未参与计算的源操作数"
@@ -44,7 +46,7 @@ class BlockReduceMin(BlockReduceFamily):
     output_comparison = "selects"  # each result is one of the inputs: min(+0, -0) is -0, not "close to" it
     seed = SEED
     summary = "dst[r*dstRepStride*8 + b] = min over the active elements of datablock b of repeat r of src"
-    support_source = f"{NOTES} (products and types; the page names none)"
+    support_source = f"{PAGE}, Product support; {PAGE}, Data types; {NOTES} (pyasc's page names none)"
     dst_doc = "the 8 minima of every repeat"
     #: pyasc's signature says ``repeat``; the page's parameter list (参数说明) calls it ``repeat_time``: both accepted
     #: (spec note block_reduce_min.repeat-name)
@@ -66,9 +68,11 @@ class BlockReduceMin(BlockReduceFamily):
             dst_rep_nonzero=f"{NOTES} (atlas-training does not accept dstRepStride = 0)",
             src_footprint=f"{_param('src_blk_stride')}; {_param('src_rep_stride')}; {NOTES}",
             dst_footprint=f"{_param('dst_rep_stride')}; {NOTES}",
-            in_place=f"{SEED} {IN_PLACE_SENTENCE}; {NOTES}",
-            noop=f"{NOTES} (mask = 0 or repeat = 0: a no-op is not guaranteed on atlas-350)",
-            mask_zero=f"{NOTES} (mask = 0 or repeat = 0 is a no-op on atlas-a2/a3)",
+            in_place=f"{SEED} {IN_PLACE_SENTENCE}; {OVERLAP_PAGE}; {NOTES}",
+            noop=f"{PAGE}, Restrictions (mask or repeatTime 0: a no-op on atlas-a2/a3); {NOTES} (mask = 0 or repeat "
+                 "= 0: a no-op is not guaranteed on atlas-350)",
+            mask_zero=f"{PAGE}, Restrictions (mask or repeatTime 0: a no-op on atlas-a2/a3); {NOTES}; {DEBUG_CHECKS} "
+                      "(repeatTime 0: 'equivalent to a NOP' on every product)",
         )
 
     notes = (
@@ -149,27 +153,35 @@ class BlockReduceMin(BlockReduceFamily):
                  "of such blocks unspecified (never a fault, never a number). Overlap with bytes of the same or an "
                  "earlier repeat is fine.",
                  "The page: 'the destination after computation must not overwrite source data not yet used in the "
-                 "computation'. Reads of one repeat precede its own stores; 'not yet used' means read by a later "
-                 "repeat. The footprint reading is mask-independent (the mask may be set elsewhere), so it is "
+                 "computation'; the vendor's general overlap restrictions (one iteration's source and destination "
+                 "overlap fully or not at all) cannot be meant literally here: the vendor's softmax reduces in place "
+                 "with BlockReduceMax<float, false>(t, t, n, ...), repeat 0 overlapping its source in part "
+                 "(spec note block_reduce_max.in-place). Reads of one repeat precede its own stores; 'not yet "
+                 "used' means read by a later repeat. The footprint reading is mask-independent (the mask may be set elsewhere), so it is "
                  "conservative where a block has no active lane (not read on any product; on atlas-a2/a3 not "
                  "stored either): `run` then marks nothing. A warning, not the "
                  "page's 'must not': the vendor's SoftmaxFlashV3 (asc-devkit impl/adv_api/detail/activation/softmax/"
                  "membase/v220/softmax_flashv3_impl.h:69-70) ships a BlockReduceSum whose repeat 0 stores on what "
                  "repeat 1 reads, and uses only the results the clobber does not reach (spec note "
                  "block_reduce_sum.in-place).",
-                 (f"{SEED} {IN_PLACE_SENTENCE}", NOTES,
+                 (f"{SEED} {IN_PLACE_SENTENCE}", OVERLAP_PAGE, NOTES,
+                  "asc-devkit impl/adv_api/detail/activation/softmax/membase/common/softmax_flashv2_impl/"
+                  "softmax_flashv2_block_reduce_impl.h:35",
                   "asc-devkit impl/adv_api/detail/activation/softmax/membase/v220/softmax_flashv3_impl.h:59-73"),
                  ("block_reduce_min.dst.src.in_place",)),
         SpecNote("block_reduce_min.noop", "repeatTime = 0 or mask = 0",
-                 "repeatTime = 0 is valid and stores nothing: a warning on atlas-a2/a3 (repeatTime.zero: a documented "
-                 "no-op, most likely not what the caller meant) and on atlas-350 (noop: a no-op is not guaranteed "
-                 "there); silent elsewhere, where no source says what it does. A mask selecting nothing is a warning on atlas-a2/a3 (mask.zero: a no-op), an "
-                 "error by the mask rules elsewhere (and also draws the warning on atlas-350).",
-                 "The page allows repeat 0 without saying what happens; HARDWARE_NOTES: mask = 0 or repeat = 0 is a "
-                 "no-op on atlas-a2/a3, not guaranteed on atlas-350. The page's mask range ([1, 128] for 16-bit "
-                 "operands, the words not both 0) stands where no source makes 0 a no-op; on atlas-a2/a3 the "
-                 "vendor's ReduceDataBlock page and its debug checks do (a warning, 'equivalent to a NOP').",
-                 (_param("repeat_time"), NOTES, "asc-devkit impl/basic_api/kernel_npu_debug.h:256-323"),
+                 "repeatTime = 0 is valid and stores nothing: a warning on every product but atlas-350 "
+                 "(repeatTime.zero: a no-op, most likely not what the caller meant), on atlas-350 the warning noop "
+                 "(a no-op is not guaranteed there). A mask selecting nothing is a warning on atlas-a2/a3 "
+                 "(mask.zero: a documented no-op) and on atlas-350 (noop: every datablock is then fully masked and "
+                 "gets +inf), an error by the mask rules elsewhere.",
+                 "The page allows repeat 0 without saying what happens; the vendor's ReduceDataBlock page: mask or "
+                 "repeatTime 0 is a no-op on atlas-a2/a3; HARDWARE_NOTES: the same, not guaranteed on atlas-350. The "
+                 "vendor's debug checks warn 'equivalent to a NOP' for repeatTime 0 on every product, and for a mask "
+                 "of 0 everywhere but the inference AI Core (__NPU_ARCH__ 2002), which refuses it. The page's mask "
+                 "range ([1, 128] for 16-bit operands, the words not both 0) stands where no source makes a mask of 0 "
+                 "a no-op: atlas-training, atlas-200i-500-a2 and the inference AI Core (no vendor call passes one).",
+                 (_param("repeat_time"), f"{PAGE}, Restrictions", NOTES, DEBUG_CHECKS),
                  ("block_reduce_min.noop", "block_reduce_min.mask.zero", "block_reduce_min.repeatTime.zero",
                   "block_reduce_min.mask.count.range", "block_reduce_min.mask.words.nonzero")),
         SpecNote("block_reduce_min.masked-block", "A fully masked-off datablock",

@@ -65,6 +65,7 @@ MAX_MPOS_3D = 32767  # the LoadData3D page's mStartPt range (HARDWARE_NOTES)
 #: docs/zh tree: LoadDataWithStride.md, LoadData_3D.md, LoadData_3D_BitMode.md, SetLoadDataRepeat.md, the migration
 #: guide).
 DOC_LDWS = "LoadDataWithStride (asc-devkit docs)"
+DOC_SETFMATRIX = "SetFmatrix (asc-devkit docs)"
 DOC_L3D = "LoadData, convolution data movement (asc-devkit docs)"
 DOC_BITMODE = "LoadData, BitMode convolution data movement (asc-devkit docs)"
 DOC_SETREPEAT = "SetLoadDataRepeat (asc-devkit docs)"
@@ -566,14 +567,18 @@ def _arg(name: str, doc: str) -> Arg:
 FMATRIX = StructArg(
     "fmatrix",
     (
-        Arg("l1H", UINT16, f"{NOTES} (SetFmatrix l1H in [1, 32767])", "feature map height in L1"),
-        Arg("l1W", UINT16, f"{NOTES} (SetFmatrix l1W in [1, 32767])", "feature map width in L1"),
-        Arg("padList", UINT8, f"{NOTES} (SetFmatrix padList[4], each in [0, 255])",
+        Arg("l1H", UINT16, f"{DOC_SETFMATRIX}, Prototype (uint16_t l1H); {DOC_SETFMATRIX}, Parameters, l1H "
+                           f"([1, 32767]); {NOTES} (SetFmatrix l1H in [1, 32767])", "feature map height in L1"),
+        Arg("l1W", UINT16, f"{DOC_SETFMATRIX}, Prototype (uint16_t l1W); {DOC_SETFMATRIX}, Parameters, l1W "
+                           f"([1, 32767]); {NOTES} (SetFmatrix l1W in [1, 32767])", "feature map width in L1"),
+        Arg("padList", UINT8, f"{DOC_SETFMATRIX}, Parameters, padList (each element in [0, 255]); {NOTES} (SetFmatrix "
+                              "padList[4], each in [0, 255])",
             "padding [left, right, top, bottom]", default=(0, 0, 0, 0)),
-        Arg("padValue", INT64, f"{NOTES} (LoadData3DParamsV2 padValue, of type T)",
+        Arg("padValue", INT64, f"{DOC_L3D} (LoadData3DParamsV2: padValue, of type T); {NOTES} "
+                               "(LoadData3DParamsV2 padValue, of type T)",
             "value of the padding positions (an integer, converted to T)", default=0),
     ),
-    source=f"{NOTES} (SetFmatrix(l1H, l1W, padList) and the padding value)",
+    source=f"{DOC_SETFMATRIX}, Parameters; {NOTES} (SetFmatrix(l1H, l1W, padList) and the padding value)",
     doc="the feature map SetFmatrix set before the call: {l1H, l1W, padList: [left, right, top, bottom], padValue}",
     lists=(("padList", 4),),
 )
@@ -762,10 +767,12 @@ def fmatrix_rules(p: str, optional: bool = True, products: tuple[str, ...] | Non
     present = (lambda v, ctx: v.fmatrix.present) if optional else None
     for name in ("l1H", "l1W"):
         yield field_range(f"{p}.fmatrix.{name}.range", f"fmatrix.{name}", 1, 32767,
-                          f"{NOTES} (SetFmatrix: {name} in [1, 32767])", when=present, notes=("load3d.fmatrix",),
+                          f"{DOC_SETFMATRIX}, Parameters, {name} ([1, 32767]); {NOTES} (SetFmatrix: {name} in "
+                          "[1, 32767])", when=present, notes=("load3d.fmatrix",),
                           products=products)
     yield rule(f"{p}.fmatrix.padValue.range", ("fmatrix", "dtype"), _pad_ok,
-               "fmatrix.padValue={value} is outside T's range [{lo}, {hi}]", f"{NOTES} (padValue is of type T)",
+               "fmatrix.padValue={value} is outside T's range [{lo}, {hi}]",
+               f"{DOC_L3D} (LoadData3DParamsV2: padValue, of type T); {NOTES} (padValue is of type T)",
                when=present, notes=("load3d.padValue",),
                facts=lambda v, ctx: dict(zip(("lo", "hi"), pad_range(ctx)), value=v.fmatrix.padValue),
                domain={"kind": "range", "field": "fmatrix.padValue", "lo": lambda ctx: pad_range(ctx)[0],

@@ -93,10 +93,12 @@ class LoadDataWithStride(Load3DBitMode):
     argument_forms = other_argument_forms(EXTRA)
     tensors = (
         TensorDecl("dst", "out", positions=("A2", "B2"),
-                   source=f"{NOTES} (dst in L0A/L0B, 512-byte aligned); {SEED_LOAD3D} Table 2, dst",
+                   source=f"{DOC_LDWS}, Restrictions (dst in L0A/L0B: 512-byte aligned); {DOC_LDWS}, Parameters, "
+                          f"dst; {NOTES} (dst in L0A/L0B, 512-byte aligned); {SEED_LOAD3D} Table 2, dst",
                    doc="the output (the assembled windows, or their transpose) in 16 x C0 fractals, columns dstStride "
                        "fractals apart"),
-        TensorDecl("src", "in", positions=("A1", "B1"), source=f"{NOTES} (src in L1); {SEED_LOAD3D} Table 2, src",
+        TensorDecl("src", "in", positions=("A1", "B1"), source=f"{DOC_LDWS}, Restrictions (src in L1: 32-byte aligned); "
+                          f"{DOC_LDWS}, Parameters, src; {NOTES} (src in L1); {SEED_LOAD3D} Table 2, src",
                    doc="the feature map, NC1HWC0 (C1 x l1H x l1W x C0)"),
     )
     notes = (
@@ -131,7 +133,11 @@ class LoadDataWithStride(Load3DBitMode):
                  "overload on 3510 asserts the same four in its debug build (kernel_operator_mm_base_impl.h); "
                  "Load3DBitMode follows the LoadData page's covering exception there (its rules "
                  "kStep/mStep.multiple), since HARDWARE_NOTES state the multiples for LoadDataWithStride only: a "
-                 "known difference between the two calls' readings.",
+                 "known difference between the two calls' readings. Errors, not warnings (as load3d.v2.mPos.multiple "
+                 "is for the LoadData call on atlas-a2/a3, whose page and notes give only a range): the hardware "
+                 "notes state these four as this call's own checks, the implementation refuses the call in its "
+                 "debug build, and every vendor example and test rounds mExtension up to 16 (CeilAlign(m, 16)) and "
+                 "starts at multiples: no shipping call relies on the table's looser reading.",
                  (NOTES, f"{IMPL_BASE} (LoadDataWithStrideImpl)", f"{DOC_LDWS} (LoadData3DParamsV2 table)",
                   f"{IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2, __NPU_ARCH__ 3510)"),
                  tuple(f"load_data_with_stride.{r}" for r in REPLACED[:4])),
@@ -246,16 +252,27 @@ class LoadDataWithStride(Load3DBitMode):
                 yield replace(r, notes=tuple(OWN_NOTES.get(n, n) for n in r.notes))
         own = ("load_data_with_stride.multiples",)
         impl = f"{NOTES}; {IMPL_BASE} (LoadDataWithStrideImpl)"
-        yield field_multiple(f"{p}.kPos.multiple", "kPos", c0_of, f"{impl} (kStartPt*sizeof(T) % 32 == 0)",
+        page = f"{DOC_LDWS} (Table 3, LoadData3DParamsV2"
+        looser = ("; its documentation's table makes no such demand of a window covering the {edge} fractal: spec "
+                  "note load_data_with_stride.multiples")
+        yield field_multiple(f"{p}.kPos.multiple", "kPos", c0_of, f"{page}: kStartPt); {impl} (kStartPt*sizeof(T) % 32 == 0)",
                              message="kPos={value} (kStartPt) is not a multiple of {step}: kStartPt*sizeof(T) must be "
                                      "a multiple of 32 bytes", notes=own)
-        yield field_multiple(f"{p}.kStep.multiple", "kStep", c0_of, f"{impl} (kExtension*sizeof(T) % 32 == 0)",
-                             message="kStep={value} (kExtension) is not a multiple of {step}: kExtension*sizeof(T) "
-                                     "must be a multiple of 32 bytes", notes=own)
-        yield field_multiple(f"{p}.mPos.multiple", "mPos", FRACTAL_ROWS, f"{impl} (mStartPt % 16 == 0)",
-                             message="mPos={value} (mStartPt) is not a multiple of 16", notes=own)
-        yield field_multiple(f"{p}.mStep.multiple", "mStep", FRACTAL_ROWS, f"{impl} (mExtension % 16 == 0)",
-                             message="mStep={value} (mExtension) is not a multiple of 16", notes=own)
+        yield field_multiple(f"{p}.kStep.multiple", "kStep", c0_of,
+                             f"{impl} (kExtension*sizeof(T) % 32 == 0); {page}: kExtension)",
+                             message="kStep={value} (kExtension) is not a multiple of {step}: LoadDataWithStride's "
+                                     "implementation asserts kExtension*sizeof(T) % 32 == 0"
+                                     + looser.format(edge="rightmost"), notes=own)
+        yield field_multiple(f"{p}.mPos.multiple", "mPos", FRACTAL_ROWS,
+                             f"{impl} (mStartPt % 16 == 0); {page}: mStartPt, range only)",
+                             message="mPos={value} (mStartPt) is not a multiple of 16: LoadDataWithStride's "
+                                     "implementation asserts mStartPt % 16 == 0 (its documentation gives only the "
+                                     "range [0, 32767]: spec note load_data_with_stride.multiples)", notes=own)
+        yield field_multiple(f"{p}.mStep.multiple", "mStep", FRACTAL_ROWS,
+                             f"{impl} (mExtension % 16 == 0); {page}: mExtension)",
+                             message="mStep={value} (mExtension) is not a multiple of 16: LoadDataWithStride's "
+                                     "implementation asserts mExtension % 16 == 0" + looser.format(edge="bottom"),
+                             notes=own)
         yield rule(f"{p}.b8.b2", ("dst", "dtype"), _b8_b2_ok,
                    "T={dtype} with dst in B2: the documented B1 -> B2 types are half, bfloat16, int32, uint32, float",
                    f"{DOC_LDWS} (data types); {SEED_LOAD3D} Table 1, T", severity=WARNING,

@@ -252,7 +252,14 @@ class LoadAlignRegTensor(ApiModel):
                  ":137; GatherB uses 8 lanes), gelu_eltwise.asc:85 (scenario 0's last load starts 128 bytes before the "
                  "end of xPing / xPong under a 32-lane mask, :75, :145). Vendor hunt 25 translated them with srcAddr "
                  "the buffer's elements left and found the rule refusing them; the corpus now declares the bytes "
-                 "moved, and the rule's message says to.",
+                 "moved, and the rule's message says to. The vendor's BilinearInterpolation on atlas-350 makes such a "
+                 "load inside its implementation (256 bytes for 32 bytes of offsets): there the user's operand is "
+                 "src0Offset, not the load's region, so that call warns only past the end of UB "
+                 "(bilinear.src0Offset.vector_read, spec note bilinear.3510-offset-loads). An error, not a warning, "
+                 "here: a case states the region the load reads, and a region shorter than the load contradicts "
+                 "itself (`run` would fault on the read, as the core does on any access outside a declared tensor); "
+                 "reg_load_align_block.srcAddr.read is a warning because the blocks past the region may be "
+                 "inactive in a MaskReg the case does not hold.",
                  (TABLE_DIST, f"{PAGE}, Restrictions",
                   "asc-devkit examples/01_simd_cpp_api/01_utilities/02_dump/simd_vf_dump/simd_vf_dump.asc:40, 62",
                   "asc-devkit examples/01_simd_cpp_api/03_basic_api/00_data_movement/reg_load_gather/"
@@ -280,9 +287,12 @@ class LoadAlignRegTensor(ApiModel):
                  "Table 2: postUpdateStride int32_t, unit: elements; 'POST_MODE_NORMAL: not supported'.",
                  (f"{_t(2, 'postUpdateStride')}",), ("reg_load_align_vreg.postMode.update",)),
         SpecNote("reg_load_align_vreg.dual-registers", "The dual load's two registers",
-                 "dstReg and dstReg1 the same register: a warning (the page is silent; the odd elements would "
-                 "overwrite the even ones, or the other way).",
-                 "Table 5 names two destination operands; nothing says they may be one register.",
+                 "dstReg and dstReg1 the same register: an error, as two stores of one call to the same bytes are "
+                 "(docs/severity.md; load3d.dstStride.overlap for colliding fractals): the odd elements would "
+                 "overwrite the even ones, or the other way, and which half the register keeps is not documented.",
+                 "Table 5 names two destination operands; nothing says they may be one register, and no vendor "
+                 "example or test passes one register twice (the DIST_DINTLV loads of asc-devkit's 28 files that make them "
+                 "all name two).",
                  (f"{_t(5, 'dstReg0, dstReg1')}",), ("reg_load_align_vreg.dual.registers",)),
     )
 
@@ -360,7 +370,7 @@ class LoadAlignRegTensor(ApiModel):
         yield rule(f"{p}.dual.registers", ("dstReg", "dstReg1"),
                    lambda v, ctx: Or(Not(dual(v)), v.dstReg != v.dstReg1),
                    "the dual load writes dstReg={dstReg} and dstReg1={dstReg1}: one register gets both halves",
-                   _cite(_t(5, "dstReg0, dstReg1")), severity=WARNING, notes=("reg_load_align_vreg.dual-registers",),
+                   _cite(_t(5, "dstReg0, dstReg1")), notes=("reg_load_align_vreg.dual-registers",),
                    help="two different registers for the dual load")
 
     # -- strategies -------------------------------------------------------------------------------------------

@@ -31,6 +31,12 @@ class Register:
     notes: tuple[str, ...] = ()
 
 
+#: The vendor's general page on operand overlap (通用说明和约束, section 通用地址重叠约束): within one iteration source and
+#: destination overlap 100% or not at all; no earlier iteration's destination over a later one's source; an API whose
+#: page describes no overlap constraint does not support overlap.
+OVERLAP_PAGE = "General Notes and Restrictions (asc-devkit docs), General Address Overlap Restrictions"
+
+
 def lanes_per_repeat(ctx: Context) -> int:
     """Elements one repeat (256 bytes) processes: 128 for 16-bit, 64 for 32-bit, 32 for 64-bit types."""
     return REPEAT_BYTES * 8 // ctx.dtype.bits
