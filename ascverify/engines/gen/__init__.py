@@ -426,6 +426,8 @@ def _boundary(gen: Generation, limit: int | None = None) -> None:
         if case is None:
             t.status, t.reason = "skipped", why
             continue
+        if t.expect == "success":
+            case = _keeping_data_rules(gen, sv, t, case)
         t.released = out.released
         key = case_key(case)
         got = seen.get(key)
@@ -442,6 +444,44 @@ def _boundary(gen: Generation, limit: int | None = None) -> None:
         if t.expect == "success":
             _cover_others(sv, targets, got, gen.cases.index(got))
     gen.report["targets"] = targets
+
+
+def _data_breaks(case: Case, seed: int) -> list[str]:
+    """The rules on tensor contents a copy of ``case`` breaks with the inputs drawn from ``seed`` (none where the model
+    has no such rule)."""
+    if not any(r.requires_data for r in case.model.rules_for(case.ctx.product.id)):
+        return []
+    trial = case.with_fields()
+    draw_inputs(trial, seed)
+    return [v.id for v in check_case(trial).violations]
+
+
+def _keeping_data_rules(gen: Generation, sv: Solving, t: Target, case: Case) -> Case:
+    """A legal target's case whose drawn inputs break no rule on tensor contents: the solver's, or, when the data
+    drawn for it break one (BilinearInterpolation with src0 under dst: every src0 block stored over before a later
+    iteration gathers it), the target solved again with the warnings held too (no overlap), less those the target
+    cannot keep (each unsat core's warnings released, `DATA_RETRIES` times at most). The first case stays when no
+    query finds a better one (then `_data_keeping_valid` writes it as failing)."""
+    seed = data_seed(gen.seed, len(gen.cases))
+    if not _data_breaks(case, seed):
+        return case
+    shown = _shown_term(sv, t)
+    warnings = [w.id for w in sv.warnings]
+    for _ in range(DATA_RETRIES):
+        sv.fresh()
+        out = sv.solve(sv.error_ids + warnings, [sv.lit(t.id, shown)] if shown is not None else [],
+                       origin=f"boundary:{t.id} (warnings held)")
+        if out.status == "unsat":
+            released = [r for r in out.core if r in warnings]
+            if not released:
+                return case
+            warnings = [w for w in warnings if w not in released]
+            continue
+        if out.status != "sat":
+            return case
+        again, _ = written_showing(sv, t, out.case, shown)
+        return again if again is not None and not _data_breaks(again, seed) else case
+    return case
 
 
 def _cover_others(sv: Solving, targets: list, gc: GenCase, index: int) -> None:
@@ -624,6 +664,8 @@ def _run_on_core(gc: GenCase, seed: int, pre: Any) -> Any:
 
 #: Draws of a valid case's data (the model's `ApiModel.input_data`) tried before the case is called invalid with data.
 DATA_DRAWS = 4
+#: Queries `_keeping_data_rules` asks for a legal target whose case no drawn data keeps valid.
+DATA_RETRIES = 4
 
 
 def _data_keeping_valid(gc: GenCase, seed: int) -> int:
