@@ -1103,6 +1103,10 @@ class BilinearInterpolation(ApiModel):
         out = (sums.astype(np.float32) + np.float32(0)).astype(np_t)
         self._store_dst(case, trace, out)
 
+    def zero_sign_specified(self, case: Case) -> bool:
+        """A zero sum is stored as +0 on every product (spec note bilinear.negative-zero)."""
+        return True
+
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         t = case.tensor(tensor)
         if tensor == "src0Offset":  # byte offsets of src0 blocks, none read after dst stored over it (when possible)

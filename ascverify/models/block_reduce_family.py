@@ -670,6 +670,12 @@ class BlockReduceFamily(ApiModel):
         module's ``lane_mask``."""
         raise NotImplementedError
 
+    def zero_sign_specified(self, case: Case) -> bool:
+        """MAX / MIN choose one of the inputs: which zero of -0 and +0 they keep is documented where a NaN's outcome
+        is (spec note PREFIX.nan-zero: atlas-350, float on atlas-a2 / a3); SUM adds under IEEE rules (its
+        zero-sign note: the one open sign is left unspecified)."""
+        return self.op == "SUM" or nan_gives_nan(case)
+
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         if tensor == "src":
             # quarter-integers in [-8, 8]: exact in half, with repeats inside a block (ties are common)

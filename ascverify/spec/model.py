@@ -102,8 +102,8 @@ class ApiModel:
     tensor_aliases: ClassVar[Mapping[str, str]] = {}
     #: how a differential campaign compares the float outputs (`engines.fuzz.checks.Differential`): "arithmetic"
     #: (within the per-type tolerances: a rounding difference may be legitimate), "selects" (each output is one of
-    #: the inputs, chosen, as a maximum: tolerances, but a zero of the other sign is a wrong value), "moves" (the
-    #: bytes are copied: bit for bit)
+    #: the inputs, chosen, as a maximum: tolerances), "moves" (the bytes are copied: bit for bit, NaN payloads too);
+    #: the sign of a written zero counts where `zero_sign_specified` says the pages fix it
     output_comparison: ClassVar[str] = "arithmetic"
     #: lint findings that are expected, each explained by one of ``notes``: ``RULE_ID`` or ``KIND:RULE_ID`` (kind:
     #: vacuous, redundant, contradiction, no-legal-case) -> spec note id (see `ascverify.engines.lint`)
@@ -331,6 +331,11 @@ class ApiModel:
     def execute(self, case: "Case", trace: "Trace") -> None:
         """Run the API on the core: record reads, then writes, on ``trace``."""
         raise NotImplementedError
+
+    def zero_sign_specified(self, case: "Case") -> bool:
+        """Whether the pages (or the spec notes' reading of them) fix the sign of a zero the call writes in this
+        context: a differential campaign then counts a zero of the other sign as a wrong value (default: not)."""
+        return False
 
     def input_data(self, case: "Case", tensor: str, rng: np.random.Generator) -> np.ndarray | None:
         """Random contents for an input tensor that obey the model's data rules (None: any values)."""

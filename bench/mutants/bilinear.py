@@ -86,6 +86,8 @@ def reference(case: Mapping[str, Any], inputs: Mapping[str, np.ndarray], **bug: 
                 acc = (prod[:, h].astype(np.float32) + acc.astype(np.float32)).astype(np.float16)
             if acc is None:
                 acc = np.zeros((V, BLOCKS, LANES), np.float16)
+            elif case["product"] in FROM_FIRST:  # dav_c220 copies the sums out with Adds(dst, tmp, 0): -0 -> +0
+                acc = (acc.astype(np.float32) + np.float32(0)).astype(np.float16)
     blk_step = S if bug.get("stride_in_elements") else S * LANES
     v_step = R // 2 if bug.get("vroffset_in_bytes") else R
     # element index of (v, b, lane); blocks of one iteration and iterations never overlap in a valid case, so the

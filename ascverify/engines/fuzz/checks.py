@@ -344,10 +344,11 @@ class Differential:
 
     def tolerance(self, case: Case, tensor: str) -> Tolerance | None:
         """The comparison of one output: bit for bit with --exact or for an API that moves bytes (its model's
-        ``output_comparison``), else the type's tolerance, zero signs exact for an API that selects its outputs."""
+        ``output_comparison``), else the type's tolerance, zero signs exact where the model's notes fix them
+        (`ApiModel.zero_sign_specified`)."""
         how = case.model.output_comparison
         return tolerance_for(case.ctx.tensor_dtype(tensor), self.rtol, self.atol, self.error_ratio,
-                             exact=self.exact or how == "moves", signed_zero=how == "selects")
+                             exact=self.exact or how == "moves", signed_zero=case.model.zero_sign_specified(case))
 
     def tolerances(self, case: Case) -> dict[str, Any]:
         out = {}
@@ -453,7 +454,9 @@ class Differential:
                 diffs.append(Diff(name, False, "shape", got.message))
                 continue
             diffs.append(compare_tensor(name, dtype, exp, got, defined.get(name), self.tolerance(case, name),
-                                        written=run.written.get(name)))
+                                        written=run.written.get(name),
+                                        nan_bits=case.model.output_comparison == "moves",
+                                        zero_sign=case.model.zero_sign_specified(case)))
         if run.registers_out:
             diffs.extend(compare_registers(run.registers_out, actual.get(REGISTERS)))
         bad = [d for d in diffs if not d.ok]
