@@ -147,8 +147,9 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     notes fix it (BilinearInterpolation, BlockReduceSum; BlockReduceMax/Min on atlas-350 and for
     float on atlas-a2/a3); --exact compares floats bit for bit too, but a NaN the call computes
     matches any NaN. Reports give the largest ULP distance. Tensor contents mix ordinary values with ±0, ±inf,
-    NaN, subnormals, the largest values and sums that need rounding; fields' extremes and rules'
-    boundaries come early and often; cases whose outputs the core leaves unspecified are skipped.
+    NaN, subnormals, the largest values and sums that need rounding; fields' extremes, rules'
+    boundaries and the values where a narrower integer wraps (255/256, 65535/65536) come early and
+    often; cases whose outputs the core leaves unspecified are skipped.
     A register-writing call (LoadAlign, MaskGenWithRegTensor) is a target too: the function returns
     {"MaskReg": bytes} (or {"registers": {"mask": {"0": bytes}}}; a command writes
     DIR/outputs/registers.json), and the registers the call reads come in case["registers"].

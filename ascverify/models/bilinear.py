@@ -62,6 +62,8 @@ IMPL_3510, IMPL_C220, IMPL_M200 = _impl("dav_3510"), _impl("dav_c220"), _impl("d
 #: The vendor's newer page of this call (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/基础算术/
 #: BilinearInterpolation(ISASI).md, read at 82b89a1).
 VENDOR_PAGE = "BilinearInterpolation (asc-devkit docs)"
+#: Bytes src0 may hold past its minimum in drawn cases: past 2^16, where a 16-bit byte offset wraps.
+SRC0_HEADROOM_BYTES = 2**16 + 8 * 1024
 #: The vendor implementation each supported product runs (unsupported products run the dav_3510 order).
 IMPL_OF = {"atlas-350": "dav_3510", "atlas-a2": "dav_c220", "atlas-a3": "dav_c220",
            "atlas-inference-aicore": "dav_m200"}
@@ -882,9 +884,12 @@ class BilinearInterpolation(ApiModel):
 
     def size_headroom(self, ctx: Context, env: Mapping[str, Any], tensor: str, need: int, default: int) -> int:
         """atlas-a2/a3: src1 stays below 8*256 elements where that covers the values used (rule
-        bilinear.src1.brcb_repeat: Brcb's uint8 repeat count wraps above)."""
+        bilinear.src1.brcb_repeat: Brcb's uint8 repeat count wraps above). src0 may grow past 2^16 bytes, so that
+        the offsets drawn over its blocks (`hazard_offsets`) reach values a 16-bit offset would wrap."""
         if tensor == "src1" and ctx.product.id in C220_PRODUCTS and need < BRCB_ELEMS * UINT8_WRAP:
             return min(default, BRCB_ELEMS * UINT8_WRAP - 1 - need)
+        if tensor == "src0":  # room for blocks past 2^16 bytes: offsets a 16-bit variable would wrap (review 76)
+            return max(default, SRC0_HEADROOM_BYTES // ctx.sizeof("src0"))
         return default
 
     # -- semantics --------------------------------------------------------------------------------------------

@@ -633,7 +633,36 @@ def _draw_int(draw: Callable, lo: int, hi: int, bias: bool = False) -> int:
     return lo + _pick(draw, hi - lo + 1, bias)
 
 
+#: Bit widths whose edges (2^k - 1, 2^k) a biased draw aims at: where a field held in a narrower integer wraps (the
+#: vendor's repeat-parameter structs keep strides and counts in uint8 members; offsets in uint16).
+_WRAP_BITS = (8, 15, 16, 31, 32)
+
+
+def _edge_or_small(draw: Callable, d: Domain, hi: int | None) -> int | None:
+    """With boundary bias, one draw in 16 a value at a width's edge inside the domain (`_WRAP_BITS`: 255, 256,
+    65535...), one in 16 a small count past the first two values (the 3rd to 10th: two to nine repeats, small
+    enough that a large stride still fits); else None (the usual draw). The highest modes, so that shrinking
+    leaves them for the usual draw's lowest value."""
+    mode = draw(_MODES)
+    if mode < 14:
+        return None
+    first, top = d._first(), d.hi if hi is None else min(d.hi, hi)
+    if top < first:
+        return None
+    if mode == 15:
+        k = draw(_ints(2, 9))
+        v = first + k * d.step
+        return v if v <= top else None
+    edges = [v for b in _WRAP_BITS for v in (2**b - 1, 2**b)
+             if first < v < top and (v - first) % d.step == 0]
+    return edges[draw(_ints(0, len(edges) - 1))] if edges else None
+
+
 def _draw_value(draw: Callable, d: Domain, hi: int | None = None, bias: bool = False) -> int:
+    if bias and d.choices is None:
+        got = _edge_or_small(draw, d, hi)
+        if got is not None:
+            return got
     if d.choices is not None:
         ch = _choices(d)
         if hi is not None:
