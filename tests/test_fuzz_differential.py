@@ -258,6 +258,19 @@ def test_registers_compare_bit_for_bit_in_every_answer_form():
         assert d.ok
 
 
+def test_a_vector_register_is_shown_by_its_bytes():
+    """review 76: a RegTensor diff read '392 of 2048 bits differ ... bit 40 expected 0 got 1', hiding that a
+    sign extension wrote 0xff where 0x00 belongs; a MaskReg keeps its bits (one per lane)."""
+    exp = np.zeros(256, dtype=np.uint8)
+    got = exp.copy()
+    got[1::2] = 0xFF  # the high byte of every 16-bit element sign-extended
+    (d,) = compare_registers({"vreg": {0: exp}}, {"vreg": {0: got}})
+    assert not d.ok and d.mismatches == 128 and d.first[0]["unit"] == "byte"
+    assert "128 of 256 bytes differ" in d.message and "byte 1 expected 0x00 got 0xff" in d.message
+    (m,) = compare_registers({"mask": {0: exp[:32]}}, {"mask": {0: got[:32]}})
+    assert m.first[0]["unit"] == "bit" and "bits differ" in m.message
+
+
 def test_a_command_target_answers_registers_in_registers_json(tmp_path):
     (tmp_path / "registers.json").write_text(json.dumps({"mask": {"5": list(range(32))}}))
     assert read_registers(tmp_path)["mask"][5].tolist() == list(range(32))

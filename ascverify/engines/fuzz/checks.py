@@ -493,6 +493,25 @@ def _plain_actual(actual: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _register_diff(name: str, file: str, exp_b: np.ndarray, raw: np.ndarray) -> Diff:
+    """One register against the target's bytes, bit for bit: a MaskReg shown by its bits (one per lane), a vector
+    register by its bytes (a sign extension or a swapped half reads as a byte pattern, not as runs of bits)."""
+    if file == "mask":
+        exp, got, unit = mask_bits(exp_b), mask_bits(raw), "bit"
+    else:
+        exp, got, unit = exp_b, raw, "byte"
+    bad = np.flatnonzero(exp != got)
+    d = Diff(name, not bad.size, "ok" if not bad.size else "mismatch", f"{name}: {exp.size} {unit}s match",
+             exp.size, int(bad.size), written=exp.size, mode="bit-exact")
+    if bad.size:
+        d.first = tuple({"index": int(b), "expected": int(exp[b]), "actual": int(got[b]), "unit": unit}
+                        for b in bad[:8])
+        shown = (lambda x: str(int(x))) if unit == "bit" else (lambda x: f"0x{int(x):02x}")
+        where = ", ".join(f"{unit} {int(b)} expected {shown(exp[b])} got {shown(got[b])}" for b in bad[:3])
+        d.message = f"{name}: {bad.size} of {exp.size} {unit}s differ (bit-exact): {where}"
+    return d
+
+
 def compare_registers(expected: Mapping[str, Mapping[int, np.ndarray]], actual: Any) -> list[Diff]:
     """Each register the call wrote against the target's (bit for bit); ``actual`` is {file: {index: bytes}}."""
     out: list[Diff] = []
@@ -522,14 +541,5 @@ def compare_registers(expected: Mapping[str, Mapping[int, np.ndarray]], actual: 
             if raw.size != exp_b.size:
                 out.append(Diff(name, False, "shape", f"{name}: {raw.size} bytes but the register holds {exp_b.size}"))
                 continue
-            eb, ab = mask_bits(exp_b), mask_bits(raw)
-            bad = np.flatnonzero(eb != ab)
-            d = Diff(name, not bad.size, "ok" if not bad.size else "mismatch", f"{name}: {eb.size} bits match",
-                     eb.size, int(bad.size), written=eb.size, mode="bit-exact")
-            if bad.size:
-                d.first = tuple({"index": int(b), "expected": int(eb[b]), "actual": int(ab[b]), "unit": "bit"}
-                                for b in bad[:8])
-                where = ", ".join(f"bit {int(b)} expected {int(eb[b])} got {int(ab[b])}" for b in bad[:3])
-                d.message = f"{name}: {bad.size} of {eb.size} bits differ (bit-exact): {where}"
-            out.append(d)
+            out.append(_register_diff(name, f, exp_b, raw))
     return out
