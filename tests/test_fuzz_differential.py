@@ -375,6 +375,8 @@ def test_time_budget_bounds_the_campaign_while_it_shrinks(tmp_path, monkeypatch)
     assert result.findings and result.exit_status == 1, "no finding within the budget: the first case came too late"
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["items"][0]["time_up"] is True
+    # review 76: `cases` counts the shrinker's attempts too; the case that first failed is reported apart
+    assert report["items"][0]["first_failed_at"] == 1 <= report["items"][0]["cases"]
     # shrinking this failure takes dozens of 0.5 s calls: without the bound it runs far past the budget
     assert wall < BUDGET + 10, wall
 

@@ -138,6 +138,8 @@ class Display(Sink):
             return
         if not self.quiet:
             extra = f" ({result.error.splitlines()[0]})" if result.error else ""
+            if result.first_failed_at is not None:  # the rest of the cases were the shrinker's
+                extra += f" (first at case {result.first_failed_at})"
             self._write(self.err, one_line(f"fuzz: [{len(self.results)}/{self.items}] {result.unit.key}: {result.cases} "
                                            f"case{'' if result.cases == 1 else 's'} in {result.elapsed:.1f} s, {result.status}{extra}"))
 

@@ -152,7 +152,8 @@ def json_report(*, config: Mapping[str, Any], results: Sequence[ItemResult], fin
         "items": [{**r.unit.to_json(), "status": r.status, "cases": r.cases, "elapsed_seconds": round(r.elapsed, 3),
                    "batches": r.batches, "checks": dict(r.checks), "findings": [f["id"] for f in r.findings],
                    "error": r.error, "unspecified_redrawn": getattr(r, "unspecified", 0),
-                   "time_up": getattr(r, "timed_out", False)}
+                   "time_up": getattr(r, "timed_out", False),
+                   "first_failed_at": getattr(r, "first_failed_at", None)}
                   for r in results],
         "checks": [{"api": r.api, "kind": r.kind, "check": r.check, "status": r.status, "cases": r.cases,
                     "products": sorted(r.products or ()), "findings": [f["id"] for f in r.findings or ()]}

@@ -97,6 +97,8 @@ class ItemResult:
     batches: int = 0
     unspecified: int = 0                     # differential: cases drawn again, the core leaving every output unspecified
     timed_out: bool = False                  # the time budget ended the item (possibly while shrinking)
+    #: the case (1-based, counted as drawn) that first failed; ``cases`` also counts the shrinker's attempts
+    first_failed_at: int | None = None
 
 
 _PLANS: dict[str, st.SearchStrategy] = {}
@@ -285,6 +287,8 @@ class ItemRunner:
         except Unspecified:
             reject()
         except Failure as f:
+            if self.result.first_failed_at is None:
+                self.result.first_failed_at = self.result.cases
             first = self.pending.get(f.key)
             p = _Pending(f, case, seed, rule, points, values,
                          detected=first.detected if first is not None else time.time())
