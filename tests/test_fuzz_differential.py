@@ -403,3 +403,29 @@ def test_a_seed_reproduces_a_timed_campaign(tmp_path, monkeypatch):
         logs.append(log.read_text().splitlines())
     short, long = sorted(logs, key=len)
     assert len(short) >= 5 and long[:len(short)] == short     # the same cases, with the same inputs, in order
+
+
+def test_a_pass_the_tolerance_made_is_reported(tmp_path, capsys):
+    """review 76: a flush-to-zero bug survived on one product inside half's atol, silently. A campaign now says how
+    many passing cases had written elements whose bits differ from the core's within the tolerance, and the report
+    gives each item's counts (a target one ULP off on every element of magnitude >= 1: within rtol 1e-3)."""
+    (tmp_path / "near.py").write_text(
+        "import numpy as np, sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'bench' / 'mutants')!r})\n"
+        "from block_reduce import block_reduce_sum\n"
+        "def near(case, inputs):\n"
+        "    d = block_reduce_sum(case, inputs)['dst'].copy()\n"
+        "    u = 'u%d' % d.dtype.itemsize\n"
+        "    wrote = d.view(u) != np.asarray(inputs['dst']).view(u)  # the results that changed an element\n"
+        "    m = np.abs(d.astype(np.float64))\n"
+        "    big = wrote & np.isfinite(d) & (m >= 1) & (m < np.finfo(d.dtype).max)  # not into infinity\n"
+        "    d.view(u)[big] += 1\n"
+        "    return {'dst': d}\n")
+    config = CampaignConfig(apis=("BlockReduceSum",), products=("atlas-a2",), target={"kind": "python",
+                            "spec": str(tmp_path / "near.py") + ":near"}, examples=40, seed=1,
+                            findings=str(tmp_path / "f"), database="none", report=str(tmp_path / "r.json"))
+    result = run_campaign(config, display=Display(items=1), print_coverage=False)
+    assert result.exit_status == 0 and not result.findings
+    item = json.loads((tmp_path / "r.json").read_text())["items"][0]
+    assert item["within_tolerance"]["cases"] >= 1 and item["within_tolerance"]["max_ulp"] == 1
+    assert "within the tolerance" in capsys.readouterr().err

@@ -146,7 +146,8 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     1e-5, 1e-4), a written NaN or infinity exactly, and the sign of a written zero where the spec
     notes fix it (BilinearInterpolation, BlockReduceSum; BlockReduceMax/Min on atlas-350 and for
     float on atlas-a2/a3); --exact compares floats bit for bit too, but a NaN the call computes
-    matches any NaN. Reports give the largest ULP distance. Tensor contents mix ordinary values with ±0, ±inf,
+    matches any NaN. Reports give the largest ULP distance, and the summary counts the passing
+    cases whose written elements differ from the core's bits within the tolerance. Tensor contents mix ordinary values with ±0, ±inf,
     NaN, subnormals, the largest values and sums that need rounding; fields' extremes, rules'
     boundaries and the values where a narrower integer wraps (255/256, 65535/65536) come early and
     often; cases whose outputs the core leaves unspecified are skipped.

@@ -489,6 +489,11 @@ def _finish(config: CampaignConfig, seed: int, items: Sequence[Unit], display: D
                      f"{len(findings)} finding{'' if len(findings) == 1 else 's'} ({new} new), {elapsed:.1f} s, seed {seed}"
                      + (f", shard {config.shard[0]}/{config.shard[1]}" if config.shard != (1, 1) else "")
                      + (f"; reports: {', '.join(reports)}" if reports else ""))
+        excused = [r.excused for r in real if getattr(r, "excused", None)]
+        if excused:  # a pass the tolerance made: visible, not only on failure (--exact compares bit for bit)
+            display.note(f"fuzz: {sum(e['cases'] for e in excused)} passing cases had written elements that differ "
+                         f"from the core's bits within the tolerance ({sum(e['elements'] for e in excused)} elements, "
+                         f"at most {max(e['max_ulp'] for e in excused)} ULP); --exact compares bit for bit")
     for err in harness_errors:
         display.note(f"fuzz: error: {err.splitlines()[0]}")
     for err in write_errors:

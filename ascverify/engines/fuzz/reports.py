@@ -153,7 +153,8 @@ def json_report(*, config: Mapping[str, Any], results: Sequence[ItemResult], fin
                    "batches": r.batches, "checks": dict(r.checks), "findings": [f["id"] for f in r.findings],
                    "error": r.error, "unspecified_redrawn": getattr(r, "unspecified", 0),
                    "time_up": getattr(r, "timed_out", False),
-                   "first_failed_at": getattr(r, "first_failed_at", None)}
+                   "first_failed_at": getattr(r, "first_failed_at", None),
+                   "within_tolerance": getattr(r, "excused", None) or None}
                   for r in results],
         "checks": [{"api": r.api, "kind": r.kind, "check": r.check, "status": r.status, "cases": r.cases,
                     "products": sorted(r.products or ()), "findings": [f["id"] for f in r.findings or ()]}

@@ -99,6 +99,8 @@ class ItemResult:
     timed_out: bool = False                  # the time budget ended the item (possibly while shrinking)
     #: the case (1-based, counted as drawn) that first failed; ``cases`` also counts the shrinker's attempts
     first_failed_at: int | None = None
+    #: differential: cases that passed only by the tolerance, their bit-different written elements, largest ULP
+    excused: dict[str, int] = field(default_factory=dict)
 
 
 _PLANS: dict[str, st.SearchStrategy] = {}
@@ -512,6 +514,9 @@ class ItemRunner:
     def finish(self) -> ItemResult:
         """Close the item's result (its coverage, its status) and report it done."""
         self.result.coverage = self.coverage.to_json()
+        d = self.differential
+        if d is not None and d.excused_cases:
+            self.result.excused = {"cases": d.excused_cases, "elements": d.excused_elements, "max_ulp": d.excused_ulp}
         if self.result.status == "passed" and self.result.findings:
             self.result.status = "failed"
         self.sink.done(self.result)
