@@ -22,7 +22,7 @@ from ...spec.version import __version__
 from ..outputs import is_stdout, make_dir, write_named_file
 from ..report import table_text
 from .checks import DIFFERENTIAL_CHECK, NEGATIVE_CHECKS, invariant_names
-from .coverage import STATUSES
+from .coverage import SAMPLE_EVERY, STATUSES
 from .runner import ItemResult
 
 REPORT_VERSION = 1
@@ -180,6 +180,8 @@ def coverage_lines(coverage: Mapping[str, Mapping[str, Mapping[str, int]]], *, i
                 if include_types or not rid.endswith(".type")]
         out.append(f"coverage of {api} (cases per rule)")
         out.extend(table_text(("rule", *STATUSES), rows).rstrip("\n").splitlines())
+        out.append(f"(relational rules -- those not a range, size, fit, overlap, alignment, multiple or choice -- are "
+                   f"placed on one case in {SAMPLE_EVERY}: their counts are about 1/{SAMPLE_EVERY} of the others)")
         out.append("")
     return out
 
