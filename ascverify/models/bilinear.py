@@ -529,7 +529,8 @@ class BilinearInterpolation(ApiModel):
                    required_on=TMP_PRODUCTS),
     )
     notes = (
-        mask_high_word_note("bilinear", _t2("mask[]/mask")),
+        # the generic reading of a mask's word count; this half-only API has no mask.words.high rule
+        replace(mask_high_word_note("bilinear", _t2("mask[]/mask")), rules=("bilinear.mask.words.count",)),
         SpecNote("bilinear.mask-word-order", "Bitwise mask word order",
                  "mask[0] holds the low 64 elements, mask[1] the high 64: [0, 8] selects element 68, [8, 0] "
                  "element 4 (counting from 1, as the pages do: bit 3 of a word; elements 67 and 3 counting from 0).",

@@ -18,8 +18,9 @@ command line to write.
 
 Inputs are drawn by the model (`ApiModel.input_data`, else the core's random values) from a seed
 per case, tensors that share bytes given the same bytes there (`shared_bytes`: `run` refuses a case whose
-data differ there); golden outputs come from the core (`run_case`, strict). A case meant valid whose every data drawn breaks a rule on
-tensor contents is written as the failing case it is (`_data_keeping_valid`). `ascverify.engines.gen.output` writes
+data differ there); golden outputs come from the core (`run_case`, strict). A case meant valid whose every data
+drawn breaks a rule on tensor contents is written as the failing case it is (`_data_keeping_valid`; the boundary
+mode first asks for another case, `_keeping_data_rules`). `ascverify.engines.gen.output` writes
 each case as a directory and the manifest. The same seed gives the same cases in a fresh process
 (Z3 replays its answers for the same sequence of queries).
 """
@@ -690,6 +691,10 @@ def _data_keeping_valid(gc: GenCase, seed: int) -> int:
         if not broken:
             gc.data_seed = seed if not k else data_seed(seed, k)
             return gc.data_seed
+    # written with the data of its own seed (the manifest's data_seed), breaking what that data breaks
+    case.forget_data(d.name for d in case.model.tensors if d.name not in had)
+    draw_inputs(case, seed)
+    broken = [v.id for v in check_case(case).violations]
     gc.expect = "failed"
     gc.rules = broken
     gc.note = (gc.note + "; " if gc.note else "") + (
