@@ -447,10 +447,15 @@ def _boundary(gen: Generation, limit: int | None = None) -> None:
     gen.report["targets"] = targets
 
 
+def _has_data_rules(case: Case) -> bool:
+    """The model has rules on tensor contents in force on the case's product."""
+    return any(r.requires_data for r in case.model.rules_for(case.ctx.product.id))
+
+
 def _data_breaks(case: Case, seed: int) -> list[str]:
     """The rules on tensor contents a copy of ``case`` breaks with the inputs drawn from ``seed`` (none where the model
     has no such rule)."""
-    if not any(r.requires_data for r in case.model.rules_for(case.ctx.product.id)):
+    if not _has_data_rules(case):
         return []
     trial = case.with_fields()
     draw_inputs(trial, seed)
@@ -677,10 +682,9 @@ def _data_keeping_valid(gc: GenCase, seed: int) -> int:
     failing case it is (``expect`` "failed", the data rules it breaks, the note saying why); the legal targets it
     was to show are then not covered (`output.coverage`)."""
     case = gc.case
-    ruled = [r for r in case.model.rules_for(case.ctx.product.id) if r.requires_data]
     had = {d.name for d in case.model.tensors if case.has_data(d.name)}
     draw_inputs(case, seed)
-    if not ruled:
+    if not _has_data_rules(case):
         return seed
     broken: list[str] = []
     for k in range(DATA_DRAWS):

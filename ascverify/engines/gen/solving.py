@@ -20,7 +20,7 @@ from ...spec.model import ApiModel
 from ...spec.rules import ERROR, Context, Rule, Values
 from .. import interrupts
 from ..explain import check, core_names, term_constants, value_term
-from ..solver import Space, _pick
+from ..solver import Space, _pick, core_ids
 from .written import file_terms
 
 #: Milliseconds one generation query may take (then it counts as "unknown": undecided, never "unsat").
@@ -148,8 +148,8 @@ class Solving:
                 return Outcome("sat", self.case_from(self.s.model(), origin))
             if res != "unsat" or not active:
                 break
-            core = core_names(self.s)
-            dropped = [k for k, t in active.items() if str(t) in core]
+            core = core_ids(self.s)  # AST ids: printing each pivot term to compare is slow (as in lint)
+            dropped = [k for k, t in active.items() if t.get_id() in core]
             if not dropped:
                 if spread:  # no pivot is to blame: the plain question is unsat
                     return Outcome("unsat", core=self.rules_in_core())
