@@ -157,8 +157,10 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
 
     The items (one per API, product and kind) run in two passes: first 16 cases of every item,
     so that a bug of one product shows within seconds, then the rest of each item's cases (or
-    time). Each finding is shrunk, then saved at once as a folder under --findings (case.json, inputs,
-    expected, actual, diff.txt, coverage.json) that `ascverify replay` runs again; findings print
+    time); a failure a first look finds is shrunk when every item has had its look, before the
+    other items run their rest. Each finding is shrunk, then saved at once as a folder under
+    --findings (case.json, inputs, expected, actual, diff.txt, coverage.json) that `ascverify
+    replay` runs again; findings print
     one per line on standard output, and nothing else does: progress (with the live count of
     findings), the summary and, with -v or --coverage, the rule coverage table go to standard
     error (the --report file holds the coverage too). A --target-cmd whose program cannot be

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable
 from urllib.parse import parse_qsl, urlencode, urlparse
 
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase, InMemoryExampleDatabase
 
 from ...cases.bounded_read import file_kind, read_at_most
 from ...spec.errors import InputError, one_line
@@ -72,6 +72,57 @@ class UnitDatabase(ExampleDatabase):
 
     def __hash__(self) -> int:
         return hash(self.prefix)
+
+
+#: The sub-keys Hypothesis adds to a test's key (``digest.secondary``, ``digest.pareto``); a key without one is primary.
+_SUB_KEYS = (b".secondary", b".pareto")
+
+
+def _is_primary(key: bytes) -> bool:
+    return not key.endswith(_SUB_KEYS)
+
+
+class DeferredShrinking(ExampleDatabase):
+    """The examples of one item whose failures are shrunk later: a campaign's first look finds a failure without
+    shrinking it, the second pass replays it and shrinks it.
+
+    While looking (``replaying`` False) everything goes to the campaign's database (``persistent``, None for none)
+    as usual, and each failure saved under the test's primary key is also held here, under the key's
+    ``.secondary`` corpus: Hypothesis replays a failure of its primary corpus as already shrunk (and does not
+    shrink it again), one of its secondary corpus as a failure to shrink. While replaying, fetches read only what
+    this item held (not the campaign's older examples); saves, deletions and moves go to both."""
+
+    def __init__(self, persistent: ExampleDatabase | None) -> None:
+        super().__init__()
+        self.persistent = persistent
+        self.held = InMemoryExampleDatabase()
+        self.replaying = False
+
+    def save(self, key: bytes, value: bytes) -> None:
+        if self.persistent is not None:
+            self.persistent.save(key, value)
+        if self.replaying:
+            self.held.save(key, value)
+        elif _is_primary(key):
+            self.held.save(key + b".secondary", value)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        if self.replaying:
+            return self.held.fetch(key)
+        return self.persistent.fetch(key) if self.persistent is not None else ()
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        if self.persistent is not None:
+            self.persistent.delete(key, value)
+        self.held.delete(key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        if self.persistent is not None:
+            self.persistent.move(src, dest, value)
+        self.held.move(src, dest, value)
+
+    def __repr__(self) -> str:
+        return f"DeferredShrinking({self.persistent!r})"
 
 
 #: Largest example read from a directory database: Hypothesis stores a test case as its choices, a few KiB at most. A

@@ -4,8 +4,9 @@ and its findings.
 The test body classifies the case against every rule (coverage events and targets), runs the item's
 checks and, when one fails, remembers the failing example under its key. Hypothesis then shrinks each
 key's failure and replays the minimal example once more, marked final: that replay saves the finding at
-once. Failures that never got their final replay (the run was interrupted, or the failure was flaky)
-are saved unshrunk when the run ends, so no failure that was seen is lost.
+once. A failure of a first look is not shrunk there: it waits (`DeferredShrinking`) until every item has had its
+look, then a run that only replays and shrinks it saves it. Failures that never got their final replay (the run
+was interrupted, or the failure was flaky) are saved unshrunk when the run ends, so no failure that was seen is lost.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from . import signals
 from .signals import TimeUp
 from .checks import Differential, Failure, Unspecified, core_outputs, run_invariants, run_negative
 from .coverage import Coverage, Point, classify, emit, field_events
-from .database import UnitDatabase, open_database
+from .database import DeferredShrinking, UnitDatabase, open_database
 from .plan import Unit, derive_seed, item_examples, negative_rules, weight
 from .reproducers import finding_id, finding_meta, save_finding
 from .targets import Target, make_target
@@ -38,14 +39,14 @@ from .targets import Target, make_target
 SEEDS = st.integers(0, 2**32 - 1)
 #: max_examples of a time-budgeted item: one Hypothesis run that the clock ends (`TimeUp`), not the count.
 TIMED_EXAMPLES = 1_000_000
-#: With a time budget, shrinking a failure takes at most this share of the item's budget (at least SHRINK_MIN s).
+#: With a time budget, shrinking a failure takes at most this share of the item's budget (at least SHRINK_MIN s);
+#: a failure found in the first look shrinks in the second pass, within the item's whole share (at least SHRINK_MIN s).
 SHRINK_SHARE = 0.25
 SHRINK_MIN = 5.0
 #: Cases each item of a campaign runs in its first look, a pass over every item before any runs the rest of its
 #: cases: a bug that shows on one product (one item) shows within seconds, however many items come before it.
 FIRST_LOOK = 16
-#: With a time budget, the share of an item's time its first look may spend drawing cases (a failure it finds
-#: shrinks within the item's whole share, as it would have in one run).
+#: With a time budget, the share of an item's time its first look may spend drawing cases.
 FIRST_LOOK_TIME = 0.2
 
 
@@ -178,6 +179,7 @@ class _Pending:
     values: ValuePlan | None = None
     saved: bool = False
     detected: float | None = None             # time.time() when the failure was first seen
+    deferred: bool = False                    # seen in a first look: shrunk in the second pass, saved then
 
 
 
@@ -205,6 +207,10 @@ class ItemRunner:
         self.budget: float | None = None
         self.draw_deadline: float | None = None  # the first look's: no new case is drawn after it
         self.looked = 0                          # cases asked of the first look (its Hypothesis run is batch 0)
+        #: in a first look, a failure is kept (in the example database) and shrunk in the second pass, after every
+        #: item had its look: one item's shrinking no longer takes the time the looks of the items after it need
+        self.deferring = False
+        self.deferral: DeferredShrinking | None = None  # the look's examples, its failures held for their shrinking
 
     # -- strategy and body ------------------------------------------------------------------------------------
 
@@ -295,14 +301,16 @@ class ItemRunner:
             p = _Pending(f, case, seed, rule, points, values,
                          detected=first.detected if first is not None else time.time())
             self.pending[f.key] = p
-            if first is None and self.deadline is not None and self.budget is not None:
+            if first is None and not self.deferring and self.deadline is not None and self.budget is not None:
                 # with a time budget, shrinking gets a bounded share of it: the finding is reported soon after it is
                 # seen (shrunk as far as that share allowed), and the budget stays a bound
                 cap = time.time() + max(SHRINK_MIN, SHRINK_SHARE * self.budget)
                 self.deadline = min(self.deadline, cap)
                 if self.differential is not None:
                     self.differential.deadline = self.deadline
-            if _is_final():
+            if self.deferring:
+                p.deferred = True      # saved after the second pass shrinks it (or unshrunk, by `_flush`)
+            elif _is_final():
                 self._save(p, shrunk=self.opts.shrink and not self.opts.stop_on_first)
             raise
 
@@ -378,29 +386,58 @@ class ItemRunner:
                 if not p.saved:
                     self._save(p, shrunk=False)
 
+    def has_deferred(self) -> bool:
+        """A failure of the first look waits for its shrinking (the item's second pass)."""
+        return any(p.deferred and not p.saved for p in self.pending.values())
+
+    def close_unrun(self, status: str | None) -> None:
+        """An item looked at and never run further (the clock or a stop ended the campaign): its failures saved as
+        they are, its result closed."""
+        self.deferring = False
+        self._flush()
+        if status == "interrupted":
+            self.result.status = "interrupted"
+        else:
+            self.result.timed_out = True
+        self.finish()
+
     # -- running ----------------------------------------------------------------------------------------------
 
-    def _settings(self, n: int, first: bool) -> settings:
+    def _examples_database(self, shrink_only: bool) -> Any:
         db = _database(self.opts.database)
+        unit_db = UnitDatabase(db, self.unit.name) if db is not None else None
+        if self.deferring:
+            self.deferral = DeferredShrinking(unit_db)
+            return self.deferral
+        if shrink_only and self.deferral is not None:
+            self.deferral.replaying = True
+            return self.deferral
+        return unit_db
+
+    def _settings(self, n: int, first: bool, shrink_only: bool = False) -> settings:
+        """The Hypothesis settings of a run: ``first`` replays the database's failures first; a first look that
+        defers its shrinking has no shrink phase; ``shrink_only`` replays the look's failure and shrinks it."""
         phases = [Phase.explicit, Phase.generate, Phase.target]
         if first and not self.opts.stop_on_first:
             phases.insert(1, Phase.reuse)
-        if self.opts.shrink and not self.opts.stop_on_first:
+        if self.opts.shrink and not self.opts.stop_on_first and not self.deferring:
             phases.append(Phase.shrink)
-        return settings(max_examples=max(1, n), deadline=None, database=UnitDatabase(db, self.unit.name) if db else None,
+        if shrink_only:
+            phases = [Phase.reuse, Phase.shrink]
+        return settings(max_examples=max(1, n), deadline=None, database=self._examples_database(shrink_only),
                         phases=phases, verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
                         report_multiple_bugs=not self.opts.stop_on_first, print_blob=False, derandomize=False)
 
-    def _batch(self, n: int, index: int) -> None:
+    def _batch(self, n: int, index: int, shrink_only: bool = False) -> None:
         runner = self
 
-        @settings(self._settings(n, index == 0))
+        @settings(self._settings(n, index == 0, shrink_only))
         @hypothesis_seed(derive_seed(self.opts.seed, self.unit.key, index))
         @given(self.strategy())
         def fuzz(drawn: Any) -> None:
             runner.body(drawn)
 
-        self.pending = {}
+        self.pending = {k: p for k, p in self.pending.items() if not p.saved}  # a deferred failure stays
         try:
             from hypothesis.reporting import with_reporter
 
@@ -440,7 +477,8 @@ class ItemRunner:
                 # the clock ended the run, even where Hypothesis swallowed the TimeUp (a shrink step that ran out
                 # of time is to it just an attempt that did not fail the same way)
                 self.result.timed_out = True
-            self._flush()
+            if not self.deferring:
+                self._flush()
             self.result.batches += 1
 
     def _total(self) -> int | None:
@@ -455,9 +493,10 @@ class ItemRunner:
 
     def first_look(self, time_share: float | None = None) -> bool:
         """The item's part of a campaign's first pass: its first ``opts.first_look`` cases, drawn for at most
-        `FIRST_LOOK_TIME` of ``time_share`` (the item's share of the time left, when there is a budget); a failure
-        found shrinks as in `run`. True when the item is done (a finding, an error, or all its cases run): then
-        `finish` it, otherwise `run` runs the rest."""
+        `FIRST_LOOK_TIME` of ``time_share`` (the item's share of the time left, when there is a budget). A failure
+        found is not shrunk here but kept for `run` (the second pass shrinks it, then saves it): the looks of the
+        items after this one come first. True when the item is done (an error, or all its cases run with no
+        failure waiting): then `finish` it, otherwise `run` runs the rest (or shrinks its failure)."""
         total = self._total()
         n = self.opts.first_look if total is None else min(self.opts.first_look, total)
         self.looked = n
@@ -466,24 +505,33 @@ class ItemRunner:
             self.draw_deadline = time.time() + FIRST_LOOK_TIME * self.budget
         if self.differential is not None:
             self.differential.deadline = self.deadline
+        self.deferring = self.opts.shrink and not self.opts.stop_on_first
         start = time.monotonic()
         try:
             self._batch(n, 0)
         except KeyboardInterrupt:
             self.result.elapsed += time.monotonic() - start
             self.result.status = "interrupted"
+            self.deferring = False
+            self._flush()
             self.finish()
             raise
+        finally:
+            self.deferring = False
         self.result.elapsed += time.monotonic() - start
         self.draw_deadline = None
         if self.result.timed_out and (self.opts.deadline is None or time.time() < self.opts.deadline):
             self.result.timed_out = False  # the first look's time ran out, not the campaign's
+        if self.has_deferred():
+            return False
         return bool(self.result.findings) or self.result.status == "error" or (total is not None and n >= total)
 
     def run(self) -> ItemResult:
         """Run the item: ``examples`` cases, or (time budget) one Hypothesis run that the item's deadline ends, also
         while it shrinks: the same seed draws the same cases in the same order, however far a run gets. After a
-        `first_look`, the cases it did not run, as a second Hypothesis run."""
+        `first_look`, the cases it did not run, as a second Hypothesis run; or, when the look found a failure,
+        a run that replays it from the example database and shrinks it (within the item's share of the time
+        left), then saves it."""
         opts, u = self.opts, self.unit
         total = self._total()
         if total is not None:
@@ -493,13 +541,15 @@ class ItemRunner:
         start = time.monotonic()
         self.budget = budget
         if budget is not None:
-            end = time.time() + budget
+            end = time.time() + max(budget, SHRINK_MIN if self.has_deferred() else 0.0)
             self.deadline = end if self.deadline is None else min(self.deadline, end)
         if self.differential is not None:
             self.differential.deadline = self.deadline
         index = 1 if self.looked else 0
         try:
-            if total is None:
+            if self.has_deferred():
+                self._batch(1, index, shrink_only=True)
+            elif total is None:
                 self._batch(TIMED_EXAMPLES, index)
             elif total > 0:
                 self._batch(total, index)
@@ -508,6 +558,7 @@ class ItemRunner:
             raise
         finally:
             self.result.elapsed += time.monotonic() - start
+            self._flush()  # a failure of the look that a stop kept from its shrinking run: saved as it is
             self.finish()
         return self.result
 
@@ -543,6 +594,7 @@ def run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, target: Targe
     looked: dict[int, ItemRunner] = {}
     interrupted = False
     looking = opts.first_look > 0 and len(items) > 1
+    order = list(range(len(items)))
     try:
         if looking:
             for i, item in enumerate(items):
@@ -554,7 +606,11 @@ def run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, target: Targe
                     r.finish()
                 else:
                     looked[i] = r
-        for i, item in enumerate(items):
+            # the items whose look found a failure shrink it first: their findings are saved (and shown) before
+            # the other items run the rest of their cases
+            order.sort(key=lambda j: not (j in looked and looked[j].has_deferred()))
+        for i in order:
+            item = items[i]
             if stopping():
                 break
             r = looked.pop(i, None)
@@ -569,12 +625,8 @@ def run_items(items: Sequence[Unit], opts: RunOptions, sink: Sink, target: Targe
         raise
     finally:
         for r in looked.values():  # looked at, never run further: the clock or a stop ended them
-            if interrupted or signals.requested():
-                r.result.status = "interrupted"
-            else:
-                r.result.timed_out = True
             with signals.shielded():
-                r.finish()
+                r.close_unrun("interrupted" if interrupted or signals.requested() else None)
 
 
 def run_item(unit: Unit, opts: RunOptions, sink: Sink, target: Target | None = None) -> ItemResult:
