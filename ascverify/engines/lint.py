@@ -37,6 +37,7 @@ import z3
 
 from ..checking.checker import check_cases
 from ..spec.model import ApiModel
+from ..spec.params import EnumType
 from ..spec.registry import get_api
 from ..spec.rules import ERROR, Context, Rule, Values
 from . import interrupts
@@ -176,6 +177,13 @@ class _Linter:
             i += 1
         return current
 
+    def breaks_alone(self, r: Rule, env: dict[str, Any]) -> bool:
+        """The case ``env`` (every field given) breaks ``r`` and no other error rule, within the case format: one
+        query with nothing left to search."""
+        pins = [value_term(v, env[n]) for n, v in self.space.vars.items()]
+        self.queries += 1
+        return check(self.solver([x for x in self.errors if x != r.id], [z3.Not(self.terms[r.id]), *pins])) == "sat"
+
     def breakable(self, r: Rule, hold: Sequence[str], pivots: dict[str, z3.BoolRef], *,
                   timeout_ms: int | None = None) -> str:
         """Is there a case with every rule of ``hold`` and not ``r``? Pivots (a valid case's values of the fields
@@ -245,6 +253,50 @@ def _pivot_tries(bases: list[Any], timeout_ms: int) -> list[tuple[Any, int]]:
     return [(base, short) for base in bases] + [(bases[0], timeout_ms)]
 
 
+def _tries(value: int, lo: int, hi: int) -> list[int]:
+    """Values a field takes in a concrete try at breaking a rule: next to a valid case's value, doubled and
+    halved, and at its type's extremes."""
+    near = {value - 1, value + 1, value * 2, value // 2, lo, lo + 1, hi - 1, hi, 0, 1}
+    return sorted(v for v in near if lo <= v <= hi and v != value)
+
+
+def _type_range(model: ApiModel, name: str) -> tuple[int, int]:
+    f = model.field_by_name[name]
+    if isinstance(f.type, EnumType):
+        return 0, len(f.type.choices) - 1
+    return int(f.type.lo), int(f.type.hi)
+
+
+def _broken_alone(L: _Linter, sample: Sequence[Any], rules: Sequence[Rule],
+                  reads: dict[str, set[str]]) -> dict[str, Any]:
+    """Per rule of ``rules``, a case that breaks it while every error rule but it holds, found without the solver:
+    the sample's valid cases with one field the rule reads changed (`_tries`), all checked concretely in one
+    batch. A candidate still has to be confirmed by the solver (the case format's constraints)."""
+    candidates: list[tuple[str, Any]] = []
+    for r in rules:
+        for c in sample[:PIVOT_CASES]:
+            for name in sorted(reads[r.id]):
+                value = c.env.get(name)
+                if isinstance(value, bool) or not isinstance(value, int):
+                    continue
+                lo, hi = _type_range(L.model, name)
+                candidates += [(r.id, c.with_fields(**{name: v})) for v in _tries(value, lo, hi)]
+    if not candidates:
+        return {}
+    try:
+        results = check_cases([case for _, case in candidates])
+    except Exception:  # noqa: BLE001 - a candidate the checker cannot take: the solver decides alone
+        return {}
+    found: dict[str, Any] = {}
+    for (rid, case), res in zip(candidates, results):
+        if rid in found or res.error is not None:
+            continue
+        broken = {v.id for v in res.violations}  # the error rules it breaks (warnings may fire too)
+        if broken <= {rid} and rid in broken | {w.id for w in res.warnings}:
+            found[rid] = case
+    return found
+
+
 _CACHE: dict[str, ContextReport] = {}
 
 
@@ -275,6 +327,7 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
         rep.seconds = time.perf_counter() - t0
         return rep
     rep = ContextReport(model.name, product, dtype, rules=len(L.space.rules), context_rules=sorted(L.constant))
+    by_id = {r.id: r for r in L.rules}
 
     def find(kind: str, rules: list[str], detail: str, related: Sequence[str] = ()) -> None:
         rep.findings.append(Finding(model.name, product, dtype, kind, rules, detail, list(related)))
@@ -296,9 +349,19 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
         rep.unknown.append("whether a legal case exists")
     interrupts.checkpoint()
 
+    # most rules break alone with one field of a valid case moved (`_broken_alone`): such a case, once the solver
+    # confirms it with every field pinned (a query decided at once), shows the rule neither vacuous nor redundant
+    asked = [r for r in L.rules if r.domain.get("kind") != "type"]
+    read_by = {r.id: {str(c) for c in term_constants(L.terms[r.id])} for r in asked}
+    breaks_alone: set[str] = set()
+    for rid, witness in _broken_alone(L, sample, asked, read_by).items():
+        if L.breaks_alone(by_id[rid], witness.env):
+            breaks_alone.add(rid)
+    interrupts.checkpoint()
+
     # 2. vacuous: unbreakable within the parameters' types and the case format
-    for r in L.rules:
-        if r.domain.get("kind") == "type":
+    for r in asked:
+        if r.id in breaks_alone:
             continue
         res = L.q(L.types, [z3.Not(L.terms[r.id])])
         if res == "unsat":
@@ -312,10 +375,10 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
     # asked with up to PIVOT_CASES cases' pivots (`_pivot_tries`)
     if rep.legal != "no":
         bases = [c.env for c in sample[:PIVOT_CASES]] or [None]
-        for r in L.rules:
-            if r.domain.get("kind") == "type" or r.id in vacuous:
+        for r in asked:
+            if r.id in vacuous or r.id in breaks_alone:
                 continue
-            reads = {str(c) for c in term_constants(L.terms[r.id])}
+            reads = read_by[r.id]
             others = [x for x in L.errors if x != r.id]
             for base, timeout_ms in _pivot_tries(bases, L.timeout_ms):
                 pivots = {} if base is None else {n: value_term(v, base[n]) for n, v in L.space.vars.items()
@@ -337,9 +400,8 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
 
     # 4. contradictions: two rules (or one) whose conditions can hold together but whose requirements cannot;
     # a valid case where both conditions hold shows that they can (no solver needed)
-    reads = {r.id: {str(c) for c in term_constants(L.terms[r.id])} for r in L.rules}
+    reads = {r.id: read_by.get(r.id) or {str(c) for c in term_constants(L.terms[r.id])} for r in L.rules}
     guarded = {r.id for r in L.rules if r.when is not None}
-    by_id = {r.id: r for r in L.rules}
     active: dict[str, int] = {}
     for r in L.rules:
         bits = 0
