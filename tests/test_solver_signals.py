@@ -150,11 +150,12 @@ def test_gen_boundary_interrupted_after_finding_cases_writes_them(tmp_path):
     """A signal during the solving, once cases were found: they are written (each with its case file) and the
     manifest says the run stopped. The writing used to hit a checkpoint that raised the same signal again: 'gen:
     interrupted while writing: 0 cases written', the cases found lost."""
-    # the first cases come within a few seconds (about 10 in 20 s on a quiet machine; the run takes minutes); a
-    # signal before the first is found tests nothing: on a machine so busy that none came, wait longer once
-    for wait in (9, 40):
+    # the first cases come within a second or two (7 in 4 s on a loaded 2-core machine; the whole run takes about
+    # a minute and a half); a signal before the first is found tests nothing: on a machine so busy that none came,
+    # wait longer once
+    for wait in (3, 20):
         d = tmp_path / f"bnd{wait}"
-        p = start(tmp_path, "gen", "Load3DBitMode", "--product", "atlas-350", "--mode", "boundary", "-o", str(d))
+        p = start(tmp_path, "gen", "BilinearInterpolation", "--product", "atlas-350", "--mode", "boundary", "-o", str(d))
         wait_for(p, d.is_dir)
         time.sleep(wait)
         _, err = stop(p, signal.SIGINT)

@@ -171,7 +171,7 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
 
     \b
     Examples:
-      ascverify fuzz BlockReduceMin -p atlas-a2 --examples 200
+      ascverify fuzz BlockReduceMin -p atlas-a2 --examples 50
       ascverify fuzz BilinearInterpolation -p atlas-a2 --target examples/targets/bilinear_buggy.py:bilinear
       ascverify fuzz BilinearInterpolation -p atlas-a2 --target-cmd 'python3 examples/targets/case_dir.py examples/targets/bilinear_numpy.py:bilinear {dir}' --time 10 --junit fuzz.xml
       ascverify fuzz --config ci/campaign.toml --shard 2/4 --examples 10

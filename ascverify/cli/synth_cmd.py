@@ -54,7 +54,7 @@ def synth(api: str, product_name: str, count: int, seed: int, dtype: str | None,
     Examples:
       ascverify synth BilinearInterpolation --product atlas-a2 -n 20 --seed 1
       ascverify synth BilinearInterpolation --product atlas-a2 --fix vROffset=128 --fix dstBlkStride=8
-      ascverify synth Load3DBitMode --product atlas-350 -n 20 --time-budget 60 -o cases.jsonl
+      ascverify synth Load3DBitMode --product atlas-350 -n 5 --time-budget 60 -o cases.jsonl
 
     Exit status: 0 N cases written (or fewer where the legal space has fewer), 1 the --fix values
     conflict, 2 bad input, or fewer than N cases because queries were undecided or the time
