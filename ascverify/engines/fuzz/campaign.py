@@ -44,7 +44,7 @@ from .reports import coverage_lines, json_report, junit_xml, observed_totals, wr
 from .checks import Differential
 from .reproducers import PRIVATE, clean_stale
 from .runner import ItemResult, RunOptions, Sink, open_target, run_items
-from .storage import private_hypothesis_storage
+from .storage import campaign_hypothesis, without_mined_constants
 
 #: Seconds workers get to save their findings and report after being told to stop.
 WORKER_GRACE = 15.0
@@ -214,7 +214,8 @@ def _worker_main(tasks: Any, results: Any, opts: RunOptions, wid: int,
                 items.append(item)
             needs = any(u.kind == "differential" for u in items)
             target = open_target(opts) if needs else None
-            run_items(items, opts, sink, target)
+            with without_mined_constants():  # as in the campaign's own process
+                run_items(items, opts, sink, target)
         except KeyboardInterrupt:
             pass
         except InputError as exc:
@@ -341,8 +342,9 @@ def _run_workers(items: Sequence[Unit], opts: RunOptions, display: Display, work
 def run_campaign(config: CampaignConfig, *, display: Display | None = None,
                  print_coverage: bool = True) -> CampaignResult:
     """Run a campaign and write its reports; InputError for bad options. Hypothesis keeps its files in a temporary
-    folder meanwhile (`storage.private_hypothesis_storage`), not in the current one."""
-    with private_hypothesis_storage():
+    folder meanwhile (`storage.private_hypothesis_storage`), not in the current one, and draws no literal mined from
+    source files (`storage.without_mined_constants`)."""
+    with campaign_hypothesis():
         return _campaign(config, display, print_coverage)
 
 

@@ -34,7 +34,7 @@ from ...spec.registry import apis, get_api
 from ..interrupts import start_pool
 from .plan import Unit
 from .runner import RunOptions, run_item
-from .storage import private_hypothesis_storage
+from .storage import campaign_hypothesis, without_mined_constants
 
 BLOCK = 32
 #: Cases of the first, short run of a mutant (see `run_job`).
@@ -429,7 +429,13 @@ class _NullSink:
 
 
 def run_job(job: tuple[str, str, int, int]) -> Outcome:
-    """One mutant against one API: a short invariants campaign over every product the API supports."""
+    """One mutant against one API: a short invariants campaign over every product the API supports (in a worker
+    process too, with no literal mined from source files among Hypothesis's draws)."""
+    with without_mined_constants():
+        return _run_job(job)
+
+
+def _run_job(job: tuple[str, str, int, int]) -> Outcome:
     import time
 
     mutant_name, api, examples, seed = job
@@ -492,8 +498,9 @@ def run_selftest(apis: Sequence[str], *, mutant_names: Sequence[str] | None = No
                  seed: int = 0, workers: int = 1, control_examples: int = 20,
                  on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Every (mutant, API) job plus a control run per API; in ``workers`` processes when > 1. Hypothesis keeps its
-    files in a temporary folder meanwhile (`storage.private_hypothesis_storage`), not in the current one."""
-    with private_hypothesis_storage():
+    files in a temporary folder meanwhile (`storage.private_hypothesis_storage`), not in the current one, and draws
+    no literal mined from source files (`storage.without_mined_constants`)."""
+    with campaign_hypothesis():
         return _run_selftest(apis, mutant_names, examples, seed, workers, control_examples, on_outcome)
 
 
