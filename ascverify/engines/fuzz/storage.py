@@ -10,7 +10,7 @@ Hypothesis (6.13x and later) also mixes those literals into its draws (one draw 
 literals of every module it takes for the user's own, that is not under site-packages, among those imported so far.
 For a campaign that is ascverify's own modules when it is installed editable (``pip install -e``, as development and
 CI install it) and none when installed from a wheel, and more of them as lazily loaded modules come in (``--html``
-loads the pictures): the same ``--seed`` drew different campaigns, and each process (each worker) spent about 0.8 s
+loads the pictures): the same ``--seed`` could draw different campaigns, and each process (each worker) spent 0.8 s
 mining some 80 modules. `without_mined_constants` keeps them out (Hypothesis's own constants, 0, ±1, the powers of
 two, ±inf, NaN..., stay; the strategies aim at the rules' boundaries themselves).
 """
@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Iterator
 
 from hypothesis.configuration import set_hypothesis_home_dir
-from hypothesis.internal.conjecture import providers as _providers
 
 try:  # Hypothesis 6.13x and later: literals mined from source files (older versions mine none)
+    from hypothesis.internal.conjecture import providers as _providers
     from hypothesis.internal.constants_ast import Constants as _Constants
 except ImportError:  # pragma: no cover - an older Hypothesis
-    _Constants = None
+    _providers = _Constants = None
 
 #: The variable Hypothesis reads its home folder from (in every process: the workers inherit it).
 STORAGE_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
