@@ -186,3 +186,32 @@ def test_breaking_falls_back_to_any_case_when_keeping_the_drawn_values_is_too_ha
     assert broken is not None
     assert [v.rule.id for v in check_case(broken).violations] == [rule]
     assert broken.tensor("src").position not in ("A1", "B1")
+
+
+def test_breaking_asks_a_new_solver_once_the_cached_one_gave_up(monkeypatch):
+    """The solver `breaking` keeps per (API, context, rule) once gave up even on the query keeping no value, after
+    a hard query in an earlier test of the same process (CI, one run in three): `breaking` raised Undecided. The
+    query keeping none now goes to a new solver, which also replaces the one that gave up."""
+    from ascverify.engines.properties import strategies as strategies_module
+
+    doc = {"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
+           "args": {"repeatTime": 2, "mask": 128, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
+           "tensors": {"dst": {"position": "VECCALC", "addr": 0, "size": 16},
+                       "src": {"position": "VECCALC", "addr": 512, "size": 256}}}
+    case = parse_case(doc)
+    assert check_case(case).valid
+    rule = "block_reduce_min.repeatTime.range"
+    held = strategies_module._negation_space(case.model.name, case.ctx, rule)
+    worn = held[1]
+    real = strategies_module.decide
+    asked = []
+
+    def decide(s, lits=()):
+        asked.append(s is worn)
+        return "unknown" if s is worn else real(s, lits)
+
+    monkeypatch.setattr(strategies_module, "decide", decide)
+    broken = breaking(case, rule)
+    assert broken is not None and [v.rule.id for v in check_case(broken).violations] == [rule]
+    assert asked[0] is True and asked[-1] is False  # the worn solver first, then a new one
+    assert held[1] is not worn

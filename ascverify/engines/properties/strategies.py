@@ -1271,13 +1271,20 @@ def _with_data(case: Case) -> st.SearchStrategy[Case]:
 
 
 @lru_cache(maxsize=128)
-def _negation_space(model_name: str, ctx: Context, rule_id: str):
+def _negation_space(model_name: str, ctx: Context, rule_id: str) -> list[Any]:
+    """[the Space, its solver with ``rule_id`` broken]: a list, so that `breaking` can put a new solver in place of
+    one that gave up on a query."""
+    space = Space(get_api(model_name), ctx)
+    return [space, _negation_solver(space, rule_id)]
+
+
+def _negation_solver(space: Space, rule_id: str) -> Any:
+    """A solver holding every rule of ``space`` but ``rule_id``, and ``rule_id`` broken."""
     import z3
 
-    space = Space(get_api(model_name), ctx)
     s = space.solver(skip=(rule_id,))
     s.add(z3.Not(space.terms[rule_id]))
-    return space, s
+    return s
 
 
 #: Milliseconds for each query of `breaking` that keeps some of the drawn case's values (a nicety: the case found is
@@ -1298,7 +1305,8 @@ def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
     import z3
 
     _rule(case.model, rule_id)
-    space, s = _negation_space(case.model.name, case.ctx, rule_id)
+    held = _negation_space(case.model.name, case.ctx, rule_id)
+    space, s = held
     s.set("random_seed", seed)
     tensor_names = {t.name for t in case.model.tensors}
     order = sorted(space.vars, key=lambda f: (f.split(".")[0] not in tensor_names, f))
@@ -1315,8 +1323,12 @@ def breaking(case: Case, rule_id: str, *, seed: int = 0) -> Case | None:
             set_timeout(s, space.timeout_ms)
             if r == "unknown" and active:
                 # keeping the drawn values made the query hard (LoadDataWithStride on atlas-350 with most arguments
-                # kept: 10 s, unknown): any case breaking the rule alone will do
+                # kept: 10 s, unknown): any case breaking the rule alone will do, asked of a new solver (the
+                # incremental one, after a query it gave up on, left even that query undecided once in a CI run;
+                # the new one replaces it for later calls)
                 active = {}
+                s = held[1] = _negation_solver(space, rule_id)
+                s.set("random_seed", seed)
                 r = decide(s)
             if r == "sat":
                 return space.case_from(s.model(), origin=f"breaks {rule_id}")
