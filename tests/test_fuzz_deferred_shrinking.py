@@ -18,23 +18,14 @@ from ascverify.engines.fuzz.database import DeferredShrinking
 from ascverify.engines.fuzz.progress import Display
 from ascverify.engines.fuzz.runner import ItemRunner
 
-ROOT = Path(__file__).resolve().parents[1]
+from bilinear_targets import write_wrong_on
+
 WRONG_ON = ("atlas-350", "atlas-inference-aicore")
 
 
 def write_target(folder: Path) -> str:
     """A BilinearInterpolation that adds one to every element of dst on two products (a bug any case shows)."""
-    (folder / "wrong_on_two.py").write_text(
-        "import importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location('ref', {str(ROOT / 'examples/targets/bilinear_numpy.py')!r})\n"
-        "ref = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(ref)\n"
-        "def f(case, inputs):\n"
-        "    out = ref.bilinear(case, inputs)\n"
-        f"    if case['product'] in {WRONG_ON!r}:\n"
-        "        out = {k: v + 1 for k, v in out.items()}\n"
-        "    return out\n")
-    return "wrong_on_two.py:f"
+    return write_wrong_on(folder, WRONG_ON, "wrong_on_two")
 
 
 @pytest.mark.parametrize("database", ["none", "dir"])

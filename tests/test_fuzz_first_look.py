@@ -21,6 +21,8 @@ from ascverify.engines.fuzz.plan import Unit
 from ascverify.engines.fuzz.progress import Display
 from ascverify.engines.fuzz.runner import FIRST_LOOK, ItemRunner, RunOptions, Sink, run_items
 
+from bilinear_targets import write_wrong_on
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -51,16 +53,7 @@ def test_a_bug_of_the_last_product_is_found_before_any_item_runs_the_rest_of_its
     items = plan(config)
     last = items[-1].product
     assert len(items) >= 3 and all(u.product != last for u in items[:-1])  # the buggy product comes last
-    (tmp_path / "wrong_on_last.py").write_text(
-        "import importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location('ref', {str(ROOT / 'examples/targets/bilinear_numpy.py')!r})\n"
-        "ref = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(ref)\n"
-        "def f(case, inputs):\n"
-        "    out = ref.bilinear(case, inputs)\n"
-        f"    if case['product'] == {last!r}:\n"
-        "        out = {k: v + 1 for k, v in out.items()}  # every element of dst one too large, on one product\n"
-        "    return out\n")
+    write_wrong_on(tmp_path, (last,), "wrong_on_last")
     display = Recorder(len(items))
     result = run_campaign(config, display=display, print_coverage=False)
     assert result.exit_status == 1 and {f["product"] for f in result.findings} == {last}

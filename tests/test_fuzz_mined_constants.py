@@ -14,9 +14,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
+from hypothesis.internal.conjecture import providers
 
 from ascverify import get_api
-from ascverify.engines.fuzz import storage
+from ascverify.engines.fuzz import mutants, storage
+from ascverify.engines.fuzz.campaign import CampaignConfig, run_campaign
+from ascverify.engines.fuzz.progress import Display
+from ascverify.engines.fuzz.runner import ItemRunner
 from ascverify.engines.properties.strategies import cases
 
 pytestmark = pytest.mark.skipif(storage._Constants is None, reason="this Hypothesis mines no literals")
@@ -48,8 +52,6 @@ def import_module_full_of_literals(folder: Path) -> None:
 
 
 def test_a_seed_draws_the_same_cases_whatever_modules_are_loaded(tmp_path, monkeypatch):
-    from hypothesis.internal.conjecture import providers
-
     with storage.without_mined_constants():
         before = draws()
         assert len(providers._get_local_constants().integers) == 0
@@ -66,13 +68,6 @@ def test_a_seed_draws_the_same_cases_whatever_modules_are_loaded(tmp_path, monke
 
 def test_a_campaign_and_a_selftest_job_draw_no_mined_literal(tmp_path, monkeypatch):
     """`fuzz` (`run_campaign`; its workers run `run_items` inside the same block) and each `selftest` job."""
-    from hypothesis.internal.conjecture import providers
-
-    from ascverify.engines.fuzz import mutants
-    from ascverify.engines.fuzz.campaign import CampaignConfig, run_campaign
-    from ascverify.engines.fuzz.progress import Display
-    from ascverify.engines.fuzz.runner import ItemRunner
-
     mined: list[int] = []
     real_body = ItemRunner.body
 

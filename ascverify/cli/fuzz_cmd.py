@@ -147,25 +147,24 @@ def fuzz(apis: tuple[str, ...], product: tuple[str, ...], target: str | None, ta
     notes fix it (BilinearInterpolation, BlockReduceSum; BlockReduceMax/Min on atlas-350 and for
     float on atlas-a2/a3); --exact compares floats bit for bit too, but a NaN the call computes
     matches any NaN. Reports give the largest ULP distance, and the summary counts the passing
-    cases whose written elements differ from the core's bits within the tolerance. Tensor contents mix ordinary values with ±0, ±inf,
-    NaN, subnormals, the largest values and sums that need rounding; fields' extremes, rules'
-    boundaries and the values where a narrower integer wraps (255/256, 65535/65536) come early and
-    often; cases whose outputs the core leaves unspecified are skipped.
-    A register-writing call (LoadAlign, MaskGenWithRegTensor) is a target too: the function returns
-    {"MaskReg": bytes} (or {"registers": {"mask": {"0": bytes}}}; a command writes
+    cases whose written elements differ from the core's bits within the tolerance. Tensor contents
+    mix ordinary values with ±0, ±inf, NaN, subnormals, the largest values and sums that need
+    rounding; fields' extremes, rules' boundaries and the values where a narrower integer wraps
+    (255/256, 65535/65536) come early and often; cases whose outputs the core leaves unspecified are
+    skipped. A register-writing call (LoadAlign, MaskGenWithRegTensor) is a target too: the function
+    returns {"MaskReg": bytes} (or {"registers": {"mask": {"0": bytes}}}; a command writes
     DIR/outputs/registers.json), and the registers the call reads come in case["registers"].
 
-    The items (one per API, product and kind) run in two passes: first 16 cases of every item,
-    so that a bug of one product shows within seconds, then the rest of each item's cases (or
-    time); a failure a first look finds is shrunk when every item has had its look, before the
-    other items run their rest. Each finding is shrunk, then saved at once as a folder under
-    --findings (case.json, inputs, expected, actual, diff.txt, coverage.json) that `ascverify
-    replay` runs again; findings print
-    one per line on standard output, and nothing else does: progress (with the live count of
-    findings), the summary and, with -v or --coverage, the rule coverage table go to standard
-    error (the --report file holds the coverage too). A --target-cmd whose program cannot be
-    found is bad input (exit 2) before anything runs. An item stopped by Ctrl-C or by --time is
-    a skipped testcase in the JUnit report. Ctrl-C or SIGTERM stops the campaign cleanly: findings are
+    The items (one per API, product and kind) run in two passes: first 16 cases of every item, so
+    that a bug of one product shows within seconds, then the rest of each item's cases (or time); a
+    failure a first look finds is shrunk when every item has had its look, before the other items
+    run their rest. Each finding is shrunk, then saved at once as a folder under --findings
+    (case.json, inputs, expected, actual, diff.txt, coverage.json) that `ascverify replay` runs
+    again; findings print one per line on standard output, and nothing else does: progress (with the
+    live count of findings), the summary and, with -v or --coverage, the rule coverage table go to
+    standard error (the --report file holds the coverage too). A --target-cmd whose program cannot
+    be found is bad input (exit 2) before anything runs. An item stopped by Ctrl-C or by --time is a
+    skipped testcase in the JUnit report. Ctrl-C or SIGTERM stops the campaign cleanly: findings are
     kept, reports written for what ran. Rerunning with the same --database replays stored failures
     first (so does every machine sharing it).
 

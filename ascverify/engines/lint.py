@@ -352,7 +352,7 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
     # most rules break alone with one field of a valid case moved (`_broken_alone`): such a case, once the solver
     # confirms it with every field pinned (a query decided at once), shows the rule neither vacuous nor redundant
     asked = [r for r in L.rules if r.domain.get("kind") != "type"]
-    read_by = {r.id: {str(c) for c in term_constants(L.terms[r.id])} for r in asked}
+    read_by = {r.id: {str(c) for c in term_constants(L.terms[r.id])} for r in L.rules}
     breaks_alone: set[str] = set()
     for rid, witness in _broken_alone(L, sample, asked, read_by).items():
         if L.breaks_alone(by_id[rid], witness.env):
@@ -400,7 +400,7 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
 
     # 4. contradictions: two rules (or one) whose conditions can hold together but whose requirements cannot;
     # a valid case where both conditions hold shows that they can (no solver needed)
-    reads = {r.id: read_by.get(r.id) or {str(c) for c in term_constants(L.terms[r.id])} for r in L.rules}
+    reads = read_by
     guarded = {r.id for r in L.rules if r.when is not None}
     active: dict[str, int] = {}
     for r in L.rules:
