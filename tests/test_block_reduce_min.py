@@ -193,6 +193,30 @@ def test_repeat_zero_is_a_noop_and_warns():
     assert warnings_of(case) == [f"{P}.repeatTime.zero"]
 
 
+@pytest.mark.parametrize("mask", [0, [0, 0]], ids=["contiguous", "bitwise"])
+def test_a_mask_of_zero_is_held_to_what_the_call_reads_and_stores(mask):
+    """The ReduceDataBlock page: on atlas-a2/a3 a mask of 0 makes the call a no-op (nothing read or stored), so tensors
+    too small for 3 repeats are no error there, only the warning mask.zero. On atlas-350 the call runs: no datablock
+    has an active lane, so none is read (spec note masked-blocks: only active datablocks are), but 8 results per
+    repeat are stored: dst.footprint still asks for them, src.footprint.masked warns for all 8 datablocks."""
+    # 3 repeats of 8 datablocks 256 bytes apart need 3 x 128 half elements of src and 2*8 + 8 = 24 of dst
+    small = dict(repeat=3, mask=mask, dst_rep=1, src=("VECIN", 0, 16), dst=("VECOUT", 1024, 8))
+    for product in ("atlas-a2", "atlas-a3"):
+        case = parse_case(call(product, **small))
+        assert violations(case) == [] and warnings_of(case) == [f"{P}.mask.zero"]
+        res = run_case(case)
+        assert not res.faults and not res.trace.records and MODEL.footprint(case) == {"dst": []}
+    case = parse_case(call("atlas-350", **small))
+    assert violations(case) == [f"{P}.dst.footprint"]
+    assert warnings_of(case) == sorted([f"{P}.noop", f"{P}.src.footprint.masked"])
+    res = run_case(case, strict=False)
+    assert {f.kind for f in res.faults} == {"out_of_bounds"}  # the stores past dst's 8 elements, no read at all
+    assert not res.trace.footprint("read", "UB").any()
+    # the same call with one lane: datablock 0 of each repeat is read, src.footprint is the error again
+    assert violations(parse_case(call("atlas-a2", **{**small, "mask": 1}))) == [f"{P}.dst.footprint",
+                                                                              f"{P}.src.footprint"]
+
+
 def test_dst_rep_stride_zero_and_later_repeat_wins():
     assert violations(parse_case(call("atlas-training", dst_rep=0))) == [f"{P}.dstRepStride.nonzero"]
     # three repeats, src_rep_stride 8 (256 bytes), all storing on dst[0:8]: the last repeat's minima remain

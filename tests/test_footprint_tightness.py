@@ -79,8 +79,8 @@ class NotReported(AssertionError):
 #: img2col loads (Load3DBitMode, LoadDataWithStride): the random builder draws feature maps of up to the whole L1 and
 #: windows that read a handful of pixel vectors (often none), so no drawn case shows whether src.footprint is too
 #: loose. Source "window-covers-map" holds fixed a small map and a window over the whole img2col matrix (every pixel
-#: vector read), one repeat; the rest (positions, placement, transpose...) is drawn. Source "nop" is the same call
-#: with repeatTime = 0, which the pages call a NOP.
+#: vector read), one repeat; the rest (positions, placement, transpose...) is drawn. (With repeatTime = 0, a NOP, the
+#: size rules are not in force: test_load3d_dststride's test_a_nop_is_checked_for_its_parameters_not_for_what_it_would_move.)
 IMG2COL_APIS = ("Load3DBitMode", "LoadDataWithStride")
 
 
@@ -114,7 +114,7 @@ def _constructed(model: Any, ctx: Any, repeat_time: int) -> list[Case]:
     return out
 
 
-SOURCES = {"random": None, "window-covers-map": 1, "nop": 0}
+SOURCES = {"random": None, "window-covers-map": 1}
 
 
 @lru_cache(maxsize=None)
@@ -295,7 +295,7 @@ def combos() -> Iterable[tuple[str, str, str, str, str]]:
             rules = size_rules(model, product)
             if not rules:
                 continue
-            sources = ("random", "window-covers-map", "nop") if model.name in IMG2COL_APIS else ("random",)
+            sources = ("random", "window-covers-map") if model.name in IMG2COL_APIS else ("random",)
             for dtype in model.support[product]:
                 for source in sources:
                     for r in rules:
@@ -312,12 +312,6 @@ for _api, _p in (("Load3DBitMode", "load3d"), ("LoadDataWithStride", "load_data_
         "uses (source window-covers-map: tight when the window reads the last pixel); the seeded windows read no "
         "pixel vector of their maps (up to all of L1) at all, lying in the padding, so the last element is never "
         "touched and one element less neither faults nor is read")
-    KNOWN[(_api, None, f"{_p}.src.footprint", "nop")] = (
-        "over-strict by design: repeatTime = 0 is a NOP (the core reads nothing) but the rules still check the call "
-        "as one repeat (spec note load_data_with_stride.nop / load3d.nop)")
-    KNOWN[(_api, None, f"{_p}.dst.size", "nop")] = (
-        "over-strict warning by design: repeatTime = 0 stores nothing, the dst.size warning still asks for one "
-        "repeat's fractals (spec note load_data_with_stride.nop / load3d.nop)")
 for _p in ("block_reduce_min", "block_reduce_max", "block_reduce_sum"):
     KNOWN[(ascverify.get_api(_p).name, None, f"{_p}.src.footprint.masked", "random")] = (
         "over-strict warning by design: it asks for the datablocks after the last one with an active lane, which "
@@ -440,7 +434,7 @@ def _strict_items() -> Iterable[Any]:
     for api, _product, _dtype, rule_id, source in combos():
         rule = ascverify.get_api(api).rule_by_id[rule_id]
         known = (api, None, rule_id, source) in KNOWN or (api, rule_id) in MASK_DECIDES  # not always reached
-        if rule.severity != "error" or known or source == "nop" or (api, rule_id, source) in seen:
+        if rule.severity != "error" or known or (api, rule_id, source) in seen:
             continue  # a warning's case is valid (it must not fault); an over-strict rule's core never gets there
         seen.add((api, rule_id, source))
         yield pytest.param(api, rule_id, source, id=f"{api}-{rule_id}-{source}")

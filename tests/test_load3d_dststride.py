@@ -153,6 +153,34 @@ def test_dst_stride_0_1_8_100_give_different_outputs():
         assert {f.kind for f in res.faults} == {"overlap"}
 
 
+@pytest.mark.parametrize("api", ["Load3DBitMode", "LoadDataWithStride"])
+def test_a_nop_is_checked_for_its_parameters_not_for_what_it_would_move(api):
+    """Page 003 / SetLoadDataRepeat.md: repeatTime = 0 'moves nothing, the call is treated as a NOP' (translated). A
+    call that reads and stores no byte cannot collide, overrun dst or read past its window (spec note load3d.nop):
+    only the warning repeat.noop; the parameter rules (here dst's alignment) still hold it to the pages."""
+    x = feature_map("half", 32, 4, 8)
+    # the feature map says 5 rows (src holds 4: src.footprint), M = 5 x 8 = 40 rows, 48 rounded up to 16: rows
+    # [32, 64) pass it (window.m_bounds); K = 32 columns = 2 fractal columns 0 fractals apart (dstStride.overlap)
+    # into a dst of one fractal (dst.size)
+    args = {"kExtension": 32, "mExtension": 32, "mStartPt": 32, "l1H": 5}
+
+    def doc(repeat_time: int, dst_addr: int = 0) -> dict:
+        d = case_doc(api, "half", x, args, dst_size=256,
+                     repeat={"repeatTime": repeat_time, "repeatStride": 0, "repeatMode": 0, "dstStride": 0})
+        d["tensors"]["dst"]["addr"] = dst_addr
+        return d
+
+    p = parse_case(doc(1)).model.prefix
+    errors, warnings = ids(check_case(parse_case(doc(1))))
+    assert {f"{p}.dstStride.overlap", f"{p}.window.m_bounds", f"{p}.src.footprint"} <= set(errors)
+    assert f"{p}.dst.size" in warnings
+    assert ids(check_case(parse_case(doc(0)))) == ([], [f"{p}.repeat.noop"])
+    res = run_case(parse_case(doc(0)))
+    assert not res.faults and not res.trace.stored("L0A").any() and not res.trace.footprint("read", "L1").any()
+    # dst at byte 32: not 512-byte aligned, an error whether the call moves anything or not
+    assert ids(check_case(parse_case(doc(0, dst_addr=32)))) == ([f"{p}.dst.align"], [f"{p}.repeat.noop"])
+
+
 def test_one_fractal_column_takes_any_dst_stride():
     x = feature_map("half", 16, 4, 8)  # K = 16: one fractal column
     for stride in (0, 1, 7):

@@ -277,6 +277,17 @@ def mask_all_zero(v: Values, ctx: Context) -> Any:
     return And(Not(v["mask.placeholder"]), Or(And(m.bitwise, words_zero), And(Not(m.bitwise), m.count == 0)))
 
 
+def own_mask_zero(v: Values, ctx: Context) -> Any:
+    """The call's own mask (isSetMask) enables no lane: no datablock has an active lane, none is read."""
+    return And(v.isSetMask, mask_all_zero(v, ctx))
+
+
+def no_op(v: Values, ctx: Context) -> Any:
+    """The call is a no-op by the page: the call's own mask enables no lane on a product where that makes it one
+    (NOOP_PRODUCTS: nothing is read or stored). repeatTime = 0 is left to the rules' own guards (nothing to count)."""
+    return ctx.product.id in NOOP_PRODUCTS and own_mask_zero(v, ctx)
+
+
 # -- the in-place rule --------------------------------------------------------------------------------------------
 
 def _clobber_body(r: Any, r2: Any, b: Any, d0: Any, s0: Any, dst_rep: Any, width: Any, src_rep: Any,
@@ -501,20 +512,24 @@ class BlockReduceFamily(ApiModel):
                               what="the datablocks read (((repeatTime-1)*srcRepStride + b*srcBlkStride + 1) "
                                    "datablocks, b the last datablock with an active lane)",
                               params=("repeatTime", "srcRepStride", "srcBlkStride", "mask", "isSetMask"),
-                              when=src_guard, notes=(f"{p}.masked-blocks", f"{p}.src-stride-units"))
+                              when=lambda v, ctx: And(src_guard(v, ctx), Not(own_mask_zero(v, ctx))),
+                              notes=(f"{p}.masked-blocks", f"{p}.src-stride-units", f"{p}.noop"))
         yield tensor_min_size(f"{p}.src.footprint.masked", "src", src_elems_all_blocks, c.src_footprint,
                               what="all 8 datablocks of every repeat, the masked ones too (((repeatTime-1)*"
                                    "srcRepStride + 7*srcBlkStride + 1) datablocks; whether the hardware fetches a "
                                    "datablock without an active lane is not documented)",
-                              params=("repeatTime", "srcRepStride", "srcBlkStride", "mask"), severity=WARNING,
-                              when=lambda v, ctx: And(src_guard(v, ctx), v.src.present,
-                                                      last_active_block(v, ctx) < BLOCKS_PER_REPEAT - 1),
-                              notes=(f"{p}.masked-blocks", f"{p}.src-stride-units"))
+                              params=("repeatTime", "srcRepStride", "srcBlkStride", "mask", "isSetMask"),
+                              severity=WARNING,
+                              when=lambda v, ctx: And(src_guard(v, ctx), v.src.present, Not(no_op(v, ctx)),
+                                                      Or(last_active_block(v, ctx) < BLOCKS_PER_REPEAT - 1,
+                                                         own_mask_zero(v, ctx))),
+                              notes=(f"{p}.masked-blocks", f"{p}.src-stride-units", f"{p}.noop"))
         yield tensor_min_size(f"{p}.dst.footprint", "dst", dst_elems_needed, c.dst_footprint,
                               what="the results written ((repeatTime-1)*dstRepStride*8 + 8)",
-                              params=("repeatTime", "dstRepStride"),
-                              when=lambda v, ctx: And(_repeat_ok(v, 1), _stride_ok(v.dstRepStride)),
-                              notes=(f"{p}.full-footprints", f"{p}.dst-rep-stride-unit"))
+                              params=("repeatTime", "dstRepStride", "mask", "isSetMask"),
+                              when=lambda v, ctx: And(_repeat_ok(v, 1), _stride_ok(v.dstRepStride),
+                                                      Not(no_op(v, ctx))),
+                              notes=(f"{p}.full-footprints", f"{p}.dst-rep-stride-unit", f"{p}.noop"))
         yield rule(f"{p}.dst.src.in_place", ("dst", "src", "repeatTime", "dstRepStride", "srcRepStride",
                                               "srcBlkStride"),
                    lambda v, ctx: Not(in_place_clobber(v, ctx)),
@@ -523,7 +538,8 @@ class BlockReduceFamily(ApiModel):
                    "{dst.addr}, src at byte "
                    "{src.addr}, {repeats} repeat(s), dstRepStride={dstRepStride}, srcRepStride={srcRepStride}, "
                    "srcBlkStride={srcBlkStride})",
-                   c.in_place, severity=WARNING, notes=(f"{p}.in-place",), facts=first_clobber,
+                   c.in_place, severity=WARNING, when=lambda v, ctx: Not(no_op(v, ctx)),
+                   notes=(f"{p}.in-place", f"{p}.noop"), facts=first_clobber,
                    help="no result overwrites source bytes a later repeat reads",
                    domain={"kind": "custom", "overlap": ("dst", "src")})  # holds for disjoint tensors
         yield rule(f"{p}.noop", ("repeatTime", "mask", "product"),
@@ -695,8 +711,12 @@ class BlockReduceFamily(ApiModel):
         raise NotImplementedError
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
-        """Per tensor, the (buffer, start, stop) byte intervals the call may write: 8 results per repeat."""
+        """Per tensor, the (buffer, start, stop) byte intervals the call may write: 8 results per repeat (none for
+        the page's no-op, no lane on a product that stores nothing for a masked block)."""
         dst = case.tensor("dst")
+        lanes = self.active_lanes(case)
+        if lanes is not None and not lanes.any() and isinstance(self.masked_fill(case), str):
+            return {"dst": []}
         n, stride = max(within_iterations(int(case.env["repeatTime"]), "repeatTime"), 0), int(case.env["dstRepStride"])
         width = BLOCKS_PER_REPEAT * case.ctx.sizeof("dst")
         starts = dict.fromkeys(dst.addr + r * stride * width for r in range(n))
@@ -724,6 +744,8 @@ class BlockReduceFamily(ApiModel):
             # a Counter-mode count: the last repeat has the first `last` lanes only (the Mask page; `counter_repeats`)
             block_lanes = np.repeat(block_lanes[None], n, axis=0)
             block_lanes[-1] = (np.arange(BLOCKS_PER_REPEAT * per_block) < last).reshape(BLOCKS_PER_REPEAT, per_block)
+        if not unknown_mask and not block_lanes.any() and isinstance(self.masked_fill(case), str):
+            return  # no lane on a product that stores nothing for a masked block: the page's no-op (spec note noop)
         starts = _grid(src_addr, src_rep * BLOCK_BYTES, blk * BLOCK_BYTES, n, BLOCKS_PER_REPEAT)
         block_its, reps = _iterations(n)
         read_blocks = block_lanes.any(axis=-1)              # (8,), or (n, 8) with lanes per repeat
@@ -1054,7 +1076,11 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "repeatTime = 0 is valid and stores nothing: a warning on every product (repeatTime.zero), on "
                  "atlas-350 the warning noop (a no-op is not guaranteed there). A mask selecting nothing is a "
                  "warning on atlas-a2/a3 (mask.zero: a documented no-op) and on atlas-350 (noop: every datablock is "
-                 "then fully masked and gets +inf), an error by the mask rules elsewhere.",
+                 "then fully masked and gets +inf), an error by the mask rules elsewhere. On a no-op (the call's own "
+                 "mask 0 on atlas-a2/a3) the footprint rules (src.footprint, src.footprint.masked, dst.footprint) "
+                 "and the in-place warning do not apply: nothing is read or stored. A mask of 0 where the call runs "
+                 "(atlas-350) has no datablock with an active lane: src.footprint asks for none, the warning "
+                 "src.footprint.masked for all eight (spec note masked-blocks); dst.footprint still applies.",
                  "The ReduceDataBlock page: on atlas-a2/a3 mask or repeatTime 0 is a no-op, nothing is written. The "
                  "hardware notes: repeat 0 is a no-op; 'the two words must not both be 0' and a contiguous mask of "
                  "1..128 for the ops; on atlas-350 'a no-op is not guaranteed (a spec note: warn)'. The vendor's "
@@ -1066,7 +1092,8 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                   "Mask overview (asc-devkit docs, mask = 0)", "asc-devkit impl/basic_api/kernel_npu_debug.h:128-133, "
                   "250-323", "asc-devkit impl/basic_api/kernel_operator_vec_reduce_intf_impl.h:69"),
                  (f"{p}.noop", f"{p}.mask.zero", f"{p}.repeatTime.zero", f"{p}.mask.count.range",
-                  f"{p}.mask.words.nonzero")),
+                  f"{p}.mask.words.nonzero", f"{p}.src.footprint", f"{p}.src.footprint.masked", f"{p}.dst.footprint",
+                  f"{p}.dst.src.in_place")),
         SpecNote(f"{p}.same-type", "dst and src element types",
                  "dst and src both have T (half or float per product; half only on atlas-training).",
                  "The page: the destination and source types must be the same; the legacy prototype takes "

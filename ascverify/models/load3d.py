@@ -236,6 +236,12 @@ def repeats(v: Values) -> Any:
     return If(v.repeat.present, Max(v.repeat.repeatTime, 1), 1)
 
 
+def moves(v: Values) -> Any:
+    """The call moves data: no repeat register, or one whose repeatTime is not 0 (repeatTime = 0 makes the call a
+    NOP that reads and writes nothing; spec note load3d.nop)."""
+    return Or(Not(v.repeat.present), v.repeat.repeatTime != 0)
+
+
 def along_m(v: Values) -> Any:
     """The repeats advance along M (repeatMode 0; also without a repeat register, where there is one window)."""
     return Or(Not(v.repeat.present), v.repeat.repeatMode == 0)
@@ -1129,10 +1135,19 @@ class Load3DBitMode(ApiModel):
                  ("load3d.repeat.partial",)),
         SpecNote("load3d.nop", "repeatTime = 0",
                  "With a repeat register whose repeatTime is 0 the call moves nothing (the core reads and writes "
-                 "nothing) and draws the warning repeat.noop; the other rules still check it as one window.",
-                 "Page 003 and SetLoadDataRepeat.md: repeatTime = 0 makes LoadDataWithStride / LoadData a NOP; the "
-                 "bit-mode call issues the same instruction.",
-                 (f"{SEED_REPEAT} 约束说明", f"{DOC_SETREPEAT} (restrictions)"), ("load3d.repeat.noop",)),
+                 "nothing) and draws the warning repeat.noop. The rules about what the call reads and stores -- the "
+                 "window's bounds, src's feature map, dst's size and buffer, the output's fractal columns "
+                 "(dstStride.overlap) -- do not apply to it; the rules on the parameters themselves (types, ranges, "
+                 "multiples, positions, alignment, support) still do.",
+                 "Page 003 and SetLoadDataRepeat.md: 'repeatTime = 0 means nothing is moved, the call is treated as "
+                 "a NOP' (translated); the bit-mode call issues the same instruction. A NOP reads and writes no "
+                 "byte, so no hazard of a read or store can arise (errors only where a page forbids the call or the "
+                 "hardware misbehaves, docs/severity.md); the parameter rules are what the pages state of every "
+                 "call. Until 2026-12 the other rules checked a NOP as one window: dstStride.overlap refused a call "
+                 "that stores nothing, which the core's run contradicted.",
+                 (f"{SEED_REPEAT} 约束说明", f"{DOC_SETREPEAT} (restrictions)"),
+                 ("load3d.repeat.noop", "load3d.dst.size", "load3d.dst.output_bounds", "load3d.dstStride.overlap",
+                  "load3d.src.footprint", "load3d.window.m_bounds", "load3d.window.k_bounds")),
         SpecNote("load3d.b8-b2", "8-bit types into B2",
                  "Load3DBitMode accepts the 8-bit types with dst in B2 (no rule).",
                  "Page 002 Table 1 and the vendor's LoadData_3D_BitMode.md and LoadData_3D.md (Ascend 950) list the "
@@ -1334,12 +1349,14 @@ class Load3DBitMode(ApiModel):
                                       "fractals of 512 bytes) reach {need}: the load stores past dst's end, over "
                                       "whatever else lives there",
                               severity=WARNING, params=("mStep", "kStep", "transpose", "repeat"),
-                              notes=("load3d.output", "load3d.dst-size"), products=MODELLED)
+                              when=lambda v, ctx: moves(v), notes=("load3d.output", "load3d.dst-size", "load3d.nop"),
+                              products=MODELLED)
         yield rule(f"{p}.dst.output_bounds", ("dst", "mStep", "kStep", "transpose", "repeat"),
                    lambda v, ctx: output_end(v, ctx) <= dst_capacity(v, ctx),
                    "the output's fractals end at byte {end} of {buffer}, past its {capacity} bytes on {product}",
                    f"{SEED} Table 2, dst; {T2_REPEAT}, dstStride (in 512-byte fractals); HARDWARE_NOTES.md Products "
-                   "(buffer sizes)", notes=("load3d.dst-size",), products=MODELLED,
+                   "(buffer sizes)", when=lambda v, ctx: moves(v), notes=("load3d.dst-size", "load3d.nop"),
+                   products=MODELLED,
                    facts=lambda v, ctx: {"end": output_end(v, ctx),
                                          "buffer": POSITION_BUFFER[POSITION_NAMES[int(v.dst.position)]],
                                          "capacity": dst_capacity(v, ctx)},
@@ -1347,11 +1364,12 @@ class Load3DBitMode(ApiModel):
         yield rule(f"{p}.dstStride.overlap", ("repeat", "mStep", "kStep", "transpose", "dst"), columns_apart,
                    "dstStride={stride} is below the output's {rb} fractal rows: its {cb} fractal columns, {stride} "
                    "fractals apart, store to the same bytes", f"{T2_REPEAT}, dstStride (in 512-byte fractals); "
-                   f"{NOTES_REPEAT}", notes=("load3d.output", "load3d.overlap"), products=MODELLED,
+                   f"{NOTES_REPEAT}", when=lambda v, ctx: moves(v), notes=("load3d.output", "load3d.overlap", "load3d.nop"),
+                   products=MODELLED,
                    facts=lambda v, ctx: {"stride": dst_stride(v, ctx), "rb": row_blocks(v, ctx),
                                          "cb": col_blocks(v, ctx)},
                    help="dstStride >= the output's fractal rows, or one fractal column")
-        yield rule(f"{p}.repeat.noop", ("repeat",), lambda v, ctx: Or(Not(v.repeat.present), v.repeat.repeatTime != 0),
+        yield rule(f"{p}.repeat.noop", ("repeat",), lambda v, ctx: moves(v),
                    "repeatTime=0: the call is a NOP, it moves nothing", f"{SEED_REPEAT} 约束说明 (repeatTime=0: NOP)",
                    severity=WARNING, notes=("load3d.nop",), products=MODELLED,
                    help="repeatTime > 0 (0 makes the call a NOP)")
@@ -1364,8 +1382,8 @@ class Load3DBitMode(ApiModel):
         yield tensor_min_size(f"{p}.src.footprint", "src", src_elems_needed,
                               f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {SEED} Table 2, src",
                               what="the feature map of fmatrix (C1 x l1H x l1W x C0)",
-                              params=("fmatrix", "sizeChannel"), when=lambda v, ctx: _fm_ok(v),
-                              notes=("load3d.fmatrix", "load3d.no-fmatrix"), products=MODELLED)
+                              params=("fmatrix", "sizeChannel", "repeat"), when=lambda v, ctx: And(moves(v), _fm_ok(v)),
+                              notes=("load3d.fmatrix", "load3d.no-fmatrix", "load3d.nop"), products=MODELLED)
         # with the feature map
         yield from fmatrix_rules(p, products=MODELLED)
         yield rule(f"{p}.window.m_bounds", ("mPos", "mStep", "fmatrix", "strideH", "strideW", "Hk", "Wk", "filterH",
@@ -1373,21 +1391,22 @@ class Load3DBitMode(ApiModel):
                    lambda v, ctx: last_m_start(v, ctx) + v.mStep <= m_bound(v, ctx),
                    f"rows [{{start}}, {{end}}) of {window_what} pass the img2col matrix's {{m}} rows (Ho={{ho}} x "
                    "Wo={wo}, ceil16: {bound})", f"{_t('mStep')}; {_t('mPos')}; {NOTES} (SetFmatrix)",
-                   when=lambda v, ctx: _geom_ok(v), products=MODELLED,
+                   when=lambda v, ctx: And(moves(v), _geom_ok(v)), products=MODELLED,
                    facts=lambda v, ctx: dict(zip(("ho", "wo"), ho_wo(v)), start=last_m_start(v, ctx),
                                              end=last_m_start(v, ctx) + v.mStep, m=m_total(v, ctx),
                                              bound=m_bound(v, ctx)),
-                   notes=("load3d.m-order", "load3d.no-fmatrix", "load3d.repeat"),
+                   notes=("load3d.m-order", "load3d.no-fmatrix", "load3d.repeat", "load3d.nop"),
                    help="mPos + mStep <= Ho*Wo rounded up to 16 (the last repeat's window)")
         yield rule(f"{p}.window.k_bounds", ("kPos", "kStep", "fmatrix", "sizeChannel", "Hk", "Wk", "filterH", "filterW",
                                             "repeat"),
                    lambda v, ctx: last_k_start(v, ctx) + v.kStep <= k_total(v, ctx),
                    f"columns [{{start}}, {{end}}) of {window_what} pass the img2col matrix's K = C1*Kh*Kw*C0 = {{k}} "
-                   "columns", f"{_t('kStep')}; {_t('kPos')}; {NOTES} (SetFmatrix)", when=lambda v, ctx: _geom_ok(v),
+                   "columns", f"{_t('kStep')}; {_t('kPos')}; {NOTES} (SetFmatrix)",
+                   when=lambda v, ctx: And(moves(v), _geom_ok(v)),
                    products=MODELLED,
                    facts=lambda v, ctx: {"start": last_k_start(v, ctx), "end": last_k_start(v, ctx) + v.kStep,
                                          "k": k_total(v, ctx)},
-                   notes=("load3d.k-order", "load3d.no-fmatrix", "load3d.repeat"),
+                   notes=("load3d.k-order", "load3d.no-fmatrix", "load3d.repeat", "load3d.nop"),
                    help="kPos + kStep <= C1*Kh*Kw*C0 (the last repeat's window)")
         # in a program (ApiModel.state_warnings): the feature map a call reads, against the one SetFmatrix set
         yield state_rule(f"{p}.fmatrix.unset", "no feature map: the call gives no fmatrix and no SetFmatrix came "

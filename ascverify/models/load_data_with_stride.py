@@ -166,10 +166,18 @@ class LoadDataWithStride(Load3DBitMode):
         SpecNote("load_data_with_stride.nop", "repeatTime = 0",
                  "repeatTime = 0 moves nothing (the core reads and writes nothing) and draws the warning repeat.noop, "
                  "in a program at the load (from the repeat SetLoadDataRepeatWithStride set) as well as at the setter. "
-                 "The other rules still check the call as one repeat (its window, dst for one window).",
-                 "约束说明: 'repeatTime=0 means nothing is moved: the LoadDataWithStride call is treated as a NOP' (translated). The call's parameters are "
-                 "still its own to get right: the next setter may enable the repeats again.",
-                 (CONSTRAINTS,), ("load_data_with_stride.repeat.noop",)),
+                 "As for Load3DBitMode (load3d.nop), the rules about what the call reads and stores (window bounds, "
+                 "src.footprint, dst.size, dst.output_bounds, dstStride.overlap) do not apply to it; the rules on "
+                 "the parameters themselves, the vendor's CPU checks (multiples) and the ordering rule still do.",
+                 "约束说明: 'repeatTime=0 means nothing is moved: the LoadDataWithStride call is treated as a NOP' "
+                 "(translated): no byte is read or stored, so no hazard of one can arise. The parameters are still "
+                 "the call's own to get right: LoadDataWithStrideImpl (kernel_operator_mm_base_impl.h) asserts "
+                 "the multiples on the call's own parameters before it issues the instruction, whatever the "
+                 "register holds.",
+                 (CONSTRAINTS,), ("load_data_with_stride.repeat.noop", "load_data_with_stride.dst.size",
+                                  "load_data_with_stride.dst.output_bounds", "load_data_with_stride.dstStride.overlap",
+                                  "load_data_with_stride.src.footprint", "load_data_with_stride.window.m_bounds",
+                                  "load_data_with_stride.window.k_bounds")),
         SpecNote("load_data_with_stride.single-case", "The repeat parameters in a single case",
                  "A single case may give repeat = {repeatStride, repeatTime, repeatMode, dstStride} (dstStride "
                  "required, the others default 0, 1, 0, as in SetLoadDataRepeatWithStride); without it the call is "
