@@ -258,6 +258,13 @@ def test_a_zero_the_page_calls_a_nop_is_a_warning_and_moves_nothing(field, value
     assert len(nop) == 1 and words in nop[0].message
     res = run_case(parse_case(doc))
     assert not res.faults and not res.trace.regions("write", "L0A") and not res.trace.regions("read", "L1")
+    # a NOP reads nothing: a src of one 32-byte block is no error for it (load3d.products-v2, as load3d.nop), while
+    # the same src under the call that moves data is too small for the channel groups its window reads
+    tiny = {**doc, "tensors": {**doc["tensors"], "src": {**doc["tensors"]["src"], "size": 16}}}
+    assert verdict(tiny)[0] == [] and "load3d.v2.nop" in verdict(tiny)[1]
+    moving = example("atlas-a2")
+    moving["tensors"]["src"]["size"] = 16
+    assert "load3d.src.footprint_window" in verdict(moving)[0]
     # with Wk = 0 and filterW set the kernel is 256 wide: not a NOP
     if field == "Wk":
         assert "load3d.v2.nop" not in verdict(example("atlas-a2", Wk=0, filterW=True))[1]

@@ -676,18 +676,21 @@ def v2_rules(p: str) -> Iterator[Any]:
     yield tensor_min_size(f"{p}.src.footprint_window", "src", src_elems_reached,
                           f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {DOC_L3D}, Table 4 (kStartPt, "
                           "kExtension: the window's columns)", what="the channel groups the K window reads (of C1) x "
-                          "l1H x l1W x C0", params=("fmatrix", "sizeChannel", "kPos", "kStep", "Wk", "Hk", "filterW",
-                                                    "filterH"),
-                          when=lambda v, ctx: _fm_ok(v), notes=("load3d.products-v2", "load3d.fmatrix"), products=v2)
+                          "l1H x l1W x C0", params=("fmatrix", "sizeChannel", "kPos", "kStep", "mStep", "Wk", "Hk",
+                                                    "filterW", "filterH"),
+                          when=lambda v, ctx: And(_fm_ok(v), Not(v2_nop(v))),  # a NOP reads nothing
+                          notes=("load3d.products-v2", "load3d.fmatrix"), products=v2)
     yield tensor_min_size(f"{p}.src.footprint.unreached", "src", src_elems_needed,
                           f"{NOTES} (SetFmatrix: the feature map C1 x l1H x l1W x C0); {DOC_L3D}, Table 4",
                           what="the whole feature map fmatrix describes (C1 x l1H x l1W x C0)",
                           message="src.size={src.size} elements but the feature map fmatrix describes has {need}: "
                                   "the K window reads none of the channel groups past src (the vendor's own tests size "
                                   "L1 so), the load is not modelled here, so whether it touches them is unknown",
-                          params=("fmatrix", "sizeChannel"), severity=WARNING,
-                          # only where the window stays inside src (else footprint_window's error says it reads past)
-                          when=lambda v, ctx: And(_fm_ok(v), v.src.size >= src_elems_reached(v, ctx)),
+                          params=("fmatrix", "sizeChannel", "kStep", "mStep", "Wk", "Hk", "filterW", "filterH"),
+                          severity=WARNING,
+                          # only where the window stays inside src (else footprint_window's error says it reads past),
+                          # and not on a NOP, which reads nothing
+                          when=lambda v, ctx: And(_fm_ok(v), Not(v2_nop(v)), v.src.size >= src_elems_reached(v, ctx)),
                           notes=("load3d.products-v2", "load3d.fmatrix"), products=v2)
     yield rule(f"{p}.v2.nop", ("kStep", "mStep", "sizeChannel", "Wk", "Hk", "filterW", "filterH", "fmatrix"),
                lambda v, ctx: Not(v2_nop(v)),
@@ -882,7 +885,8 @@ class Load3DBitMode(ApiModel):
                  "src.footprint.unreached, as the vendor's 910B1/310B loaddata tests size L1). The bit-mode "
                  "page's ranges, the repeat register and the output's layout are not: a zero extent, channel count, "
                  "feature map side or kernel size draws the warning v2.nop (the call moves nothing, `run` leaves dst "
-                 "as it was); a stride or dilation of 0 (Table 4 allows it, the vendor's debug-build check "
+                 "as it was; src.footprint_window and src.footprint.unreached do not apply to it, as for "
+                 "load3d.nop); a stride or dilation of 0 (Table 4 allows it, the vendor's debug-build check "
                  "refuses it) draws the warning v2.debug_range, and an mStartPt off a multiple of 16 for half / 8- / "
                  "4-bit types on A3 / A2 / the inference AI Core the warning v2.mPos.multiple (the debug check's, "
                  "not the page's); l1H / l1W past 32767 are errors (v2.l1H.range, v2.l1W.range), and on the "
@@ -901,7 +905,8 @@ class Load3DBitMode(ApiModel):
                   f"{EX_MMAD}/mmad_load3dv2.asc (the dav-2201 branch)"),
                  ("load3d.product.support", "load3d.product.modelled", "load3d.dtype.support", "load3d.dtype.b2",
                   "load3d.transpose.b8", "load3d.v2.nop", "load3d.v2.debug_range", "load3d.v2.mPos.multiple",
-                  "load3d.v2.l1H.range", "load3d.v2.l1W.range", "load3d.v2.sizeChannel.aicore")),
+                  "load3d.v2.l1H.range", "load3d.v2.l1W.range", "load3d.v2.sizeChannel.aicore",
+                  "load3d.src.footprint_window", "load3d.src.footprint.unreached")),
         SpecNote("load3d.types", "Element types",
                  "T is one of uint8, int8, fp8_e4m3fn, fp8_e5m2, hifloat8, half, bfloat16, uint32, int32, float; "
                  "int16 and uint16 are accepted on atlas-350 with the warning dtype.unlisted (loaded as any 16-bit "
