@@ -1148,8 +1148,8 @@ class Load3DBitMode(ApiModel):
                  "a NOP' (translated); the bit-mode call issues the same instruction. A NOP reads and writes no "
                  "byte, so no hazard of a read or store can arise (errors only where a page forbids the call or the "
                  "hardware misbehaves, docs/severity.md); the parameter rules are what the pages state of every "
-                 "call. Until 2026-12 the other rules checked a NOP as one window: dstStride.overlap refused a call "
-                 "that stores nothing, which the core's run contradicted.",
+                 "call. (Earlier versions checked a NOP as one window: dstStride.overlap refused a call that stores "
+                 "nothing, which the core's run contradicted.)",
                  (f"{SEED_REPEAT} 约束说明", f"{DOC_SETREPEAT} (restrictions)"),
                  ("load3d.repeat.noop", "load3d.dst.size", "load3d.dst.output_bounds", "load3d.dstStride.overlap",
                   "load3d.src.footprint", "load3d.window.m_bounds", "load3d.window.k_bounds")),
