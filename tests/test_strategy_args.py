@@ -15,6 +15,7 @@ from hypothesis.errors import InvalidArgument, Unsatisfiable
 
 from ascverify import check_case, get_api, parse_case
 from ascverify.engines.interrupts import time_budget
+from ascverify.engines.properties import strategies as strategies_module
 from ascverify.strategies import Undecided, breaking, cases, invalid_cases, values
 
 FEW = settings(max_examples=12, database=None, deadline=None, suppress_health_check=list(HealthCheck))
@@ -192,8 +193,6 @@ def test_breaking_asks_a_new_solver_once_the_cached_one_gave_up(monkeypatch):
     """The solver `breaking` keeps per (API, context, rule) once gave up even on the query keeping no value, after
     a hard query in an earlier test of the same process (CI, one run in three): `breaking` raised Undecided. The
     query keeping none now goes to a new solver, which also replaces the one that gave up."""
-    from ascverify.engines.properties import strategies as strategies_module
-
     doc = {"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
            "args": {"repeatTime": 2, "mask": 128, "dstRepStride": 1, "srcBlkStride": 1, "srcRepStride": 8},
            "tensors": {"dst": {"position": "VECCALC", "addr": 0, "size": 16},

@@ -400,7 +400,6 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
 
     # 4. contradictions: two rules (or one) whose conditions can hold together but whose requirements cannot;
     # a valid case where both conditions hold shows that they can (no solver needed)
-    reads = read_by
     guarded = {r.id for r in L.rules if r.when is not None}
     active: dict[str, int] = {}
     for r in L.rules:
@@ -420,7 +419,7 @@ def _lint_context(model: ApiModel, product: str, dtype: str, timeout_ms: int) ->
                              "here)")
     for i, a in enumerate(ids):
         for b in ids[i:]:
-            if a != b and not (reads[a] & reads[b]):
+            if a != b and not (read_by[a] & read_by[b]):
                 continue
             if rep.legal == "yes" and a not in guarded and b not in guarded:
                 continue  # a legal case satisfies both

@@ -710,12 +710,16 @@ class BlockReduceFamily(ApiModel):
         None where it is not documented (the result is unspecified)."""
         raise NotImplementedError
 
+    def stores_nothing(self, case: Case, lanes: np.ndarray | None) -> bool:
+        """The call is the page's no-op: its ``lanes`` (`active_lanes`; None: a prior SetVectorMask's, unknown) enable
+        none, on a product that stores nothing for a fully masked block (`KEEP`)."""
+        return lanes is not None and not lanes.any() and isinstance(self.masked_fill(case), str)
+
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         """Per tensor, the (buffer, start, stop) byte intervals the call may write: 8 results per repeat (none for
         the page's no-op, no lane on a product that stores nothing for a masked block)."""
         dst = case.tensor("dst")
-        lanes = self.active_lanes(case)
-        if lanes is not None and not lanes.any() and isinstance(self.masked_fill(case), str):
+        if self.stores_nothing(case, self.active_lanes(case)):
             return {"dst": []}
         n, stride = max(within_iterations(int(case.env["repeatTime"]), "repeatTime"), 0), int(case.env["dstRepStride"])
         width = BLOCKS_PER_REPEAT * case.ctx.sizeof("dst")
@@ -744,8 +748,8 @@ class BlockReduceFamily(ApiModel):
             # a Counter-mode count: the last repeat has the first `last` lanes only (the Mask page; `counter_repeats`)
             block_lanes = np.repeat(block_lanes[None], n, axis=0)
             block_lanes[-1] = (np.arange(BLOCKS_PER_REPEAT * per_block) < last).reshape(BLOCKS_PER_REPEAT, per_block)
-        if not unknown_mask and not block_lanes.any() and isinstance(self.masked_fill(case), str):
-            return  # no lane on a product that stores nothing for a masked block: the page's no-op (spec note noop)
+        if self.stores_nothing(case, lanes):
+            return  # the page's no-op (spec note noop): nothing read, nothing stored
         starts = _grid(src_addr, src_rep * BLOCK_BYTES, blk * BLOCK_BYTES, n, BLOCKS_PER_REPEAT)
         block_its, reps = _iterations(n)
         read_blocks = block_lanes.any(axis=-1)              # (8,), or (n, 8) with lanes per repeat
