@@ -151,3 +151,40 @@ def test_the_setter_s_own_parameter_names_give_the_words_in_their_order():
     prog["tensors"]["x"]["data"] = [float(128 - i) for i in range(128)]
     got = run_program(parse_program(prog)).runs[1].tensors["dst"]
     assert got[0] == 128 - 7  # block 0, lanes 4-7 on: the minimum of x[4..7] = 124..121
+
+
+def words_set_mask_writes(dtype_bits: int, length: int) -> tuple[int, int]:
+    """(maskHigh, maskLow) as the vendor's AscendCUtils::SetMask<T>(len) computes them (kernel_utils_base.h), written
+    out here: len 64 -> (0, all ones); len >= 128 or len == T's lanes -> both words all ones; else the low len bits."""
+    full, lanes = 2**64 - 1, 256 * 8 // dtype_bits
+    if length == 64:
+        return 0, full
+    if length == lanes or length >= 128:
+        return full, full
+    if length > 64:
+        return (1 << (length - 64)) - 1, full
+    return 0, (1 << length) - 1
+
+
+@pytest.mark.parametrize("dtype,bits", [("half", 16), ("float", 32), ("uint64", 64), ("uint8", 8)])
+def test_on_atlas_350_the_len_form_is_held_to_the_vendor_s_check_of_the_words_it_writes(dtype, bits):
+    """On 3510 the vendor's CPU-debug build asserts, for the words SetMask<T>(len) writes, 'maskHigh must be 0 for
+    type b32 and b64' and 'maskLow and maskHigh can not be zero at the same time' (found by the vendor-check census):
+    errors there for a len above 64 (outside the page's range too) and for 0; a 64-bit T's len of 32 (T's lanes,
+    inside the page's range) trips the same assert and is a warning. Other products and the words form: unchanged."""
+    for length in (0, 1, 31, 32, 33, 63, 64, 65, 100, 127, 128, 200, 256):
+        high, low = words_set_mask_writes(bits, length)
+        asserts = (bits >= 32 and high != 0) or (high == 0 and low == 0)
+        got = check_case(case(length, product="atlas-350", dtype=dtype))
+        errors = {i for i in ids(got.violations) if i.startswith("set_vector_mask.len.")}
+        warned = "set_vector_mask.len.all_lanes_b64" in ids(got.warnings)
+        assert bool(errors) or warned or not asserts, (dtype, length)      # every asserting len is flagged
+        assert not (errors or warned) or asserts, (dtype, length)          # and nothing else
+        assert warned == (bits == 64 and length == 32), (dtype, length)
+        assert not check_case(case(length, product="atlas-a2", dtype=dtype)).violations, (dtype, length)
+        # the words form writes the words as given (no SetMask(len)); Counter mode writes (0, len)
+        assert not [v for v in check_case(case([low, high], product="atlas-350", dtype=dtype)).violations
+                    if v.id.startswith("set_vector_mask.len.")]
+        counted = parse_case({"api": "SetVectorMask", "product": "atlas-350", "dtype": dtype,
+                              "args": {"mask": length, "mode": "COUNTER"}})
+        assert not [v for v in check_case(counted).violations if v.id.startswith("set_vector_mask.len.")]

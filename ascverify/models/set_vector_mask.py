@@ -53,6 +53,17 @@ LEN_MAX = INT32.hi
 #: Products whose SetVectorMask page says 不支持 (not supported): the inference series' Vector Core.
 UNSUPPORTED = ("atlas-inference-vectorcore",)
 MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
+#: Where the vendor's implementation of SetVectorMask<T, NORMAL>(len) refuses, in its CPU-debug build, what
+#: SetMask<T>(len) writes: a maskHigh other than 0 for a 32- or 64-bit T, and both words 0 (Ascend 950, __NPU_ARCH__
+#: 3510; spec note set_vector_mask.len-350).
+LEN_CHECKED = ("atlas-350",)
+LEN_SOURCE = (f"{VENDOR_PAGE}, Description (Normal mode: 32-bit operands mask in [0, 64], 64-bit [0, 32]; mask = 0 a "
+              "NOP on Atlas A3 / A2 only); asc-devkit impl/basic_api/kernel_reg.h (SetVectorMaskImpl: a NORMAL len goes "
+              "to AscendCUtils::SetMask<T>(len)); asc-devkit impl/basic_api/kernel_utils_base.h (SetMask<T>(len): the "
+              "words it writes; SetMask(maskHigh, maskLow): on 3510 the CPU-debug build asserts 'maskHigh must be 0 for "
+              f"type b32 and b64' and 'maskLow and maskHigh can not be zero at the same time'); {NOTES_MASKS}")
+#: The lanes of one repeat at which SetMask<T>(len) sets only the low word (len == 64: (0, 2^64-1)).
+HALF_REGISTER = 64
 
 
 def _normal_documented(v: Values, ctx: Context) -> Any:
@@ -125,6 +136,10 @@ class SetVectorMask(ApiModel):
                       ArgumentForm("pyasc set_vector_mask(mask_high, mask_low)",
                                    {"mask_high": "integer", "mask_low": "integer", "mode": "arg"},
                                    ("mask_high", "mask_low")))
+
+    #: `ascverify lint`: on atlas-350 the len form's errors (len.zero, len.high_word) cover the count warnings
+    lint_expected = {"redundant:set_vector_mask.mask.count.nonzero": "set_vector_mask.len-350",
+                     "redundant:set_vector_mask.mask.count.range": "set_vector_mask.len-350"}
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
         """The setter's parameter names (len; maskHigh, maskLow; pyasc's length; mask_high, mask_low) as ``mask``."""
@@ -217,6 +232,26 @@ class SetVectorMask(ApiModel):
                   "01_memory_vector_compute/reduce/reduce.asc:207"),
                  ("set_vector_mask.len.int32", "set_vector_mask.counter.nonzero", "set_vector_mask.counter.high",
                   "set_vector_mask.normal.width", "set_vector_mask.counter.product")),
+        SpecNote("set_vector_mask.len-350", "SetVectorMask(len) on Atlas 350",
+                 "On atlas-350 a Normal-mode len above 64 for a 32- or 64-bit T (len.high_word) and a len of 0 for "
+                 "any T (len.zero) are errors; a 64-bit T's len of 32, the top of the page's range, is a warning "
+                 "(len.all_lanes_b64). Elsewhere such lens stay the warnings of set_vector_mask.register and "
+                 "set_vector_mask.count-zero. The words form (maskHigh, maskLow) and Counter mode are not affected.",
+                 "SetVectorMask<T, NORMAL>(len) is AscendCUtils::SetMask<T>(len): (0, 2^64-1) for len 64, both words "
+                 "all ones for len >= 128 or len equal to T's lanes, else the low len bits. On 3510 (and 5102) the "
+                 "vendor's CPU-debug build then asserts 'maskHigh must be 0 for type b32 and b64' and 'maskLow and "
+                 "maskHigh can not be zero at the same time': the vendor's own implementation refuses those calls "
+                 "there, and for a len above 64 the page's range ([0, 64] for 32-bit, [0, 32] for 64-bit operands) "
+                 "forbids them too; a len of 0 is the page's no-op on Atlas A3 / A2 only. A 64-bit T's len of 32 is "
+                 "in the page's range but trips the same assert (the len-equals-lanes branch writes both words), so "
+                 "it is flagged, not refused. The count warnings (mask.count.range, mask.count.nonzero) still show "
+                 "next to these errors (on atlas-350 they only repeat them: `ascverify lint` says so). "
+                 "SetVectorMask(maskHigh, maskLow) writes the words directly (set_vector_mask) with no such check, "
+                 "and a COUNTER len writes (0, len); the vendor's 310B1 test that sets len 121, 158 and 200 for 32-bit types runs on another architecture, which has no assert "
+                 "(the block is compiled for 3510 / 5102 only). Found by the vendor-check census "
+                 "(tests/vendor/census_checks.md).",
+                 (LEN_SOURCE, "asc-devkit tests/api/basic_api/ascendc_case_ascend310b1/test_copy.cpp:263"),
+                 ("set_vector_mask.len.high_word", "set_vector_mask.len.zero", "set_vector_mask.len.all_lanes_b64")),
     )
 
     def api_rules(self):
@@ -259,6 +294,29 @@ class SetVectorMask(ApiModel):
                    severity=WARNING, when=lambda v, ctx: And(v.mode == COUNTER, v.mask.bitwise),
                    facts=lambda v, ctx: {"w1": v.mask.words[1]}, notes=("set_vector_mask.counter",),
                    products=COUNTER_PRODUCTS, help="maskHigh (mask[1]) 0 in Counter mode")
+
+        normal_len = lambda v, ctx: And(v.mode == NORMAL, Not(v.mask.bitwise))  # noqa: E731
+        yield rule(f"{p}.len.high_word", ("mask", "mode", "dtype", "product"),
+                   lambda v, ctx: True if ctx.dtype.bits < 32 else v.mask.count <= HALF_REGISTER,
+                   "SetVectorMask<{dtype}>(len={count}) on {product}: SetMask<T>(len) sets maskHigh for a len above 64, "
+                   "which the vendor's implementation there refuses for a 32- or 64-bit T (its CPU-debug build asserts "
+                   "'maskHigh must be 0 for type b32 and b64'); the page's range is [0, {lanes}]",
+                   LEN_SOURCE, when=normal_len, products=LEN_CHECKED, notes=("set_vector_mask.len-350",),
+                   facts=lambda v, ctx: {"count": v.mask.count, "lanes": REPEAT_BYTES * 8 // ctx.dtype.bits},
+                   help="a contiguous mask (len) of at most 64 for a 32- or 64-bit T")
+        yield rule(f"{p}.len.zero", ("mask", "mode", "product"), lambda v, ctx: v.mask.count != 0,
+                   "SetVectorMask(len=0) on {product}: SetMask<T>(0) writes both words 0, which the vendor's "
+                   "implementation there refuses (its CPU-debug build asserts 'maskLow and maskHigh can not be zero at "
+                   "the same time'); the page makes a mask of 0 a no-op on Atlas A3 / A2 only",
+                   LEN_SOURCE, when=normal_len, products=LEN_CHECKED, notes=("set_vector_mask.len-350",),
+                   help="a contiguous mask (len) above 0")
+        yield rule(f"{p}.len.all_lanes_b64", ("mask", "mode", "dtype", "product"),
+                   lambda v, ctx: True if ctx.dtype.bits != 64 else v.mask.count != REPEAT_BYTES * 8 // 64,
+                   "SetVectorMask<{dtype}>(len=32) on {product}: the page's top of the range, but SetMask<T>(len) "
+                   "writes both words all ones for a len equal to T's lanes, which the vendor's CPU-debug build there "
+                   "refuses ('maskHigh must be 0 for type b32 and b64'); SetVectorMask<{dtype}>(0, 0xFFFFFFFF) sets the "
+                   "same 32 lanes", LEN_SOURCE, severity=WARNING, when=normal_len, products=LEN_CHECKED,
+                   notes=("set_vector_mask.len-350",), help="for a 64-bit T, the words form instead of len=32")
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
