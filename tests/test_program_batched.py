@@ -48,7 +48,8 @@ def one_call_at_a_time(program: Any) -> dict[str, list]:
             if rule.domain.get("kind") == "order" and (rule.when is None or rule.when(case.values(), case.ctx)) \
                     and rule.domain["key"] not in state:
                 found["warnings" if rule.severity == "warning" else "errors"].append((call.index, rule.id, rule.message))
-        found["warnings"] += [(call.index, r.id, m) for r, m in model.state_warnings(case, state)]
+        for r, m in model.state_warnings(case, state):  # a state rule may be an error (BlockReduce's Counter count)
+            found["warnings" if r.severity == "warning" else "errors"].append((call.index, r.id, m))
         model.apply_state(case, state)
         record_moves(call, case, moved)
     return found

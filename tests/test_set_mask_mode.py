@@ -155,6 +155,22 @@ def test_an_own_contiguous_mask_in_counter_mode_is_not_modelled():
     assert unspecified_elements(run.memory, "UB", 2048, 8, get_dtype("float")).all()   # z at 2048: the 8 results
 
 
+@pytest.mark.parametrize("count,refused", [(-1, True), (-2**31, True), (0, False), (130, False),
+                                           (2**31 - 1, False), (2**31, True)])
+def test_an_own_contiguous_mask_in_counter_mode_is_a_count_the_vendor_takes_in_int32(count, refused):
+    """The vendor's CPU-debug check of every BlockReduce with isSetMask = true (CheckMaskValue, kernel_npu_debug.h):
+    in Counter mode an int32 mask outside [0, INT32_MAX] is refused (found by the vendor-check census). So a count
+    below 0 or past 2^31-1 is an error in a program that entered Counter mode; in Normal mode the same -1 is the
+    ordinary range error, not this one."""
+    counted = check_program(parse_program(program({"api": "SetMaskCount"}, own_mask(count), x_size=512)))
+    errors = [v.id for v in counted.violations]
+    assert ("block_reduce_sum.mask.counter.range" in errors) == refused, errors
+    assert ("block_reduce_sum.counter_mode" in [w.id for w in counted.warnings])  # still not modelled otherwise
+    normal = check_program(parse_program(program(own_mask(-1), x_size=512)))
+    assert "block_reduce_sum.mask.counter.range" not in [v.id for v in normal.violations]
+    assert "block_reduce_sum.mask.count.range" in [v.id for v in normal.violations]
+
+
 @pytest.mark.parametrize("api", ["SetMaskCount", "SetMaskNorm", "set_mask_count", "asc.set_mask_norm"])
 def test_supported_where_the_pages_say(api):
     """Both pages: supported on Ascend 950, Atlas A3, A2, 200I/500 A2 and the inference AI Core; not on the inference

@@ -59,6 +59,7 @@ def check_program(program: Program, *, file: str = "", index: int = 0) -> Result
         for rule in orders:
             target = result.warnings if rule.severity == "warning" else result.violations
             target.append(Violation(rule, rule.message, call.index))
-        for w in warnings:
-            result.warnings.append(Violation(w[0], w[1], call.index))
+        for found_rule, message in warnings:  # a state rule's severity says where it goes (most are warnings)
+            target = result.warnings if found_rule.severity == "warning" else result.violations
+            target.append(Violation(found_rule, message, call.index))
     return result

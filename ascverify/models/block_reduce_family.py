@@ -49,7 +49,7 @@ from ..spec.logic import And, Between, Div, Exists, If, Implies, Mod, Not, Or, i
 from ..spec.model import ApiModel, SpecNote
 from ..spec.params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
 from ..spec.products import BUFFERS, POSITION_BUFFER, PRODUCT_IDS
-from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule, state_rule,
+from ..spec.rules import (ERROR, POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule, state_rule,
                           tensor_min_size)
 from .mask_mode import MASK_MODE_STATE
 from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, VECTOR_MASK_STATE, counter_elements, effective_mask,
@@ -552,6 +552,12 @@ class BlockReduceFamily(ApiModel):
                          "repeatTime and runs the repeats the count needs (all lanes, the last repeat the rest)",
                          f"Mask overview (asc-devkit docs, Counter mode: repeatTime is ignored); {MASK_NOTES}",
                          params=("repeatTime", "isSetMask"), notes=(f"{p}.mask-placeholder",))
+        yield state_rule(f"{p}.mask.counter.range", "in Counter mode (SetMaskCount) the call's own contiguous mask is "
+                         "a count of elements, which the vendor's implementation takes in [0, 2^31-1]",
+                         f"{MASK_NOTES}; asc-devkit impl/basic_api/kernel_npu_debug.h (CheckMaskValue, reached from "
+                         "CheckReduceDataBlockParams for every BlockReduce with isSetMask = true: in Counter mode an "
+                         "int32 mask outside [0, INT32_MAX] fails the CPU-debug check)",
+                         params=("mask", "isSetMask"), severity=ERROR, notes=(f"{p}.mask-placeholder",))
 
     # -- programs and unchecked rules ---------------------------------------------------------------------------
 
@@ -642,7 +648,13 @@ class BlockReduceFamily(ApiModel):
         a contiguous mask, not modelled there."""
         env, r = case.env, self.rule_by_id[f"{self.prefix}.counter_mode"]
         if not env["mask.bitwise"]:
-            return [(r, f"the unit is in Counter mode (SetMaskCount) and the call gives its own contiguous "
+            count = int(env["mask.count"])
+            out_of_range = [] if 0 <= count <= INT32.hi else [
+                (self.rule_by_id[f"{self.prefix}.mask.counter.range"],
+                 f"the unit is in Counter mode (SetMaskCount) and the call's own contiguous mask={count} is a count of "
+                 f"elements outside [0, {INT32.hi}]: the vendor's implementation refuses it (its CPU-debug check of "
+                 "the mask in Counter mode)")]
+            return out_of_range + [(r, f"the unit is in Counter mode (SetMaskCount) and the call gives its own contiguous "
                         f"mask={env['mask.count']}: not modelled (the Mask page shows the mask-array form in Counter "
                         "mode; the vendor's implementations differ: Ascend 950 counts mask elements, the others write "
                         "SetVectorMask's bits for it and count those); its mask rules are not checked, its accesses "
@@ -672,7 +684,7 @@ class BlockReduceFamily(ApiModel):
         reason = "isSetMask=false: the effective mask comes from a prior SetVectorMask and is not checked here"
         if counter_own_mask(case.env):
             reason = ("the unit is in Counter mode and the call's own contiguous mask is not modelled there: its mask "
-                      "is not checked")
+                      "is not checked (only its range as a count, mask.counter.range)")
         for r in self.rules_for(case.product):
             if r.id in self.MASK_RULES:
                 yield r.id, reason, r.source
@@ -1010,7 +1022,9 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  "unspecified. With isSetMask=true while SetMaskCount has put the unit in Counter mode, the call's "
                  "own mask array is a count: mask[0] elements, mask[1] not read, repeatTime without effect (run and "
                  "checked so, counter_mode says it when repeatTime or mask[1] had no effect); its own contiguous "
-                 "mask there is not modelled (counter_mode, the mask rules not checked, the results unspecified). "
+                 "mask there is not modelled (counter_mode, the mask rules not checked, the results unspecified), but "
+                 "a count outside [0, 2^31-1] is an error (mask.counter.range: the vendor's CPU-debug check, "
+                 "CheckMaskValue in Counter mode; found by the vendor-check census). "
                  "A Counter-mode count that SetVectorMask<T, COUNTER> wrote with no SetMaskCount before the op in the "
                  "program draws counter_mode too: the template only writes the words (0, count), and Normal is the "
                  "system's default mode (the SetMaskNorm page), which reads them as a bit mask (checked and run as a "
@@ -1036,7 +1050,7 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                   "Mask overview (asc-devkit docs), Mask set inside the API, Counter mode",
                   "asc-devkit impl/basic_api/dav_3510/kernel_operator_vec_reduce_impl.h:318-321",
                   "SetMaskNorm (asc-devkit docs), Description"),
-                 (f"{p}.mask.placeholder", f"{p}.mask.ignored", f"{p}.counter_mode")),
+                 (f"{p}.mask.placeholder", f"{p}.mask.ignored", f"{p}.counter_mode", f"{p}.mask.counter.range")),
         SpecNote(f"{p}.arg-spellings", "Argument names",
                  "Cases may use the Ascend C names (repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, "
                  "mask) or the pyasc names (repeat or repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, "

@@ -408,7 +408,8 @@ class ApiModel:
         return (case,)
 
     def state_warnings(self, case: "Case", state: Mapping[str, Any]) -> list[tuple[Rule, str]]:
-        """Warnings that depend on the program's state (e.g. a load made a no-op by an earlier call)."""
+        """Findings that depend on the program's state (e.g. a load made a no-op by an earlier call), each with its
+        `state_rule`: a warning, or an error when the rule's severity is one (a Counter-mode count out of range)."""
         return []
 
     def footprint(self, case: "Case") -> Mapping[str, list[tuple[int, int]]]:
