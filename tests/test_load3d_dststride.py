@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ascverify import check_case, parse_case, run_case
+from ascverify import check_case, get_api, parse_case, run_case
 from ascverify.cases.program import parse_program
 from ascverify.checking.program import check_program
 from ascverify.core.program import run_program
@@ -336,12 +336,24 @@ def test_load3d_bitmode_repeats_from_the_register():
     assert not run_program(nop).runs[2].trace.stored("L0A").any()
 
 
+def bit_mode(doc: dict) -> dict:
+    """``doc`` (LoadData3DParamsV2's members) as the bit-mode prototype: Load3DBitModeParam's fields, no
+    defaultConfig (that overload has no such template parameter)."""
+    args = dict(get_api("Load3DBitMode").normalize_args(doc["args"]))
+    args.pop("defaultConfig")
+    return {**doc, "args": args}
+
+
 def test_partial_windows_repeated_by_load3d_bitmode_are_a_warning():
     """Page 002 lets one window end mid-fractal when it covers the bottom fractal; where the next repeat starts
-    after it no source says (spec note load3d.repeat-partial): a warning; LoadDataWithStride refuses the window."""
+    after it no source says (spec note load3d.repeat-partial): a warning for the bit-mode prototype;
+    LoadDataWithStride refuses the window, and so does the LoadData3DParamsV2 prototype on atlas-350, whose
+    implementation asserts mExtension % 16 == 0 (spec note load3d.v2-prototype-350)."""
     x = feature_map("half", 16, 3, 3)  # M = 9
-    doc = case_doc("Load3DBitMode", "half", x, {"kExtension": 16, "mExtension": 9}, dst_size=1024,
-                   repeat={"repeatTime": 2, "repeatMode": 0, "repeatStride": 0, "dstStride": 2})
+    v2 = case_doc("Load3DBitMode", "half", x, {"kExtension": 16, "mExtension": 9}, dst_size=1024,
+                  repeat={"repeatTime": 2, "repeatMode": 0, "repeatStride": 0, "dstStride": 2})
+    assert ids(check_case(parse_case(v2)))[0] == ["load3d.v2.mStep.multiple_350"]
+    doc = bit_mode(v2)
     assert ids(check_case(parse_case(doc))) == ([], ["load3d.repeat.partial"])
     # modelled: each repeat from a new fractal row, the rest of the partial one unspecified
     res = run_case(parse_case(doc))

@@ -279,8 +279,13 @@ def test_multiples_have_no_coverage_exception():
     load3d = copy.deepcopy(doc)
     load3d["api"] = "Load3DBitMode"
     del load3d["args"]["repeat"]
-    load3d["args"].pop("defaultConfig", None)  # LoadDataWithStride's template parameter; Load3DBitMode has none
-    assert broken(load3d) == []
+    load3d["args"].pop("defaultConfig", None)  # LoadDataWithStride's template parameter
+    # as LoadData3DParamsV2's members the load is that prototype, whose 3510 implementation asserts the same multiple
+    # (spec note load3d.v2-prototype-350); as Load3DBitModeParam's fields (no defaultConfig) the page's exception holds
+    assert broken(load3d) == ["load3d.v2.mStep.multiple_350"]
+    bit_mode = {**load3d, "args": dict(get_api("Load3DBitMode").normalize_args(load3d["args"]))}
+    bit_mode["args"].pop("defaultConfig")
+    assert broken(bit_mode) == []
     doc["args"].update(mExtension=16, kStartPt=8)
     assert broken(doc) == [f"{P}.kPos.multiple"]  # 8 halves = 16 bytes (the window [8, 72) fits K = 128)
     doc["args"].update(kStartPt=0, kExtension=56)

@@ -34,7 +34,8 @@ from ..spec.model import ApiModel, ArgumentForm, SpecNote
 from ..spec.params import BOOL, INT64, UINT8, UINT16, Arg, IntType, StructArg, TensorDecl
 from ..spec.products import POSITION_BUFFER
 from ..spec.registry import register
-from ..spec.rules import POSITION_NAMES, WARNING, Context, Values, field_range, rule, state_rule, tensor_min_size
+from ..spec.rules import (POSITION_NAMES, WARNING, Context, Values, field_multiple, field_range, rule, state_rule,
+                          tensor_min_size)
 from .codec import BITFIELDS, BY_NAME, BY_V2, NOTES, SEED, V2_DEFAULTS, V2_OTHER_DEFAULTS, CodecError, decode
 from .drawing import integers as _ints, packed_indices
 from .img2col import (
@@ -818,6 +819,29 @@ REPEAT = StructArg("repeat", SetLoadDataRepeatWithStride.args,
                        "repeatTime, repeatMode, dstStride} (absent: one window, stored as a contiguous matrix)")
 
 
+def v2_prototype_rules_350(p: str) -> Iterator[Any]:
+    """The multiples the vendor's 3510 implementation asserts for LoadData(dst, src, LoadData3DParamsV2), without the
+    page's exceptions for a window covering the last fractal (spec note load3d.v2-prototype-350): a case is that
+    prototype when it carries defaultConfig (LoadData3DParamsV2's members or pyasc's keywords set it; the bit-mode
+    overload has no such parameter)."""
+    v2 = lambda v, ctx: v["defaultConfig.present"]  # noqa: E731
+    impl = f"{IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2, __NPU_ARCH__ 3510: ASCENDC_ASSERT"
+    own = ("load3d.v2-prototype-350",)
+    said = "the vendor's 3510 implementation of LoadData with LoadData3DParamsV2 asserts "
+    yield field_multiple(f"{p}.v2.kStep.multiple_350", "kStep", c0_of, f"{impl} kExtension * sizeof(T) % 32 == 0); {_t('kStep')}",
+                         products=MODELLED, when=v2, notes=own,
+                         message="kStep={value} (kExtension) is not a multiple of {step}: " + said +
+                                 "kExtension * sizeof(T) % 32 == 0, whether or not the window covers the rightmost "
+                                 "fractal")
+    yield field_multiple(f"{p}.v2.mStep.multiple_350", "mStep", FRACTAL_ROWS, f"{impl} mExtension % 16 == 0); {_t('mStep')}",
+                         products=MODELLED, when=v2, notes=own,
+                         message="mStep={value} (mExtension) is not a multiple of 16: " + said + "mExtension % 16 == "
+                                 "0 for every type, whether or not the window covers the bottom fractal")
+    yield field_multiple(f"{p}.v2.mPos.multiple_350", "mPos", FRACTAL_ROWS, f"{impl} mStartPt % 16 == 0); {_t('mPos')}",
+                         products=MODELLED, when=v2, notes=own,
+                         message="mPos={value} (mStartPt) is not a multiple of 16: " + said + "mStartPt % 16 == 0")
+
+
 @register
 class Load3DBitMode(ApiModel):
     name = "Load3DBitMode"
@@ -1206,8 +1230,26 @@ class Load3DBitMode(ApiModel):
                  "Function Usage: 'The following data paths are supported: A1 -> A2 and B1 -> B2.' The vendor's "
                  "bit-mode implementation checks `Src != TPosition::A1 && Src != TPosition::A2` before it raises "
                  "(kernel_operator_mm_base_impl.h), which refuses B1 in CPU-debug builds only: most likely a typo for "
-                 "B1, as the page and the NPU path take it; no vendor test loads B1 -> B2 in bit mode.",
+                 "B1, as the page and the NPU path take it (the check's own message expects 'L1 Buffer(A1/B1)'); no "
+                 "vendor test loads B1 -> B2 in bit mode.",
                  (f"{SEED} Function Usage", f"{IMPL_BASE} (the bit-mode LoadData's position check)"), ("load3d.path",)),
+        SpecNote("load3d.v2-prototype-350", "The LoadData3DParamsV2 prototype on atlas-350",
+                 "A call given as LoadData3DParamsV2's members (or pyasc's keywords, or with defaultConfig: "
+                 "LoadData<T, defaultConfig>(dst, src, LoadData3DParamsV2)) is held on atlas-350 to the multiples "
+                 "the vendor's implementation asserts for that prototype, with no exception: kStep (kExtension) a "
+                 "multiple of C0, mStep (mExtension) and mPos (mStartPt) multiples of 16, for every type "
+                 "(v2.kStep.multiple_350, v2.mStep.multiple_350, v2.mPos.multiple_350, errors). The bit-mode "
+                 "prototype (Load3DBitModeParam's fields, the packed words) keeps the pages' reading (spec note "
+                 "load3d.multiples): its implementation checks none of them.",
+                 "LoadDataImpl for LoadData3DParamsV2 asserts, under __NPU_ARCH__ 3510, kExtension * sizeof(T) % 32 "
+                 "== 0, mExtension % 16 == 0, kStartPt * sizeof(T) % 32 == 0 and mStartPt % 16 == 0 before it issues "
+                 "the load (kernel_operator_mm_base_impl.h), the same checks LoadDataWithStride makes (spec note "
+                 "load_data_with_stride.multiples); the bit-mode LoadDataImpl checks only the alignments and "
+                 "positions. The pages' exceptions (a window covering the last fractal; 'no requirement for b32') "
+                 "are not what this prototype's implementation takes. Found by the vendor-check census "
+                 "(tests/vendor/census_checks.md).",
+                 (f"{IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2 and for Load3DBitModeParam)", _t("mStep"), _t("mPos")),
+                 ("load3d.v2.kStep.multiple_350", "load3d.v2.mStep.multiple_350", "load3d.v2.mPos.multiple_350")),
         SpecNote("load3d.default-config", "defaultConfig: whose feature map a LoadData3DParamsV2 call loads with",
                  "Arguments given as LoadData3DParamsV2's members (or pyasc's keywords) are LoadData<T, defaultConfig>"
                  "(dst, src, LoadData3DParamsV2): args.defaultConfig = {isSetFMatrix, isSetPadding}, both true unless "
@@ -1249,6 +1291,7 @@ class Load3DBitMode(ApiModel):
     def api_rules(self):
         yield from self.img2col_rules(self.prefix)
         yield from v2_rules(self.prefix)
+        yield from v2_prototype_rules_350(self.prefix)
         yield fmatrix_reset_rule(self.prefix, f"{DOC_L3D} (defaultConfig; l1H = 0: a NOP); {IMPL_BASE} (LoadDataImpl "
                                  f"for LoadData3DParamsV2); {NOTES}", "load3d.default-config")
 
