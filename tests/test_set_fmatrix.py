@@ -68,15 +68,22 @@ def test_flat_and_struct_forms_read_alike_and_round_trip():
     assert parse_case({**set_fmatrix(), "args": no_pad}).env == flat.env
 
 
-def test_fmatrix_mode_left_only():
+def test_fmatrix_mode_right_is_what_the_vendor_s_implementation_says():
     """The vendor's SetFmatrix page: SetFmatrix(l1H, l1W, padList, fmatrixMode), 'only FMATRIX_LEFT is currently
-    supported'; the loads read the left feature map (fmatrixCtrl = false)."""
+    supported'; the loads read the left feature map (fmatrixCtrl = false). Its shipping code sets FMATRIX_RIGHT
+    (conv3d backprop on dav_v220, the matmul library's B load) and its implementation writes the right register on
+    dav_c220 / dav_m300 / dav_3510, reporting the mode as not supported on dav_c100 and dav_m200 (vendor corpus hunt
+    46): a warning where it is written, an error where it is not supported."""
     left = parse_case(set_fmatrix(fmatrixMode="FMATRIX_LEFT"))
     assert check_case(left).valid and left.env == parse_case(set_fmatrix()).env
-    assert broken(set_fmatrix(fmatrixMode="FMATRIX_RIGHT")) == ["set_fmatrix.fmatrixMode.left"]
-    # a right feature map is not the one a later load reads: that load has none (a warning), not this one
+    for product, error in (("atlas-350", False), ("atlas-a2", False), ("atlas-a3", False),
+                           ("atlas-200i-500-a2", False), ("atlas-inference-aicore", True), ("atlas-training", True)):
+        got = check_case(parse_case({**set_fmatrix(fmatrixMode="FMATRIX_RIGHT"), "product": product}))
+        assert ("set_fmatrix.fmatrixMode.left" in [v.id for v in got.violations]) == error, product
+        assert ("set_fmatrix.fmatrixMode.right" in [w.id for w in got.warnings]) == (not error), product
+    # a right feature map is not the one a later load reads: that load has none (a warning)
     result = check_program(parse_program(program(fm_call(fmatrixMode="FMATRIX_RIGHT"), load_call())))
-    assert found(result) == ([(0, "set_fmatrix.fmatrixMode.left")], [(1, "load3d.fmatrix.unset")])
+    assert found(result) == ([], [(0, "set_fmatrix.fmatrixMode.right"), (1, "load3d.fmatrix.unset")])
 
 
 @pytest.mark.parametrize("args, field", [

@@ -18,7 +18,8 @@ from ..spec.errors import InputError, did_you_mean
 from ..spec.model import ApiModel, SpecNote
 from ..spec.params import Arg, EnumType
 from ..spec.registry import register
-from ..spec.rules import field_one_of
+from ..spec.products import PRODUCT_IDS
+from ..spec.rules import WARNING, field_one_of, rule
 from .codec import NOTES, SEED
 from .load3d import (FMATRIX, FMATRIX_MEMBER_FIELDS, FMATRIX_STATE, Load3DBitMode, fmatrix_register_value, fmatrix_rules,
                      inherited_notes)
@@ -30,6 +31,11 @@ VENDOR_PAGE = "SetFmatrix (asc-devkit docs)"
 FMATRIX_MODE = EnumType("FmatrixMode", ("FMATRIX_LEFT", "FMATRIX_RIGHT"))
 MODE_ARG = Arg("fmatrixMode", FMATRIX_MODE, f"{VENDOR_PAGE}, Parameters (fmatrixMode)",
                "FMATRIX_LEFT (default): the feature map loads with fmatrixCtrl = false read", default="FMATRIX_LEFT")
+#: Where the vendor's implementation of SetFmatrix(..., FMATRIX_RIGHT) reports the mode as not supported
+#: (Load3DSetFMatrixBCal: ASCENDC_REPORT_NOT_SUPPORT in dav_c100 and dav_m200); elsewhere it writes the right register.
+RIGHT_UNSUPPORTED = ("atlas-training", "atlas-inference-aicore")
+RIGHT_SOURCE = ("asc-devkit impl/basic_api/kernel_operator_mm_base_impl.h (SetFmatrixImpl: FMATRIX_RIGHT -> "
+                "Load3DSetFMatrixBCal) and impl/basic_api/dav_*/kernel_operator_mm_impl.h (Load3DSetFMatrixBCal)")
 #: Products the vendor's SetFmatrix page marks 支持 (supported) where ascverify does not model the loads that read
 #: the feature map (LoadData3DV1/V2): a call there is not refused, it is not modelled.
 UNMODELLED = ("atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")
@@ -73,15 +79,26 @@ class SetFmatrix(ApiModel):
                  "SetFmatrix prototype, and a padding value only has a range once its type is known.",
                  (NOTES, f"{SEED} Table 1, T"), ("set_fmatrix.fmatrix.padValue.range", "set_fmatrix.dtype.support")),
         SpecNote("set_fmatrix.left", "Which feature map",
-                 "The call sets the feature map that loads with fmatrixCtrl = false read (the left matrix's): "
-                 "fmatrixMode is FMATRIX_LEFT (the default); FMATRIX_RIGHT is an error and sets no state a modelled "
-                 "load reads.",
+                 "The call sets the feature map that loads with fmatrixCtrl = false read (the left matrix's) for "
+                 "fmatrixMode FMATRIX_LEFT (the default). FMATRIX_RIGHT sets the right feature-map register, which no "
+                 "modelled load reads: a warning (fmatrixMode.right) where the vendor's implementation writes that "
+                 "register (atlas-350, atlas-a3, atlas-a2, atlas-200i-500-a2), an error (fmatrixMode.left) on "
+                 "atlas-training and the inference AI Core, where it reports the mode as not supported.",
                  "Page 002: fmatrixCtrl 'can only be set to false (retrieve the FeatureMap attribute descriptions "
-                 "from the left matrix)'. The vendor's SetFmatrix page: 'only FMATRIX_LEFT is currently supported' "
-                 "(its implementation writes the right register for FMATRIX_RIGHT, which no load reads); its own "
-                 "calls pass FMATRIX_LEFT.",
-                 (f"{SEED} Table 5, fmatrixCtrl", f"{VENDOR_PAGE}, Parameters (fmatrixMode)"),
-                 ("set_fmatrix.fmatrixMode.left",)),
+                 "from the left matrix)'. The vendor's SetFmatrix page: 'only FMATRIX_LEFT is currently supported'. "
+                 "Its shipping code disagrees: SetFmatrixImpl sends FMATRIX_RIGHT to Load3DSetFMatrixBCal, which "
+                 "writes the right register on dav_c220, dav_m300 and dav_3510 and raises ASCENDC_REPORT_NOT_SUPPORT "
+                 "on dav_c100 and dav_m200; the conv3d-backprop library calls SetFmatrix(1, wSize, PADLIST_B, "
+                 "FMATRIX_RIGHT) (dav_v220 conv3d_bp_input_sub_func.h, conv3d_bp_filter_func.h) and the matmul "
+                 "library sets the right register for its B load where its chip table says ifSupportFmatrixB (220, "
+                 "300, 310; load_to_l0b_loadInstr.h, whose 910B1 gtest runs it). A tool that refused the vendor's "
+                 "own library calls would be wrong, so the page's sentence is a warning where the implementation "
+                 "takes the mode (found by vendor corpus hunt 46).",
+                 (f"{SEED} Table 5, fmatrixCtrl", f"{VENDOR_PAGE}, Parameters (fmatrixMode)", RIGHT_SOURCE,
+                  "asc-devkit impl/adv_api/detail/conv_backprop/conv3d_backprop_input/dav_v220/"
+                  "conv3d_bp_input_sub_func.h:250", "asc-devkit impl/adv_api/detail/matmul/feature_trait/"
+                  "matmul_chip_cap.h (ifSupportFmatrixB)"),
+                 ("set_fmatrix.fmatrixMode.left", "set_fmatrix.fmatrixMode.right")),
         SpecNote("set_fmatrix.pyasc", "pyasc's name",
                  "The call answers to set_fmatrix, with the C++ argument names (l1H, l1W, padList).",
                  "pyasc declares SetFmatrix as the IR operation set_fmatrix with arguments l1H, l1W, padList and "
@@ -108,11 +125,20 @@ class SetFmatrix(ApiModel):
 
     def api_rules(self):
         yield from fmatrix_rules(self.prefix, optional=False)
-        yield field_one_of(f"{self.prefix}.fmatrixMode.left", "fmatrixMode", ("FMATRIX_LEFT",),
-                           f"{VENDOR_PAGE}, Parameters (fmatrixMode: only FMATRIX_LEFT is supported); {SEED} Table 5, "
-                           "fmatrixCtrl", type=FMATRIX_MODE, notes=("set_fmatrix.left",),
-                           message="fmatrixMode={value}: only FMATRIX_LEFT is supported (the loads read the left "
-                                   "feature map)")
+        page = f"{VENDOR_PAGE}, Parameters (fmatrixMode: only FMATRIX_LEFT is supported); {SEED} Table 5, fmatrixCtrl"
+        yield field_one_of(f"{self.prefix}.fmatrixMode.left", "fmatrixMode", ("FMATRIX_LEFT",), f"{page}; {RIGHT_SOURCE}",
+                           type=FMATRIX_MODE, notes=("set_fmatrix.left",), products=RIGHT_UNSUPPORTED,
+                           message="fmatrixMode={value}: not supported on {product} (the page supports only "
+                                   "FMATRIX_LEFT, and the vendor's implementation there reports FMATRIX_RIGHT as not "
+                                   "supported)")
+        left = FMATRIX_MODE.code("FMATRIX_LEFT")
+        yield rule(f"{self.prefix}.fmatrixMode.right", ("fmatrixMode",), lambda v, ctx: v.fmatrixMode == left,
+                   "fmatrixMode=FMATRIX_RIGHT: the page supports only FMATRIX_LEFT, but the vendor's implementation on "
+                   "{product} writes the right feature-map register and its own matmul and conv3d-backprop code set "
+                   "it; no modelled load reads it (a load reads it with fmatrixCtrl = true, which the LoadData page "
+                   "forbids)", f"{page}; {RIGHT_SOURCE}", severity=WARNING, notes=("set_fmatrix.left",),
+                   products=tuple(q for q in PRODUCT_IDS if q not in RIGHT_UNSUPPORTED),
+                   help="FMATRIX_LEFT, the feature map the modelled loads read")
 
     def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
         """The feature map as the one struct argument ``fmatrix`` (`normalize_args` returns it unchanged)."""
