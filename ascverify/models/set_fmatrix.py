@@ -165,8 +165,7 @@ class SetFmatrix(ApiModel):
         return {}
 
     def execute(self, case: Case, trace: Any) -> None:
-        key = FMATRIX_STATE if case.env[MODE_ARG.name] == FMATRIX_MODE.code("FMATRIX_LEFT") else "fmatrix_right"
-        trace.memory.special[key] = fmatrix_register_value(case)
+        trace.memory.special[register_key(case)] = fmatrix_register_value(case)
 
     def apply_state(self, case: Case, state: dict[str, Any]) -> None:
         if case.env[MODE_ARG.name] != FMATRIX_MODE.code("FMATRIX_LEFT"):
@@ -174,15 +173,27 @@ class SetFmatrix(ApiModel):
         state[FMATRIX_STATE] = {"fields": {f: case.env[f] for f in FMATRIX_MEMBER_FIELDS}, "dtype": case.ctx.dtype.name}
 
 
+#: The core's right feature-map register (FMATRIX_RIGHT: no modelled load reads it)
+RIGHT_STATE = "fmatrix_right"
+
+
+def register_key(case: Case) -> str:
+    """The feature-map register the call writes: the left one (the loads' state) or the right one."""
+    return FMATRIX_STATE if case.env[MODE_ARG.name] == FMATRIX_MODE.code("FMATRIX_LEFT") else RIGHT_STATE
+
+
 def register_holds_the_feature_map(case: Case, seed: int = 0) -> None:
-    """After the call the core's feature-map register holds exactly the call's members, and the state a program
-    keeps gives a later load those same members."""
+    """After the call the core's feature-map register (left or right, as fmatrixMode says) holds exactly the call's
+    members, and the state a program keeps gives a later load those same members (none for the right one)."""
     memory = Memory.for_product(case.ctx.product)
     case.model.execute(case, Trace(memory))
-    reg = memory.special[FMATRIX_STATE]
+    reg = memory.special[register_key(case)]
     assert reg == {**case.arg("fmatrix"), "dtype": case.ctx.dtype.name}, reg
     state: dict[str, Any] = {}
     case.model.apply_state(case, state)
+    if register_key(case) == RIGHT_STATE:
+        assert FMATRIX_STATE not in state, state
+        return
     fields = state[FMATRIX_STATE]["fields"]
     assert (fields["fmatrix.l1H"], fields["fmatrix.l1W"]) == (reg["l1H"], reg["l1W"])
     assert [fields[f"fmatrix.padList{i}"] for i in range(4)] == reg["padList"] and fields["fmatrix.padValue"] == reg["padValue"]
