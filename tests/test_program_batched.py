@@ -68,7 +68,7 @@ def corpus_programs() -> list[tuple[str, dict, Path]]:
     corpus = ROOT / "tests" / "vendor" / "corpus"
     for path in sorted(corpus.glob("*.json")):
         for entry in json.loads(path.read_text())["entries"]:
-            if "calls" in entry["case"]:
+            if "calls" in entry["case"] and "xfail" not in entry:  # an xfail may be unreadable (an API not modelled)
                 out.append((entry["id"], entry["case"], corpus))
     for path in sorted((ROOT / "examples").glob("program_*.json")):
         out.append((path.name, json.loads(path.read_text()), path.parent))

@@ -47,7 +47,13 @@ from ..spec.rules import (
     tensor_min_size,
     tensors_disjoint,
 )
-from .vector_common import BLOCK_BYTES, OVERLAP_PAGE, REPEAT_BYTES, lane_mask, mask_high_word_note, mask_rules
+from .mask_mode import MASK_MODE_STATE
+from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, REPEAT_BYTES, VECTOR_MASK_STATE, lane_mask, mask_high_word_note,
+                            mask_rules)
+
+#: The mask fields a program's state keeps for the mask register (as SetVectorMask's state holds them)
+REGISTER_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
+ALL_ONES = 2**64 - 1
 
 SEED = "000_f2fe3f8fa92b9dd9.txt"
 NOTES = "HARDWARE_NOTES.md BilinearInterpolation"
@@ -531,6 +537,18 @@ class BilinearInterpolation(ApiModel):
     notes = (
         # the generic reading of a mask's word count; this half-only API has no mask.words.high rule
         replace(mask_high_word_note("bilinear", _t2("mask[]/mask")), rules=("bilinear.mask.words.count",)),
+        SpecNote("bilinear.mask-register", "The mask register after the call (programs)",
+                 "In a program a later call with isSetMask=false reads the mask register as this call leaves it: on "
+                 "atlas-a2/a3 Normal mode with both words all ones, on the inference AI Core both words all ones, on "
+                 "atlas-350 the call's own mask.",
+                 "The Mask interface summary page: on Atlas A3 / A2 BilinearInterpolation sets the mask itself "
+                 "(SetMaskCount, SetVectorMask, SetMaskNorm, ResetMask). The vendor's implementations: dav_c220 ends "
+                 "with SetMaskNorm(); ResetMask(), dav_m200 with ResetMask(), dav_3510 writes the call's mask with "
+                 "SetVectorMask(maskArray[1], maskArray[0]) and leaves it. Found by the documentation census "
+                 "(tests/vendor/census_docs_vector.md, G4).",
+                 ("Mask interface summary (asc-devkit docs), BilinearInterpolation", NOTES,
+                  "asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_bilinearinterpolation_impl.h, "
+                  "dav_m200/..., dav_3510/... (the mask calls around the instruction)"), ()),
         SpecNote("bilinear.mask-word-order", "Bitwise mask word order",
                  "mask[0] holds the low 64 elements, mask[1] the high 64: [0, 8] selects element 68, [8, 0] "
                  "element 4 (counting from 1, as the pages do: bit 3 of a word; elements 67 and 3 counting from 0).",
@@ -909,6 +927,19 @@ class BilinearInterpolation(ApiModel):
     def tmp_bytes(self, case: Case) -> int:
         """Bytes from sharedTmpBuffer's start to the end of the last byte the call writes there (0: none)."""
         return max((stop for start, stop in self.tmp_intervals(case) if stop > start), default=0)
+
+    def apply_state(self, case: Case, state: dict[str, Any]) -> None:
+        """The mask register the call leaves (spec note bilinear.mask-register): on atlas-a2/a3 its implementation
+        ends with SetMaskNorm(); ResetMask() (Normal mode, both words all ones), on the inference AI Core with
+        ResetMask(); on atlas-350 it writes its own mask there and leaves it."""
+        if case.product in ("atlas-a2", "atlas-a3"):
+            state[MASK_MODE_STATE] = "NORMAL"
+        if case.product == "atlas-350":
+            fields = {f: case.env[f] for f in REGISTER_FIELDS}
+        else:
+            fields = {"mask.bitwise": True, "mask.count": 0, "mask.nwords": 2, "mask.w0": ALL_ONES, "mask.w1": ALL_ONES}
+        state[VECTOR_MASK_STATE] = {"dtype": case.ctx.dtype.name, "mode": "NORMAL", "fields": fields,
+                                    "writer": f"{self.name} (its own mask setting)"}
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         """Per tensor, the (buffer, start, stop) byte intervals the call may write."""

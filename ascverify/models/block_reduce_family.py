@@ -55,6 +55,8 @@ from .mask_mode import MASK_MODE_STATE
 from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, VECTOR_MASK_STATE, counter_elements, effective_mask,
                             lane_mask, mask_high_word_note, lanes_per_repeat, mask_rules, mask_word_count)
 
+#: The mask fields a call with isSetMask=true leaves in the register (as SetVectorMask's state holds them)
+OWN_MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
 BLOCKS_PER_REPEAT = 8
 MAX_REPEAT = 255
 MAX_STRIDE = 65535
@@ -472,7 +474,8 @@ class BlockReduceFamily(ApiModel):
                    c.mask_zero, severity=WARNING, products=tuple(q for q in PRODUCT_IDS if q != "atlas-350"),
                    notes=(f"{p}.noop",), help="repeatTime is not 0 (0 makes the call a no-op)")
         yield order_rule(f"{p}.order.vector_mask", "vector_mask",
-                         "isSetMask=false needs a SetVectorMask earlier in the program (the mask comes from it)",
+                         "isSetMask=false needs a SetVectorMask (or a call with isSetMask=true, which leaves its mask) earlier "
+                         "in the program (the mask comes from the register)",
                          c.set_mask, when=lambda v, ctx: Not(v.isSetMask), params=("isSetMask",),
                          notes=(f"{p}.mask-placeholder",))
         yield rule(f"{p}.mask.placeholder", ("mask", "isSetMask"),
@@ -560,6 +563,22 @@ class BlockReduceFamily(ApiModel):
                          params=("mask", "isSetMask"), severity=ERROR, notes=(f"{p}.mask-placeholder",))
 
     # -- programs and unchecked rules ---------------------------------------------------------------------------
+
+    def apply_state(self, case: Case, state: dict[str, Any]) -> None:
+        """With isSetMask=true the call writes its own mask to the mask register and leaves it there (the vendor's
+        implementations set it with SetMask / SetVectorMask before the instruction; the Mask page: a mask set inside
+        an API stays for later calls), so a later call with isSetMask=false reads it (spec note own-mask-register).
+        Not modelled, so left as it was: atlas-350's contiguous form (its implementation passes the count to the
+        instruction and leaves the register) and a contiguous mask in Counter mode."""
+        env = case.env
+        if not env["isSetMask"] or env["mask.placeholder"]:
+            return
+        counter = in_counter_mode(state)
+        if not env["mask.bitwise"] and (case.product == "atlas-350" or counter):
+            return
+        state[VECTOR_MASK_STATE] = {"dtype": case.ctx.dtype.name, "mode": "COUNTER" if counter else "NORMAL",
+                                    "fields": {f: env[f] for f in OWN_MASK_FIELDS},
+                                    "writer": f"{self.name} (isSetMask=true)"}
 
     def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
         """With isSetMask=false, the call runs with the mask the last SetVectorMask set (when one did). After a
@@ -1112,6 +1131,20 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  (f"{p}.noop", f"{p}.mask.zero", f"{p}.repeatTime.zero", f"{p}.mask.count.range",
                   f"{p}.mask.words.nonzero", f"{p}.src.footprint", f"{p}.src.footprint.masked", f"{p}.dst.footprint",
                   f"{p}.dst.src.in_place")),
+        SpecNote(f"{p}.own-mask-register", "A call's own mask stays in the mask register (programs)",
+                 "With isSetMask=true the call writes its own mask to the mask register and leaves it there: a later "
+                 "call with isSetMask=false in the same program reads it (as after a SetVectorMask). Not modelled, "
+                 "so the register is left as it was: atlas-350's contiguous mask and a contiguous mask in Counter "
+                 "mode.",
+                 "The Mask page and the Mask interface summary: a mask set inside an API (isSetMask=true) is written "
+                 "to the register and later calls with isSetMask=false use it. The vendor's implementations: "
+                 "dav_c220 calls AscendCUtils::SetMask<T>(mask[1], mask[0]) or SetMask<T>(len) before the "
+                 "instruction; dav_3510 SetVectorMask<T>(mask[1], mask[0]) for the array form and passes a "
+                 "contiguous count to the instruction without touching the register. Found by the documentation "
+                 "census (tests/vendor/census_docs_vector.md, G3).",
+                 ("Mask overview (asc-devkit docs), Mask set inside the API", MASK_NOTES,
+                  "asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h, "
+                  "dav_3510/kernel_operator_vec_reduce_impl.h (BlockReduce*Impl)"), ()),
         SpecNote(f"{p}.same-type", "dst and src element types",
                  "dst and src both have T (half or float per product; half only on atlas-training).",
                  "The page: the destination and source types must be the same; the legacy prototype takes "
