@@ -915,8 +915,12 @@ class Load3DBitMode(ApiModel):
                  "4-bit types on A3 / A2 / the inference AI Core the warning v2.mPos.multiple (the debug check's, "
                  "not the page's); l1H / l1W past 32767 are errors (v2.l1H.range, v2.l1W.range), and on the "
                  "inference AI Core the channel counts its own list gives (v2.sizeChannel.aicore); otherwise `run` "
-                 "marks all of dst unspecified and reads nothing.",
-                 "Page 002 (the bit-mode load) is supported on the Atlas 350 only, but the vendor's LoadData page "
+                 "marks all of dst unspecified and reads nothing. A case there is the V2 load whatever names its "
+                 "fields are given in (Load3DBitModeParam's, LoadData3DParamsV2's, pyasc's): the bit-mode overload "
+                 "does not exist there, so the spelling cannot mean it.",
+                 "Page 002 (the bit-mode load) is supported on the Atlas 350 only (so is the vendor's LoadData (bit "
+                 "mode) page, and its Load3DBitModeParam overload is compiled for __NPU_ARCH__ 3510 / 5102 only: the "
+                 "documentation census, tests/vendor/census_docs_cube.md, G2), but the vendor's LoadData page "
                  "(LoadData_3D.md) documents the v2 interface on Ascend 950, Atlas A3, Atlas A2, Atlas 200I/500 A2 "
                  "and the inference AI Core, with the same fields (kExtension, mExtension, kStartPt, mStartPt, ...) "
                  "that ascverify already reads as Load3DBitMode's, and the vendor's mmad_load3dv2 example calls it "
