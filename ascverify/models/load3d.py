@@ -1254,6 +1254,21 @@ class Load3DBitMode(ApiModel):
                  "(tests/vendor/census_checks.md).",
                  (f"{IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2 and for Load3DBitModeParam)", _t("mStep"), _t("mPos")),
                  ("load3d.v2.kStep.multiple_350", "load3d.v2.mStep.multiple_350", "load3d.v2.mPos.multiple_350")),
+        SpecNote("load3d.zero-nop-350", "Zero values the LoadData page calls a NOP, on atlas-350",
+                 "On atlas-350 l1H, l1W, sizeChannel (channelSize), kStep (kExtension), mStep (mExtension) and Wk / "
+                 "Hk (filterW / filterH without filterSizeW / H) of 0 are refused by the ranges, in either prototype: "
+                 "the NOP the vendor's LoadData page describes for the LoadData3DParamsV2 load is not modelled there "
+                 "(the window, footprint and output rules and the core need them at least 1). On the V2 products the "
+                 "same zeros are the warning v2.nop (spec note load3d.products-v2).",
+                 "The vendor's LoadData page (Table 4, and its Restrictions) gives l1H, l1W in [0, 32767], "
+                 "channelSize, kExtension, mExtension in [0, 65535] and calls 0 a NOP, on Ascend 950 too; its debug "
+                 "check only warns. Page 002 (the bit-mode load, the same instruction) gives [1, ...] for all of "
+                 "them. No vendor call on Ascend 950 passes these zeros: a stricter reading that refuses no shipping "
+                 "code, a known difference from the newer page (the documentation census, "
+                 "tests/vendor/census_docs_cube.md G1, keeps it as strict xfails until the NOP is modelled).",
+                 (f"{DOC_L3D}, Table 4", _t("kStep"), _t("mStep"), _t("sizeChannel")),
+                 ("load3d.fmatrix.l1H.range", "load3d.fmatrix.l1W.range", "load3d.sizeChannel.values",
+                  "load3d.kStep.range", "load3d.mStep.range", "load3d.Wk.range", "load3d.Hk.range")),
         SpecNote("load3d.default-config", "defaultConfig: whose feature map a LoadData3DParamsV2 call loads with",
                  "Arguments given as LoadData3DParamsV2's members (or pyasc's keywords) are LoadData<T, defaultConfig>"
                  "(dst, src, LoadData3DParamsV2): args.defaultConfig = {isSetFMatrix, isSetPadding}, both true unless "
