@@ -556,6 +556,21 @@ class BilinearInterpolation(ApiModel):
                  "HARDWARE_NOTES (vendor code) confirm page 004: page 000's sentence is wrong.",
                  (f"{SEED} Table 2, mask[]/mask", "004_2ad9555534615f32.txt mask", "HARDWARE_NOTES.md Masks"),
                  ("bilinear.mask.words.nonzero",)),
+        SpecNote("bilinear.mask-zero", "A mask that enables no lane",
+                 "A contiguous mask of 0 and the bitwise mask [0, 0] are errors on every product "
+                 "(mask.count.range, mask.words.nonzero), as a contiguous mask above 128 is: the range 1..128 and "
+                 "'the two words must not both be 0'.",
+                 "Page 000 gives the mask ranges from 1, HARDWARE_NOTES (Masks) say the two words must not both be "
+                 "0. The vendor's newest Mask page, to which the BilinearInterpolation page refers for mask, gives "
+                 "[0, 128] and each word [0, 2^64-1], calls a mask of 0 a NOP on Atlas A3 / A2 (as the SetVectorMask "
+                 "page does) and a mask above the maximum the maximum. ascverify keeps the hardware notes' reading "
+                 "for this API: no vendor call passes such a mask to BilinearInterpolation, and the NOP is not "
+                 "modelled here (BlockReduce, whose own page states the NOP, reads it as a no-op warning on "
+                 "atlas-a2/a3). A known difference from the newer page: the documentation census keeps the page's "
+                 "reading as strict xfails (tests/vendor/census_docs_vector.md, G1, G2, G5).",
+                 (f"{SEED} Table 2, mask[]/mask", "HARDWARE_NOTES.md Masks", "Mask overview (asc-devkit docs), mask",
+                  "SetVectorMask (asc-devkit docs), Restrictions"),
+                 ("bilinear.mask.count.range", "bilinear.mask.words.nonzero")),
         SpecNote("bilinear.vROffset-max", "Largest vROffset",
                  "vROffset in [128, 65534]: 65535 is refused, as the page says.",
                  "The page gives [128, 65535); the vendor's CPU-debug check accepts 65535. The page is the contract.",
