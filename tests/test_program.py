@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -555,3 +556,20 @@ def test_a_single_count_mask_call_with_is_set_mask_false_warns_per_product():
     assert "block_reduce_max.mask.count_argument" not in warned["atlas-a2"]
     assert "block_reduce_max.mask.count_argument" in warned["atlas-200i-500-a2"]
     assert "block_reduce_max.mask.ignored" not in warned["atlas-200i-500-a2"]
+
+
+@pytest.mark.parametrize("product,mask,sets", [("atlas-a2", [255, 0], True), ("atlas-a2", 8, True),
+                                               ("atlas-350", [255, 0], True), ("atlas-350", 8, False),
+                                               ("atlas-200i-500-a2", [255, 0], True),
+                                               ("atlas-200i-500-a2", 8, False)])
+def test_a_call_s_own_mask_stays_in_the_register_where_the_vendor_writes_it(product, mask, sets):
+    """The vendor's BlockReduce implementations write an own mask (isSetMask=true) to the mask register before the
+    instruction -- both forms on dav_c220 (AscendCUtils::SetMask), the array form only on dav_3510 and dav_m300,
+    whose contiguous form passes the count to the instruction -- so a later isSetMask=false call has a mask exactly
+    where the register was written (spec note block_reduce_min.own-mask-register)."""
+    doc = json.loads((ROOT / "examples" / "program_block_reduce_min.json").read_text())
+    own = copy.deepcopy(doc["calls"][1])
+    own["args"].update(mask=mask, is_set_mask=True)
+    doc["product"], doc["calls"] = product, [own, doc["calls"][1]]
+    found = [(v.call, v.id) for v in check_program(parse_program(doc)).violations]
+    assert ((1, "block_reduce_min.order.vector_mask") in found) == (not sets), found

@@ -55,6 +55,9 @@ from .mask_mode import MASK_MODE_STATE
 from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, VECTOR_MASK_STATE, counter_elements, effective_mask,
                             lane_mask, mask_high_word_note, lanes_per_repeat, mask_rules, mask_word_count)
 
+#: Products whose contiguous-mask BlockReduce passes the count to the instruction and leaves the mask register as it
+#: was (dav_3510, dav_m300); elsewhere AscendCUtils::SetMask<T>(len) writes it (spec note own-mask-register)
+CONTIGUOUS_LEAVES_REGISTER = ("atlas-350", "atlas-200i-500-a2")
 #: The mask fields a call with isSetMask=true leaves in the register (as SetVectorMask's state holds them)
 OWN_MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
 BLOCKS_PER_REPEAT = 8
@@ -568,13 +571,13 @@ class BlockReduceFamily(ApiModel):
         """With isSetMask=true the call writes its own mask to the mask register and leaves it there (the vendor's
         implementations set it with SetMask / SetVectorMask before the instruction; the Mask page: a mask set inside
         an API stays for later calls), so a later call with isSetMask=false reads it (spec note own-mask-register).
-        Not modelled, so left as it was: atlas-350's contiguous form (its implementation passes the count to the
-        instruction and leaves the register) and a contiguous mask in Counter mode."""
+        Left as it was: the contiguous form on atlas-350 and atlas-200i-500-a2 (their implementations pass the count
+        to the instruction and leave the register) and a contiguous mask in Counter mode (not modelled)."""
         env = case.env
         if not env["isSetMask"] or env["mask.placeholder"]:
             return
         counter = in_counter_mode(state)
-        if not env["mask.bitwise"] and (case.product == "atlas-350" or counter):
+        if not env["mask.bitwise"] and (case.product in CONTIGUOUS_LEAVES_REGISTER or counter):
             return
         state[VECTOR_MASK_STATE] = {"dtype": case.ctx.dtype.name, "mode": "COUNTER" if counter else "NORMAL",
                                     "fields": {f: env[f] for f in OWN_MASK_FIELDS},
@@ -1133,18 +1136,18 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                   f"{p}.dst.src.in_place")),
         SpecNote(f"{p}.own-mask-register", "A call's own mask stays in the mask register (programs)",
                  "With isSetMask=true the call writes its own mask to the mask register and leaves it there: a later "
-                 "call with isSetMask=false in the same program reads it (as after a SetVectorMask). Not modelled, "
-                 "so the register is left as it was: atlas-350's contiguous mask and a contiguous mask in Counter "
-                 "mode.",
+                 "call with isSetMask=false in the same program reads it (as after a SetVectorMask). The register is "
+                 "left as it was by a contiguous mask on atlas-350 and atlas-200i-500-a2, and by a contiguous mask in "
+                 "Counter mode (not modelled).",
                  "The Mask page and the Mask interface summary: a mask set inside an API (isSetMask=true) is written "
                  "to the register and later calls with isSetMask=false use it. The vendor's implementations: "
-                 "dav_c220 calls AscendCUtils::SetMask<T>(mask[1], mask[0]) or SetMask<T>(len) before the "
-                 "instruction; dav_3510 SetVectorMask<T>(mask[1], mask[0]) for the array form and passes a "
-                 "contiguous count to the instruction without touching the register. Found by the documentation "
-                 "census (tests/vendor/census_docs_vector.md, G3).",
+                 "dav_c220, dav_c100 and dav_m200 call AscendCUtils::SetMask<T>(mask[1], mask[0]) or SetMask<T>(len) "
+                 "before the instruction; dav_3510 and dav_m300 call SetVectorMask<T>(mask[1], mask[0]) for the "
+                 "array form and pass a contiguous count to the instruction without touching the register. Found by "
+                 "the documentation census (tests/vendor/census_docs_vector.md, G3).",
                  ("Mask overview (asc-devkit docs), Mask set inside the API", MASK_NOTES,
-                  "asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h, "
-                  "dav_3510/kernel_operator_vec_reduce_impl.h (BlockReduce*Impl)"), ()),
+                  "asc-devkit impl/basic_api/dav_{c220,c100,m200,m300,3510}/kernel_operator_vec_reduce_impl.h "
+                  "(BlockReduce*Impl)"), ()),
         SpecNote(f"{p}.same-type", "dst and src element types",
                  "dst and src both have T (half or float per product; half only on atlas-training).",
                  "The page: the destination and source types must be the same; the legacy prototype takes "
