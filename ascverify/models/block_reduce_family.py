@@ -1134,6 +1134,16 @@ def _family_notes(cls: type[BlockReduceFamily]) -> tuple[SpecNote, ...]:
                  (f"{p}.noop", f"{p}.mask.zero", f"{p}.repeatTime.zero", f"{p}.mask.count.range",
                   f"{p}.mask.words.nonzero", f"{p}.src.footprint", f"{p}.src.footprint.masked", f"{p}.dst.footprint",
                   f"{p}.dst.src.in_place")),
+        SpecNote(f"{p}.repeat-normal-mode", "repeatTime in Normal mode",
+                 "In Normal mode the call runs repeatTime repeats (repeatTime is ignored only in Counter mode, spec "
+                 "note mask-placeholder).",
+                 "The ReduceDataBlock page and the Mask overview's description of Normal mode: repeatTime repeats of "
+                 "the masked lanes. The Mask overview's Table 3 also says, for two Normal-mode rows, that repeatTime "
+                 "'has no effect, set it to 1' -- a sentence its own text and the ReduceDataBlock page contradict "
+                 "(and the vendor's Normal-mode BlockReduce passes repeatTime to the instruction). Recorded by the "
+                 "documentation census (census_docs_vector.md, G8).",
+                 (f"{PAGE}, Parameters (repeatTime)", "Mask overview (asc-devkit docs), Normal mode and Table 3",
+                  MASK_NOTES), ()),
         SpecNote(f"{p}.own-mask-register", "A call's own mask stays in the mask register (programs)",
                  "With isSetMask=true the call writes its own mask to the mask register and leaves it there: a later "
                  "call with isSetMask=false in the same program reads it (as after a SetVectorMask). The register is "

@@ -232,6 +232,18 @@ class SetVectorMask(ApiModel):
                   "01_memory_vector_compute/reduce/reduce.asc:207"),
                  ("set_vector_mask.len.int32", "set_vector_mask.counter.nonzero", "set_vector_mask.counter.high",
                   "set_vector_mask.normal.width", "set_vector_mask.counter.product")),
+        SpecNote("set_vector_mask.after-use", "Restoring the mask and the mode after use",
+                 "ascverify does not require a ResetMask after the masked calls a SetVectorMask served, nor a "
+                 "SetMaskNorm after Counter-mode work: a program that ends with a mask other than all ones, or in "
+                 "Counter mode, draws nothing. Within a program every later call is checked and run with the mask "
+                 "and mode the register then holds (a call in Counter mode draws counter_mode).",
+                 "The SetVectorMask page (and pyasc's docstring) say to restore the default with ResetMask after use, "
+                 "the SetMaskCount page to return to Normal mode with SetMaskNorm; the Mask overview page says "
+                 "ResetMask need not follow every call. Both are about the next kernel code that assumes the "
+                 "defaults, which a program of ascverify calls does not show: what it does show, the state each "
+                 "call reads, is modelled. Recorded by the documentation census (census_docs_vector.md, G6, G7).",
+                 (f"{VENDOR_PAGE}, Restrictions", "SetMaskCount (asc-devkit docs), Restrictions",
+                  "Mask overview (asc-devkit docs), ResetMask", NOTES_MASKS), ()),
         SpecNote("set_vector_mask.len-350", "SetVectorMask(len) on Atlas 350",
                  "On atlas-350 a Normal-mode len above 64 for a 32- or 64-bit T (len.high_word) and a len of 0 for "
                  "any T (len.zero) are errors; a 64-bit T's len of 32, the top of the page's range, is a warning "
