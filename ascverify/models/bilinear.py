@@ -48,12 +48,8 @@ from ..spec.rules import (
     tensors_disjoint,
 )
 from .mask_mode import MASK_MODE_STATE
-from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, REPEAT_BYTES, VECTOR_MASK_STATE, lane_mask, mask_high_word_note,
-                            mask_rules)
-
-#: The mask fields a program's state keeps for the mask register (as SetVectorMask's state holds them)
-REGISTER_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
-ALL_ONES = 2**64 - 1
+from .vector_common import (ALL_ONES_FIELDS, BLOCK_BYTES, OVERLAP_PAGE, REPEAT_BYTES, VECTOR_MASK_STATE, lane_mask,
+                            mask_high_word_note, mask_register_state, mask_rules)
 
 SEED = "000_f2fe3f8fa92b9dd9.txt"
 NOTES = "HARDWARE_NOTES.md BilinearInterpolation"
@@ -949,12 +945,9 @@ class BilinearInterpolation(ApiModel):
         ResetMask(); on atlas-350 it writes its own mask there and leaves it."""
         if case.product in ("atlas-a2", "atlas-a3"):
             state[MASK_MODE_STATE] = "NORMAL"
-        if case.product == "atlas-350":
-            fields = {f: case.env[f] for f in REGISTER_FIELDS}
-        else:
-            fields = {"mask.bitwise": True, "mask.count": 0, "mask.nwords": 2, "mask.w0": ALL_ONES, "mask.w1": ALL_ONES}
-        state[VECTOR_MASK_STATE] = {"dtype": case.ctx.dtype.name, "mode": "NORMAL", "fields": fields,
-                                    "writer": f"{self.name} (its own mask setting)"}
+        fields = case.env if case.product == "atlas-350" else ALL_ONES_FIELDS
+        state[VECTOR_MASK_STATE] = mask_register_state(case.ctx.dtype.name, "NORMAL", fields,
+                                                       f"{self.name} (its own mask setting)")
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         """Per tensor, the (buffer, start, stop) byte intervals the call may write."""

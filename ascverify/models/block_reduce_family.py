@@ -53,13 +53,12 @@ from ..spec.rules import (ERROR, POSITION_NAMES, WARNING, Context, Values, field
                           tensor_min_size)
 from .mask_mode import MASK_MODE_STATE
 from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, VECTOR_MASK_STATE, counter_elements, effective_mask,
-                            lane_mask, mask_high_word_note, lanes_per_repeat, mask_rules, mask_word_count)
+                            lane_mask, mask_high_word_note, lanes_per_repeat, mask_register_state, mask_rules,
+                            mask_word_count)
 
 #: Products whose contiguous-mask BlockReduce passes the count to the instruction and leaves the mask register as it
 #: was (dav_3510, dav_m300); elsewhere AscendCUtils::SetMask<T>(len) writes it (spec note own-mask-register)
 CONTIGUOUS_LEAVES_REGISTER = ("atlas-350", "atlas-200i-500-a2")
-#: The mask fields a call with isSetMask=true leaves in the register (as SetVectorMask's state holds them)
-OWN_MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
 BLOCKS_PER_REPEAT = 8
 MAX_REPEAT = 255
 MAX_STRIDE = 65535
@@ -579,9 +578,8 @@ class BlockReduceFamily(ApiModel):
         counter = in_counter_mode(state)
         if not env["mask.bitwise"] and (case.product in CONTIGUOUS_LEAVES_REGISTER or counter):
             return
-        state[VECTOR_MASK_STATE] = {"dtype": case.ctx.dtype.name, "mode": "COUNTER" if counter else "NORMAL",
-                                    "fields": {f: env[f] for f in OWN_MASK_FIELDS},
-                                    "writer": f"{self.name} (isSetMask=true)"}
+        state[VECTOR_MASK_STATE] = mask_register_state(case.ctx.dtype.name, "COUNTER" if counter else "NORMAL", env,
+                                                       f"{self.name} (isSetMask=true)")
 
     def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
         """With isSetMask=false, the call runs with the mask the last SetVectorMask set (when one did). After a

@@ -168,7 +168,7 @@ class SetFmatrix(ApiModel):
         trace.memory.special[register_key(case)] = fmatrix_register_value(case)
 
     def apply_state(self, case: Case, state: dict[str, Any]) -> None:
-        if case.env[MODE_ARG.name] != FMATRIX_MODE.code("FMATRIX_LEFT"):
+        if register_key(case) != FMATRIX_STATE:
             return  # the right feature map: no modelled load reads it
         state[FMATRIX_STATE] = {"fields": {f: case.env[f] for f in FMATRIX_MEMBER_FIELDS}, "dtype": case.ctx.dtype.name}
 

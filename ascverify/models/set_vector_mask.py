@@ -26,7 +26,7 @@ from ..spec.registry import register
 from ..spec.rules import WARNING, Context, Values, field_one_of, rule, state_rule
 from .mask_mode import MASK_MODE_STATE
 from .vector_common import (NOTES_MASKS, REGISTER_BITS, REPEAT_BYTES, VECTOR_MASK_STATE as STATE_KEY, Register,
-                            counter_count, lane_mask, mask_rules)
+                            counter_count, lane_mask, mask_register_state, mask_rules)
 
 PAGE = "004_2ad9555534615f32.txt 参数说明 is_set_mask"
 #: The vendor's page of SetVectorMask itself (asc-devkit ``docs/api/SIMD-API/基础API/Memory矢量计算/掩码操作/
@@ -52,7 +52,6 @@ NORMAL, COUNTER = MODE.codes(MODE.choices)
 LEN_MAX = INT32.hi
 #: Products whose SetVectorMask page says 不支持 (not supported): the inference series' Vector Core.
 UNSUPPORTED = ("atlas-inference-vectorcore",)
-MASK_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
 #: Where the vendor's implementation of SetVectorMask<T, NORMAL>(len) refuses, in its CPU-debug build, what
 #: SetMask<T>(len) writes: a maskHigh other than 0 for a 32- or 64-bit T, and both words 0 (Ascend 950, __NPU_ARCH__
 #: 3510; spec note set_vector_mask.len-350).
@@ -347,8 +346,7 @@ class SetVectorMask(ApiModel):
         in the call's own template mode when neither came before it."""
         mode = state.get(MASK_MODE_STATE)
         read = as_read(case, mode) if mode is not None else case
-        state[STATE_KEY] = {"dtype": case.ctx.dtype.name, "mode": MODE.choices[int(read.env["mode"])],
-                            "fields": {f: read.env[f] for f in MASK_FIELDS}}
+        state[STATE_KEY] = mask_register_state(case.ctx.dtype.name, MODE.choices[int(read.env["mode"])], read.env)
 
     def state_warnings(self, case: Case, state: Mapping[str, Any]) -> list[tuple[Any, str]]:
         """The template mode differs from the one SetMaskCount / SetMaskNorm set, other than the vendor's own

@@ -22,6 +22,20 @@ REGISTER_BITS = 128
 BLOCK_BYTES = 32
 #: The program state key SetVectorMask sets: the mask that masked calls with isSetMask=false use.
 VECTOR_MASK_STATE = "vector_mask"
+#: The mask fields that state keeps (a case's, as the register holds them)
+MASK_REGISTER_FIELDS = ("mask.bitwise", "mask.count", "mask.nwords", "mask.w0", "mask.w1")
+#: Those fields with both words all ones (ResetMask's register)
+ALL_ONES_FIELDS = {"mask.bitwise": True, "mask.count": 0, "mask.nwords": 2, "mask.w0": 2**64 - 1, "mask.w1": 2**64 - 1}
+
+
+def mask_register_state(dtype: str, mode: str, fields: Mapping[str, Any],
+                        writer: str | None = None) -> dict[str, Any]:
+    """The program state `VECTOR_MASK_STATE` holds after a call writes the mask register: the writer's type, the mode
+    the words are read in (NORMAL / COUNTER), the mask fields and, for later messages, who wrote them."""
+    state = {"dtype": dtype, "mode": mode, "fields": {f: fields[f] for f in MASK_REGISTER_FIELDS}}
+    if writer is not None:
+        state["writer"] = writer
+    return state
 
 
 @dataclass(frozen=True)
