@@ -75,9 +75,9 @@ def test_conflict_is_minimal_in_values_and_rules():
     values = [value_term(sp.vars[k], v) for k, v in c.values.items()]
     rules = [sp.terms[r.id] for r in c.rules]
     members = values + rules
-    assert z3.Solver().check(*sp._domain, *members) == z3.unsat
+    assert z3.Solver().check(*sp.background, *members) == z3.unsat
     for i in range(len(members)):
-        assert z3.Solver().check(*sp._domain, *(members[:i] + members[i + 1:])) == z3.sat, i
+        assert z3.Solver().check(*sp.background, *(members[:i] + members[i + 1:])) == z3.sat, i
 
 
 def test_unsupported_product_is_a_conflict_without_values():

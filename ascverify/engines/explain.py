@@ -64,10 +64,18 @@ def core_names(s: z3.Solver) -> set[str]:
 
 def space_for(case_or_model: Case | ApiModel, ctx: Any = None, *, timeout_ms: int = QUERY_TIMEOUT_MS,
               include_warnings: bool = False) -> Space:
-    """A Space for a case's (or a model's) context with a per-query timeout."""
+    """A Space for a case's (or a model's) context with a per-query timeout. Its no-op warnings are held (a repair
+    or a core does not make the call a no-op to get out of an error) but those the case itself draws."""
     if isinstance(case_or_model, Case):
-        return Space(case_or_model.model, case_or_model.ctx, timeout_ms=timeout_ms, include_warnings=include_warnings)
+        return Space(case_or_model.model, case_or_model.ctx, timeout_ms=timeout_ms, include_warnings=include_warnings,
+                     leave_out=own_noops(case_or_model))
     return Space(case_or_model, ctx, timeout_ms=timeout_ms, include_warnings=include_warnings)
+
+
+def own_noops(case: Case) -> list[str]:
+    """The no-op warnings (`Rule.noop`) the case draws: a case that is a no-op is explained and repaired as one."""
+    noops = {r.id for r in case.model.rules if r.noop}
+    return [w.id for w in check_case(case).warnings if w.id in noops] if noops else []
 
 
 def field_display(model: ApiModel, name: str, value: Any) -> str:
@@ -434,7 +442,7 @@ def _repair(case: Case, keep: Sequence[str], space: Space) -> Repair:
     if not any(has_quantifier(space.terms[r.id]) for r in space.rules):  # Z3's optimizer takes no quantifiers
         opt = z3.Optimize()
         interrupts.set_timeout(opt, space.timeout_ms)
-        opt.add(*space._domain)
+        opt.add(*space.background)
         opt.add(*[space.terms[r.id] for r in space.rules])
         opt.add(*kept_terms)
         for n in free:

@@ -148,7 +148,7 @@ class _Linter:
                timeout_ms: int | None = None) -> z3.Solver:
         s = z3.Solver()
         interrupts.set_timeout(s, self.timeout_ms if timeout_ms is None else timeout_ms)
-        s.add(*self.space._domain)
+        s.add(*self.space.background)
         for r in rules:
             s.add(z3.Implies(self.ind[r], self.terms[r]) if tracked else self.terms[r])
         s.add(*extra)

@@ -89,33 +89,44 @@ class SampleStats:
 
 
 class Space:
-    """One API's constraint space in one context."""
+    """One API's constraint space in one context: its error rules (with ``include_warnings`` its warnings too), less
+    the rules ``leave_out`` names. With ``assume_noops`` (the default without the warnings) the no-op warnings
+    (`Rule.noop`) are assumptions instead: a case found does something, and a conflict names the rules the case
+    breaks, not "the call could be a no-op"."""
 
     def __init__(self, model: ApiModel, ctx: Context, *, include_warnings: bool = False,
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS, leave_out: Iterable[str] = ()) -> None:
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, leave_out: Iterable[str] = (),
+                 assume_noops: bool | None = None) -> None:
         self.model = model
         self.ctx = ctx
         self.timeout_ms = timeout_ms
         self.vars: dict[str, z3.ExprRef] = {f.name: _var(f.name, f.type.kind) for f in model.fields}
         self.values = Values(self.vars, ctx, model)
         left_out = set(leave_out)  # rules not held (warnings a case is allowed to draw)
-        self.rules: list[Rule] = [r for r in model.rules_for(ctx.product.id)
-                                  if r.symbolic and (include_warnings or r.severity == ERROR) and r.id not in left_out]
+        in_force = [r for r in model.rules_for(ctx.product.id) if r.symbolic and r.id not in left_out]
+        assumed = not include_warnings if assume_noops is None else assume_noops
+        self.rules: list[Rule] = [r for r in in_force if (include_warnings or r.severity == ERROR)
+                                  and not (assumed and r.noop)]
         self.terms: dict[str, z3.BoolRef] = {}
         for r in self.rules:
-            t = r.holds(self.values, ctx)
-            self.terms[r.id] = t if isinstance(t, z3.BoolRef) else z3.BoolVal(bool(t))
+            self.terms[r.id] = self.term_of(r)
         self.indicators: dict[str, z3.BoolRef] = {r.id: z3.Bool(f"rule:{r.id}") for r in self.rules}
-        self._domain: list[z3.BoolRef] = []
+        #: what every case of the space meets besides its rules: the assumed no-op warnings, the fields' shapes
+        self.background: list[z3.BoolRef] = [self.term_of(r) for r in in_force if r.noop and assumed]
         for f in model.fields:
             if isinstance(f.type, EnumType):
                 v = self.vars[f.name]
-                self._domain.append(z3.And(v >= 0, v <= len(f.type.choices) - 1))
+                self.background.append(z3.And(v >= 0, v <= len(f.type.choices) - 1))
         for a in model.args:
             if isinstance(a, MaskArg):
-                self._domain.extend(mask_shape(self.vars, a, model.mask_words))
+                self.background.extend(mask_shape(self.vars, a, model.mask_words))
             elif isinstance(a, StructArg) and not a.optional:  # a required struct is always given (as parsing says)
-                self._domain.append(self.vars[f"{a.name}.present"])
+                self.background.append(self.vars[f"{a.name}.present"])
+
+    def term_of(self, r: Rule) -> z3.BoolRef:
+        """The rule's term over the space's variables."""
+        t = r.holds(self.values, self.ctx)
+        return t if isinstance(t, z3.BoolRef) else z3.BoolVal(bool(t))
 
     # -- solvers ----------------------------------------------------------------------------------------------
 
@@ -127,7 +138,7 @@ class Space:
         s = z3.Solver()
         s.set("random_seed", seed)
         interrupts.set_timeout(s, self.timeout_ms)
-        s.add(*self._domain)
+        s.add(*self.background)
         skip = set(skip)
         for r in self.rules:
             if r.id in skip:
@@ -314,18 +325,27 @@ def iter_sample_quiet(model: ApiModel, ctx: Context, n: int, *, seed: int = 0, f
                       stats: SampleStats | None = None,
                       warned: Callable[[list[Rule]], None] = lambda rules: None) -> Iterator[Case]:
     """`Space.iter_sample` with the warning rules held too (cases that draw no warning), but for the warnings the
-    fixes leave no case without: each such set is passed to ``warned`` and let go. An error conflict raises as
+    fixes leave no case without: each such set is passed to ``warned`` and let go. A no-op warning is let go only
+    when the fixes alone make the call a no-op, not to dodge an error. An error conflict raises as
     `Space.iter_sample` does."""
     left_out: list[str] = []
+    assume, assumed_conflict = True, None  # the no-op warnings assumed first (`Space`), then, if need be, as rules
     while True:
-        space = Space(model, ctx, include_warnings=True, leave_out=left_out)
+        space = Space(model, ctx, include_warnings=True, leave_out=left_out, assume_noops=assume)
         try:
             yield from space.iter_sample(n, seed=seed, fixes=fixes, stats=stats)
             return
         except Unsatisfiable as exc:
+            if exc.undecided:
+                raise  # which rules conflict is not known
             warnings = [r for r in exc.rules if r.severity != ERROR]
-            if exc.undecided or not warnings:
-                raise  # the error rules conflict (or which rules do is not known)
+            # a no-op that would only dodge an error is no way out; one the fixes ask for alone is
+            dodge = any(r.noop for r in warnings) and any(r.severity == ERROR for r in exc.rules)
+            if not warnings or dodge:
+                if assume:  # do the fixes themselves make the call a no-op? the no-op warnings as rules say
+                    assume, assumed_conflict = False, exc
+                    continue
+                raise assumed_conflict or exc  # the error rules conflict
             warned(warnings)
             left_out += [r.id for r in warnings]
 

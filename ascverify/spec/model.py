@@ -90,6 +90,9 @@ class ApiModel:
     tensors: ClassVar[tuple[TensorDecl, ...]] = ()
     notes: ClassVar[tuple[SpecNote, ...]] = ()
     mask_words: ClassVar[int] = MASK_WORDS
+    #: fields the construction of valid cases (`construct_args`) always sets to these values unless the case's
+    #: arguments give them: `strategies.cases` judges arguments held fixed with them (Load3DBitMode: the bit-mode form)
+    construction_constants: ClassVar[Mapping[str, Any]] = {}
     #: semantic invariants ``f(case, seed)`` that hold on every valid case (AssertionError otherwise)
     invariants: ClassVar[tuple[Callable[..., None], ...]] = ()
     #: other spellings of the argument names: spelling label -> {name in ``args``: name in that spelling};

@@ -241,6 +241,10 @@ class Rule:
     data_check: Callable[..., Any] | None = None
     notes: tuple[str, ...] = ()
     help: str = ""
+    #: a warning that the call is a no-op (it moves nothing): legal, but no way out of an error, so the engines that
+    #: look for a case that meets the rules (fix, synth, explain's cores: `engines.solver.Space`) assume it; the
+    #: strategies and `gen` still draw no-ops (a boundary an implementation must get right)
+    noop: bool = False
 
     def applies(self, product_id: str) -> bool:
         """The rule is in force on ``product_id``."""
@@ -351,10 +355,12 @@ def _products(products: Iterable[str] | None) -> frozenset[str] | None:
 
 def rule(id: str, params: Sequence[str], predicate: Predicate, message: str, source: str, *,
          severity: str = ERROR, products: Iterable[str] | None = None, when: Predicate | None = None,
-         facts=None, notes: Sequence[str] = (), help: str = "", domain: Mapping[str, Any] | None = None) -> Rule:
-    """A rule with an arbitrary predicate (relational rules)."""
+         facts=None, notes: Sequence[str] = (), help: str = "", domain: Mapping[str, Any] | None = None,
+         noop: bool = False) -> Rule:
+    """A rule with an arbitrary predicate (relational rules); ``noop``: a warning that the call is a no-op
+    (`Rule.noop`)."""
     return Rule(id, tuple(params), predicate, message, source, severity, _products(products), when, facts,
-                dict(domain or {"kind": "custom"}), (), None, tuple(notes), help)
+                dict(domain or {"kind": "custom"}), (), None, tuple(notes), help, noop)
 
 
 def field_range(id: str, field_name: str, lo: Any, hi: Any, source: str, *, param: str | None = None,

@@ -1207,13 +1207,14 @@ def _fixed_break_no_rule(model: ApiModel, products: Sequence[str], dtype: str | 
     for p in products:
         for t in ([dtype] if dtype is not None else model.support.get(p, ())):
             ctx = model.context(p, t)
-            env = {**_layout(model.name, ctx).defaults, **fixed}
+            constants = {k: x for k, x in model.construction_constants.items() if k not in fixed}
+            env = {**_layout(model.name, ctx).defaults, **constants, **fixed}
             broken = None
             for r in rules:
                 if not r.applies(p):
                     continue
                 holds, read = _judged(r, env, ctx, model)
-                if holds is False and read <= fixed.keys():  # (None: it cannot judge them alone; the draws will)
+                if holds is False and read <= fixed.keys() | constants.keys():  # (None: the draws will judge)
                     broken = f"[{r.id}] {r.explain(Values(env, ctx, model), ctx)}"
                     break
             if broken is None:
