@@ -113,9 +113,10 @@ def test_example_result_reproduces_the_page():
     ({"args__dstBlkStride": 0}, {"bilinear.dstBlkStride.nonzero"}),
     # dstBlkStride 8: block 1 of iteration 0 starts at element 128 = iteration 1's start (and dst too small)
     ({"args__dstBlkStride": 8}, {"bilinear.dst.vertical_overlap", "bilinear.dst.size"}),
-    ({"args__mask": 0}, {"bilinear.mask.count.range"}),
+    # a mask of no lane: an error off atlas-a2/a3 (page 000's range from 1), a warning there (test_bilinear_mask_zero)
+    ({"args__mask": 0, "product": "atlas-inference-aicore"}, {"bilinear.mask.count.range"}),
     ({"args__mask": 129}, {"bilinear.mask.count.range"}),
-    ({"args__mask": [0, 0]}, {"bilinear.mask.words.nonzero"}),
+    ({"args__mask": [0, 0], "product": "atlas-350"}, {"bilinear.mask.words.nonzero"}),
     ({"args__mask": [1]}, {"bilinear.mask.words.count"}),
     ({"args__mask": [1, 2, 3]}, {"bilinear.mask.words.count"}),
     # dst [16, 528) also overlaps src0 [512, 1536): a warning only (atlas-a2 reads every source before storing)

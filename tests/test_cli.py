@@ -333,7 +333,8 @@ def test_rules_on_a_product_give_the_bounds_that_depend_on_it():
     # count mode counts up to one repeat of 256 bytes -> 128 halves (docs: vector masks)
     a2 = invoke("rules", "BilinearInterpolation", "-p", "atlas-a2")
     assert a2.exit_code == 0
-    assert "    vROffset a multiple of 16\n" in a2.stdout and "    mask.count in [1, 128]\n" in a2.stdout
+    # (a mask of 0 is the Mask page's NOP on atlas-a2: a warning, so the count's range starts at 0 there)
+    assert "    vROffset a multiple of 16\n" in a2.stdout and "    mask.count in [0, 128]\n" in a2.stdout
     assert "\u2026" not in a2.stdout
     doc = json.loads(invoke("rules", "BilinearInterpolation", "-p", "atlas-a2", "--format", "json").stdout)
     assert next(x for x in doc["rules"] if x["id"] == "bilinear.vROffset.align")["help"] == "vROffset a multiple of 16"

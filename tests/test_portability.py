@@ -103,14 +103,22 @@ def test_diff_products_bilinear():
                                                          "src1.hazard", "src0Offset.hazard")}
     only_a |= {"bilinear.hvRepeat.range", "bilinear.src1.brcb_size", "bilinear.src1.brcb_repeat",
                "bilinear.c220_rep_strides"}
+    # a mask of no lane: the Mask page's NOP on atlas-a2 (a warning), page 000's range from 1 on atlas-350 (spec note
+    # bilinear.mask-zero)
+    only_a.add("bilinear.mask.zero")
     # ... and loads src0Offset a whole vector register at a time (spec note bilinear.3510-offset-loads)
     only_b = {"bilinear.dst.hazard", "bilinear.dst.src0.hazard", "bilinear.src0Offset.vector_read"}
     # atlas-350's UB has 8 KiB above the 248 KiB a kernel allocates (the library's temporaries): a warning there
     only_b |= {f"bilinear.{t}.reserved" for t in ("dst", "src0", "src0Offset", "src1", "sharedTmpBuffer")}
+    only_b.add("bilinear.mask.words.nonzero")
     assert {i for i, r in kinds.items() if r.kind == "only_a"} == only_a
     assert {i for i, r in kinds.items() if r.kind == "only_b"} == only_b
     differs = {i for i, r in kinds.items() if r.kind == "differs"}
-    assert differs == {f"bilinear.{t}.bounds" for t in ("dst", "src0", "src0Offset", "src1")}
+    # the mask's count from 0 on atlas-a2 (its NOP), from 1 on atlas-350; the rules about what the call stores to dst
+    # differ only on that NOP, which they do not judge (docs/severity.md): not listed
+    assert differs == {f"bilinear.{t}.bounds" for t in ("dst", "src0", "src0Offset", "src1")} | {"bilinear.mask.count.range"}
+    assert kinds["bilinear.mask.count.range"].detail == "mask.count in [0, 128] on atlas-a2, [1, 128] on atlas-350"
+    differs.discard("bilinear.mask.count.range")
     for i in differs:
         assert "UB 196608 vs 262144 bytes" in kinds[i].detail  # the physical sizes: 192 KiB, 256 KiB
     same = diff_api(get_api("BilinearInterpolation"), "atlas-a2", "atlas-a3")

@@ -49,11 +49,26 @@ from ..spec.rules import (
 )
 from .mask_mode import MASK_MODE_STATE
 from .vector_common import (ALL_ONES_FIELDS, BLOCK_BYTES, OVERLAP_PAGE, REPEAT_BYTES, VECTOR_MASK_STATE, lane_mask,
-                            mask_high_word_note, mask_register_state, mask_rules)
+                            mask_high_word_note, mask_register_state, mask_rules, mask_selects_nothing)
 
 SEED = "000_f2fe3f8fa92b9dd9.txt"
 NOTES = "HARDWARE_NOTES.md BilinearInterpolation"
 BLOCKS_PER_REPEAT = 8
+
+
+def unless_no_lane(r: Any) -> Any:
+    """``r`` (a rule of `DST_STORE_RULES`; any other is returned as is) not in force on a call whose mask enables no
+    lane where that stores nothing to dst (`MASK_ZERO_NOOP`)."""
+    if r.id.split(".", 1)[1] not in DST_STORE_RULES:
+        return r
+    old = r.when
+
+    def when(v: Values, ctx: Context) -> Any:
+        if ctx.product.id not in MASK_ZERO_NOOP:
+            return True if old is None else old(v, ctx)
+        stores = Not(mask_selects_nothing(v, ctx))
+        return stores if old is None else And(old(v, ctx), stores)
+    return replace(r, when=when, notes=(*r.notes, "bilinear.mask-zero"))
 
 
 def _impl(arch: str) -> str:
@@ -71,6 +86,15 @@ IMPL_OF = {"atlas-350": "dav_3510", "atlas-a2": "dav_c220", "atlas-a3": "dav_c22
            "atlas-inference-aicore": "dav_m200"}
 #: Products whose implementation uses sharedTmpBuffer (the page: none is needed on atlas-350).
 TMP_PRODUCTS = ("atlas-a2", "atlas-a3", "atlas-inference-aicore")
+#: The rules about the bytes the call stores to dst (ids without the prefix): none is stored with a mask of no lane
+#: on `MASK_ZERO_NOOP` (spec note bilinear.mask-zero)
+DST_STORE_RULES = ("dst.vertical_overlap", "dst.size", "dst.hazard", "dst.src0.disjoint", "dst.src0Offset.disjoint",
+                   "dst.src1.disjoint", "dst.src0.hazard", "sharedTmpBuffer.dst.disjoint", "sharedTmpBuffer.dst.hazard",
+                   "c220_rep_strides")
+#: Where a mask that enables no lane is a NOP for dst (the Mask overview page: 'mask = 0: NOP' on Atlas A3 / A2):
+#: a warning there, an error elsewhere (page 000's range from 1; spec note bilinear.mask-zero)
+MASK_ZERO_NOOP = ("atlas-a3", "atlas-a2")
+MASK_PAGE = "Mask overview (asc-devkit docs)"
 #: Products running dav_c220 (Gatherb / Brcb / Mul / Add / Adds through sharedTmpBuffer).
 C220_PRODUCTS = ("atlas-a2", "atlas-a3")
 #: Products that read src0 blocks and src1 values of vertical iteration v after storing iteration v-1.
@@ -553,20 +577,23 @@ class BilinearInterpolation(ApiModel):
                  (f"{SEED} Table 2, mask[]/mask", "004_2ad9555534615f32.txt mask", "HARDWARE_NOTES.md Masks"),
                  ("bilinear.mask.words.nonzero",)),
         SpecNote("bilinear.mask-zero", "A mask that enables no lane",
-                 "A contiguous mask of 0 and the bitwise mask [0, 0] are errors on every product "
-                 "(mask.count.range, mask.words.nonzero), as a contiguous mask above 128 is: the range 1..128 and "
-                 "'the two words must not both be 0'.",
-                 "Page 000 gives the mask ranges from 1, HARDWARE_NOTES (Masks) say the two words must not both be "
-                 "0. The vendor's newest Mask page, to which the BilinearInterpolation page refers for mask, gives "
-                 "[0, 128] and each word [0, 2^64-1], calls a mask of 0 a NOP on Atlas A3 / A2 (as the SetVectorMask "
-                 "page does) and a mask above the maximum the maximum. ascverify keeps the hardware notes' reading "
-                 "for this API: no vendor call passes such a mask to BilinearInterpolation, and the NOP is not "
-                 "modelled here (BlockReduce, whose own page states the NOP, reads it as a no-op warning on "
-                 "atlas-a2/a3). A known difference from the newer page: the documentation census keeps the page's "
-                 "reading as strict xfails (tests/vendor/census_docs_vector.md, G1, G2, G5).",
-                 (f"{SEED} Table 2, mask[]/mask", "HARDWARE_NOTES.md Masks", "Mask overview (asc-devkit docs), mask",
-                  "SetVectorMask (asc-devkit docs), Restrictions"),
-                 ("bilinear.mask.count.range", "bilinear.mask.words.nonzero")),
+                 "On atlas-a2 / a3 a contiguous mask of 0 or the bitwise mask [0, 0] is a warning (mask.zero): the "
+                 "call stores nothing to dst, but still reads src0, src0Offset and src1 and writes sharedTmpBuffer "
+                 "(run does all of it but the stores to dst). On the other products both are errors "
+                 "(mask.count.range from 1, mask.words.nonzero), as a contiguous mask above 128 is everywhere.",
+                 "Page 000 gives the mask ranges from 1 and HARDWARE_NOTES (Masks) say the two words must not both be "
+                 "0; the vendor's newest Mask page, to which the BilinearInterpolation page refers for mask, gives "
+                 "[0, 128] and each word [0, 2^64-1] and calls a mask of 0 a NOP on Atlas A3 / A2 (as the "
+                 "SetVectorMask page does). The vendor's dav_c220 implementation agrees and says what the NOP "
+                 "leaves out: Gatherb, Brcb and the Counter-mode Mul into sharedTmpBuffer do not take the mask; only "
+                 "the Add of the horizontal iterations and the Adds that copies to dst do, so with no lane they store "
+                 "nothing (its CPU-debug checks call mask 0 'equivalent to a NOP'). BlockReduce reads its own page's "
+                 "NOP the same way. Elsewhere no vendor page calls it a NOP (dav_3510 passes the mask to one "
+                 "instruction, dav_m200 likewise), so the seed page's range stands. Found by the documentation "
+                 "census (tests/vendor/census_docs_vector.md, G1, G2, G5).",
+                 (f"{SEED} Table 2, mask[]/mask", "HARDWARE_NOTES.md Masks", f"{MASK_PAGE}, mask",
+                  "SetVectorMask (asc-devkit docs), Restrictions", IMPL_C220),
+                 ("bilinear.mask.count.range", "bilinear.mask.words.nonzero", "bilinear.mask.zero")),
         SpecNote("bilinear.vROffset-max", "Largest vROffset",
                  "vROffset in [128, 65534]: 65535 is refused, as the page says.",
                  "The page gives [128, 65535); the vendor's CPU-debug check accepts 65535. The page is the contract.",
@@ -724,10 +751,15 @@ class BilinearInterpolation(ApiModel):
     def _derived_rules(self):
         """The derived rules, with sharedTmpBuffer's placement checked only where the call uses it."""
         placement = {f"{self.prefix}.sharedTmpBuffer.{k}" for k in ("align", "bounds", "position")}
-        return [replace(r, products=frozenset(TMP_PRODUCTS), notes=(*r.notes, "bilinear.tmp"))
-                if r.id in placement else r for r in super()._derived_rules()]
+        return [unless_no_lane(replace(r, products=frozenset(TMP_PRODUCTS), notes=(*r.notes, "bilinear.tmp"))
+                               if r.id in placement else r) for r in super()._derived_rules()]
 
     def api_rules(self):
+        """The call's own rules; those about what it stores to dst do not apply to a mask of no lane where that is
+        a NOP for dst (`unless_no_lane`)."""
+        return [unless_no_lane(r) for r in self._own_rules()]
+
+    def _own_rules(self):
         p = self.prefix
         order = f"{OVERLAP_PAGE}; {SEED} Restrictions (silent on dst); {NOTES}"
         # first: the solver decides its questions best before the others (see the hazard section)
@@ -742,7 +774,15 @@ class BilinearInterpolation(ApiModel):
         # the generic mask rules but those about 32- and 64-bit operands' words, which no case of this half-only
         # API can break (review 75: they were listed, cited and never fired)
         wide_only = {f"{p}.mask.words.width", f"{p}.mask.words.high"}
-        yield from (r for r in mask_rules(p, _t2("mask[]/mask")) if r.id not in wide_only)
+        yield from (r for r in mask_rules(p, _t2("mask[]/mask"), empty_ok_on=MASK_ZERO_NOOP) if r.id not in wide_only)
+        yield rule(f"{p}.mask.zero", ("mask", "product"), lambda v, ctx: Not(mask_selects_nothing(v, ctx)),
+                   "mask={shown} enables no lane: the call stores nothing to dst on {product} (a NOP by the Mask "
+                   "page); it still reads src0, src0Offset and src1 and writes sharedTmpBuffer",
+                   f"{MASK_PAGE}, mask (0: a NOP on Atlas A3 / A2); {_t2('mask[]/mask')} (from 1); "
+                   f"HARDWARE_NOTES.md Masks; {IMPL_C220}", severity=WARNING, products=MASK_ZERO_NOOP,
+                   notes=("bilinear.mask-zero",), facts=lambda v, ctx: {"shown": format(v.mask)},
+                   help="the mask enables a lane (a mask of 0 stores nothing)", domain={"kind": "custom", "mask": "mask"},
+                   noop=True)
         yield field_range(f"{p}.hRepeat.range", "hRepeat", 1, 255, _t2("hRepeat"))
         yield field_range(f"{p}.vRepeat.range", "vRepeat", 1, 255, _t2("vRepeat"))
         yield field_range(f"{p}.vROffset.range", "vROffset", 128, 65534, _t2("vROffset") + " ([128, 65535))",
@@ -1025,6 +1065,8 @@ class BilinearInterpolation(ApiModel):
         esize = case.ctx.sizeof("dst")
         b = BLOCK_BYTES // esize
         lanes = lane_mask(case)  # (8*b,)
+        if not lanes.any():  # a mask of no lane stores nothing (atlas-a2/a3's NOP; refused elsewhere: bilinear.mask-zero)
+            return
         byte_mask = np.repeat(lanes, esize).reshape(BLOCKS_PER_REPEAT, BLOCK_BYTES)
         starts = dst.addr + (np.arange(V)[:, None] * R + np.arange(BLOCKS_PER_REPEAT)[None, :] * S * b) * esize
         data = np.ascontiguousarray(acc).reshape(V * BLOCKS_PER_REPEAT, b).view(np.uint8)

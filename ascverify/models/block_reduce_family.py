@@ -54,7 +54,7 @@ from ..spec.rules import (ERROR, POSITION_NAMES, WARNING, Context, Values, field
 from .mask_mode import MASK_MODE_STATE
 from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, VECTOR_MASK_STATE, counter_elements, effective_mask,
                             lane_mask, mask_high_word_note, lanes_per_repeat, mask_register_state, mask_rules,
-                            mask_word_count)
+                            mask_selects_nothing, mask_word_count)
 
 #: Products whose contiguous-mask BlockReduce passes the count to the instruction and leaves the mask register as it
 #: was (dav_3510, dav_m300); elsewhere AscendCUtils::SetMask<T>(len) writes it (spec note own-mask-register)
@@ -276,9 +276,7 @@ def src_span_bytes(v: Values, ctx: Context) -> Any:
 
 def mask_all_zero(v: Values, ctx: Context) -> Any:
     """The mask argument selects no lane (a contiguous 0, or bitwise words all 0)."""
-    m = v.mask
-    words_zero = And(*(w == 0 for w in m.words[: mask_word_count(ctx)]))
-    return And(Not(v["mask.placeholder"]), Or(And(m.bitwise, words_zero), And(Not(m.bitwise), m.count == 0)))
+    return mask_selects_nothing(v, ctx, placeholder=True)
 
 
 def own_mask_zero(v: Values, ctx: Context) -> Any:
@@ -470,11 +468,11 @@ class BlockReduceFamily(ApiModel):
                    "mask={shown} enables no lane: the call is a no-op on {product} (nothing is stored)",
                    c.mask_zero, severity=WARNING, products=NOOP_PRODUCTS, notes=(f"{p}.noop",), facts=shown,
                    help="the mask enables a lane (a mask of 0 makes the call a no-op)",
-                   domain={"kind": "custom", "mask": "mask"})
+                   domain={"kind": "custom", "mask": "mask"}, noop=True)
         yield rule(f"{p}.repeatTime.zero", ("repeatTime", "product"), lambda v, ctx: v.repeatTime != 0,
                    "repeatTime=0: the call is a no-op on {product} (nothing is read or stored)",
                    c.mask_zero, severity=WARNING, products=tuple(q for q in PRODUCT_IDS if q != "atlas-350"),
-                   notes=(f"{p}.noop",), help="repeatTime is not 0 (0 makes the call a no-op)")
+                   notes=(f"{p}.noop",), help="repeatTime is not 0 (0 makes the call a no-op)", noop=True)
         yield order_rule(f"{p}.order.vector_mask", "vector_mask",
                          "isSetMask=false needs a SetVectorMask (or a call with isSetMask=true, which leaves its mask) earlier "
                          "in the program (the mask comes from the register)",
@@ -551,7 +549,7 @@ class BlockReduceFamily(ApiModel):
                    lambda v, ctx: Not(Or(v.repeatTime == 0, mask_all_zero(v, ctx))),
                    "repeatTime={repeatTime}, mask={shown}: the call may not be a no-op on {product}",
                    c.noop, severity=WARNING, products=("atlas-350",), notes=(f"{p}.noop",), facts=shown,
-                   help="repeatTime and the mask are non-zero (a zero call is not a guaranteed no-op)")
+                   help="repeatTime and the mask are non-zero (a zero call is not a guaranteed no-op)", noop=True)
 
         yield state_rule(f"{p}.counter_mode", "the mask register holds a Counter-mode count: the hardware ignores "
                          "repeatTime and runs the repeats the count needs (all lanes, the last repeat the rest)",

@@ -188,6 +188,15 @@ def mask_rules(prefix: str, source: str, name: str = "mask", *, placeholder: boo
     return [replace(r, domain={**r.domain, "mask": name}) for r in rules]
 
 
+def mask_selects_nothing(v: Values, ctx: Context, *, placeholder: bool = False) -> Any:
+    """The mask argument selects no lane: a contiguous 0, or bitwise words all 0 (not the placeholder, when the
+    argument declares one)."""
+    m = v.mask
+    words_zero = And(*(w == 0 for w in m.words[: mask_word_count(ctx)]))
+    none = Or(And(m.bitwise, words_zero), And(Not(m.bitwise), m.count == 0))
+    return And(Not(v["mask.placeholder"]), none) if placeholder else none
+
+
 def lane_mask(case: Case, name: str = "mask") -> np.ndarray:
     """Active lanes of one repeat (bool, lanes_per_repeat long); mask[0] holds the low 64 lanes."""
     n = lanes_per_repeat(case.ctx)
