@@ -181,10 +181,19 @@ def test_the_pages_initializer_list_read_in_member_order():
           "kStartPt": 65535, "mStartPt": 65535, "strideW": 1, "strideH": 1, "filterW": 2, "filterH": 2,
           "dilationFilterW": 2, "dilationFilterH": 2, "enTranspose": True, "enSmallK": False, "filterSizeW": False,
           "filterSizeH": False}
+    # channelSize, kExtension, mExtension 0: in this form (LoadData3DParamsV2's members) the LoadData page's NOP, a
+    # warning (spec note load3d.zero-nop-350); kStartPt 65535 is still no multiple of 16
     ids = broken(with_args(v2))
-    for rule_id in ("load3d.kStep.range", "load3d.mStep.range", "load3d.sizeChannel.values", "load3d.kPos.multiple",
-                    "load3d.window.k_bounds", "load3d.window.m_bounds"):
-        assert rule_id in ids, (rule_id, ids)
+    assert "load3d.kPos.multiple" in ids
+    for rule_id in ("load3d.kStep.range", "load3d.mStep.range", "load3d.sizeChannel.values", "load3d.window.k_bounds",
+                    "load3d.window.m_bounds"):
+        assert rule_id not in ids, (rule_id, ids)
+    assert "load3d.v2.nop" in {w.id for w in check_case(parse_case(with_args(v2))).warnings}
+    # the same extents of 0 in the bit-mode form (page 002: from 1) are errors
+    bit = broken(with_args({"kStep": 0, "mStep": 0, "sizeChannel": 0, "strideW": 1, "strideH": 1, "Wk": 2, "Hk": 2,
+                            "dilationW": 2, "dilationH": 2, "fmatrix": {"l1H": 4, "l1W": 4, "padList": [1, 1, 1, 1]}}))
+    for rule_id in ("load3d.kStep.range", "load3d.mStep.range", "load3d.sizeChannel.values"):
+        assert rule_id in bit, (rule_id, bit)
 
 
 JSONISH = st.recursive(st.none() | st.booleans() | st.integers(-(2**65), 2**65) | st.floats(allow_nan=False)

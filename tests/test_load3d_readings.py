@@ -125,9 +125,12 @@ def test_pyasc_keywords_refused_name_the_field(args, field, says):
     assert info.value.field == field and says in info.value.message, info.value.line()
 
 
-def test_set_load_data_repeat_is_not_an_alias():
-    # pyasc's set_load_data_repeat is SetLoadDataRepeat (LoadDataRepeatParam: no dstStride), another API
-    assert lookup_api("set_load_data_repeat") is None
+def test_set_load_data_repeat_is_not_an_alias_of_the_with_stride_setter():
+    # pyasc's set_load_data_repeat is SetLoadDataRepeat (LoadDataRepeatParam: no dstStride), another API than
+    # SetLoadDataRepeatWithStride (atlas-350's register setter, which pyasc does not have)
+    assert lookup_api("set_load_data_repeat").name == "SetLoadDataRepeat"
+    assert lookup_api("asc.set_load_data_repeat").name == "SetLoadDataRepeat"
+    assert "dstStride" not in lookup_api("set_load_data_repeat").arg_spellings["pyasc"]
 
 
 # -- the spec notes name both their sources ---------------------------------------------------------------------

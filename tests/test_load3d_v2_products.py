@@ -270,11 +270,16 @@ def test_a_zero_the_page_calls_a_nop_is_a_warning_and_moves_nothing(field, value
         assert "load3d.v2.nop" not in verdict(example("atlas-a2", Wk=0, filterW=True))[1]
 
 
-def test_a_zero_feature_map_side_is_a_nop_and_atlas_350_has_no_nop_rule():
+def test_a_zero_feature_map_side_is_a_nop_and_on_atlas_350_only_in_the_v2_form():
     doc = example("atlas-a2")
     doc["args"]["fmatrix"]["l1W"] = 0
     assert "load3d.v2.nop" in verdict(doc)[1]
-    assert "load3d.v2.nop" not in {r.id for r in MODEL.rules_for("atlas-350")}
+    # atlas-350: the LoadData page's NOP for the LoadData3DParamsV2 form (defaultConfig given), page 002's range from
+    # 1 for the bit-mode form (spec note load3d.zero-nop-350)
+    v2 = {**doc, "product": "atlas-350", "args": {**doc["args"], "defaultConfig": {"isSetFMatrix": False}}}
+    assert verdict(v2)[0] == [] and "load3d.v2.nop" in verdict(v2)[1]
+    bit = {**doc, "product": "atlas-350"}
+    assert "load3d.fmatrix.l1W.range" in verdict(bit)[0] and "load3d.v2.nop" not in verdict(bit)[1]
 
 
 def test_int4_channel_counts_and_k_multiples_are_the_page_s():

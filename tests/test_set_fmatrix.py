@@ -178,13 +178,18 @@ def v2_call(**args) -> dict:
     return {"api": "Load3DBitMode", "args": {**V2_LOAD, **args}, "tensors": {"dst": "a2", "src": "fm"}}
 
 
+#: a V2 load at call 1 of a program without SetLoadDataRepeat: its repeat fields were never set (the LoadData page:
+#: on Ascend 950 it needs SetLoadDataRepeat; spec note set_load_data_repeat_v2.program)
+UNSET = (1, "load3d.repeat.v2_unset")
+
+
 def test_a_v2_load_sets_its_own_feature_map_by_default():
     """LoadData<T, defaultConfig>(dst, src, LoadData3DParamsV2): defaultConfig is {true, true} by default, and
     LoadDataImpl then writes the call's own l1H, l1W, padList (and padValue) to the registers before it loads (the
     LoadData page's V2 prototype; kernel_operator_mm_base_impl.h). A SetFmatrix of another shape before it is not
     read: here one whose 2 x 2 map a 2 x 2 kernel of dilation 2 cannot cover (Ho = 2 - 2*(2-1) - 1 + 1 = -1)."""
     prog = program(fm_call(l1H=2, l1W=2, padList=[0, 0, 0, 0]), v2_call())
-    assert found(check_program(parse_program(prog))) == ([], [])
+    assert found(check_program(parse_program(prog))) == ([], [UNSET])
     run = run_program(parse_program(prog))
     direct = parse_case({"api": "Load3DBitMode", "product": "atlas-350", "dtype": "half",
                          "args": {**LOAD_ARGS, "fmatrix": FMATRIX},
@@ -194,7 +199,7 @@ def test_a_v2_load_sets_its_own_feature_map_by_default():
     # the call leaves its map in the register: a bit-mode load after it (page names, no map) reads l1H = l1W = 4
     assert run.memory.special["fmatrix"]["l1H"] == 4
     after = program(fm_call(l1H=2, l1W=2, padList=[0, 0, 0, 0]), v2_call(), load_call())
-    assert found(check_program(parse_program(after))) == ([], [])
+    assert found(check_program(parse_program(after))) == ([], [UNSET])
 
 
 def test_a_v2_load_with_false_reads_set_fmatrix_s_map():
@@ -203,7 +208,7 @@ def test_a_v2_load_with_false_reads_set_fmatrix_s_map():
     prog = program(fm_call(l1H=2, l1W=2, padList=[0, 0, 0, 0]),
                    v2_call(defaultConfig={"isSetFMatrix": False, "isSetPadding": False}))
     errors, warnings = found(check_program(parse_program(prog)))
-    assert (1, "load3d.window.m_bounds") in errors and warnings == [(1, "load3d.fmatrix.differs")]
+    assert (1, "load3d.window.m_bounds") in errors and warnings == [(1, "load3d.fmatrix.differs"), UNSET]
     # {false, true}: SetFmatrix's map with the call's own padding value (checked against T: 300 is no int8)
     prog = program(fm_call(), {**v2_call(defaultConfig={"isSetFMatrix": False}, padValue=300), "dtype": "int8"})
     prog["tensors"]["a2"]["dtype"] = prog["tensors"]["fm"]["dtype"] = "int8"
@@ -217,11 +222,11 @@ def test_a_default_config_v2_load_without_a_map_resets_it():
     bare = {k: x for k, x in V2_LOAD.items() if k not in FMATRIX}
     prog = program(fm_call(), {**v2_call(), "args": bare}, load_call())
     result = check_program(parse_program(prog))
-    assert found(result) == ([], [(1, "load3d.fmatrix.reset"), (2, "load3d.fmatrix.unset")])
+    assert found(result) == ([], [(1, "load3d.fmatrix.reset"), UNSET, (2, "load3d.fmatrix.unset")])
     # the bit-mode form reads the register unless the case says otherwise: with {true, ...} and no map of its own
     # it resets it too
     page = program(fm_call(), load_call(defaultConfig={"isSetFMatrix": True}))
-    assert found(check_program(parse_program(page))) == ([], [(1, "load3d.fmatrix.reset")])
+    assert found(check_program(parse_program(page))) == ([], [(1, "load3d.fmatrix.reset"), UNSET])
     assert found(check_program(parse_program(program(fm_call(), load_call())))) == ([], [])
 
 
@@ -245,7 +250,7 @@ def test_a_v2_load_that_sets_its_map_but_not_its_padding_keeps_the_register_s_pa
     register holds, 5 here (SetFmatrix's), not the call's own 0. Row 0 of the window is output (0, 0): only tap (1, 1)
     reads the map, the other taps read padding."""
     prog = program(fm_call(padValue=5), v2_call(defaultConfig={"isSetFMatrix": True, "isSetPadding": False}))
-    assert found(check_program(parse_program(prog))) == ([], [])
+    assert found(check_program(parse_program(prog))) == ([], [UNSET])
     got = run_program(parse_program(prog)).runs[1].tensors["dst"]
     assert np.array_equal(got[0:16], np.full(16, 5.0))           # tap (0, 0) of channel group 0: padding
     assert np.array_equal(got[3 * 256: 3 * 256 + 16], 16 * np.arange(16) + 6)   # tap (1, 1): x[:, 1, 1]

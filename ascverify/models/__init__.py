@@ -20,6 +20,7 @@ REGISTRY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("set_mask_count", ("SetMaskCount", "set_mask_count", "asc.language.basic.set_mask_count")),
     ("set_mask_norm", ("SetMaskNorm", "set_mask_norm", "asc.language.basic.set_mask_norm")),
     ("set_load_data_repeat", ("SetLoadDataRepeatWithStride",)),
+    ("set_load_data_repeat_v2", ("SetLoadDataRepeat", "set_load_data_repeat", "asc.language.basic.set_load_data_repeat")),
     ("reg_load_align", ("LoadAlign", "Reg::LoadAlign", "AscendC::Reg::LoadAlign")),
     ("reg_load_align_vreg", ("LoadAlignRegTensor",)),
     ("reg_load_align_block", ("LoadAlignDataBlock",)),

@@ -17,7 +17,7 @@ names (C++ or pyasc spelling; `normalize_args`); the bit fields live in `ascveri
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Iterator, Mapping
+from typing import Any, ClassVar, Iterator, Mapping
 
 import numpy as np
 
@@ -50,6 +50,8 @@ from .img2col import (
     transposed_output,
 )
 from .set_load_data_repeat import FIELDS as REPEAT_FIELDS, STATE_KEY as REPEAT_STATE, SetLoadDataRepeatWithStride
+from .set_load_data_repeat import pack as pack_repeat_register
+from .set_load_data_repeat_v2 import STATE_KEY as REPEAT_PARAM_STATE, v2_dst_stride
 
 UNITS = "HARDWARE_NOTES.md Units and alignment"
 PRODUCTS_NOTE = "HARDWARE_NOTES.md Products"
@@ -237,10 +239,16 @@ def repeats(v: Values) -> Any:
     return If(v.repeat.present, Max(v.repeat.repeatTime, 1), 1)
 
 
-def moves(v: Values) -> Any:
-    """The call moves data: no repeat register, or one whose repeatTime is not 0 (repeatTime = 0 makes the call a
-    NOP that reads and writes nothing; spec note load3d.nop)."""
+def repeats_move(v: Values) -> Any:
+    """No repeat register, or one whose repeatTime is not 0 (repeatTime = 0 makes the call a NOP that reads and writes
+    nothing; spec note load3d.nop)."""
     return Or(Not(v.repeat.present), v.repeat.repeatTime != 0)
+
+
+def moves(v: Values) -> Any:
+    """The call moves data: its repeats do (`repeats_move`), and it is not a LoadData3DParamsV2 call with a zero the
+    LoadData page makes a NOP (`v2_form_nop`; spec note load3d.zero-nop-350)."""
+    return And(repeats_move(v), Not(v2_form_nop(v)))
 
 
 def along_m(v: Values) -> Any:
@@ -607,6 +615,8 @@ V2_CONFIG = StructArg(
     doc="IsResetLoad3dConfig {isSetFMatrix, isSetPadding} of LoadData<T, defaultConfig>(dst, src, "
         "LoadData3DParamsV2): {true, true} unless given; the bit-mode form reads the registers")
 V2_CONFIG_DEFAULT = {"isSetFMatrix": True, "isSetPadding": True}
+#: The bit-mode form, which `Load3DBitMode.construct_args` draws: no defaultConfig
+BIT_MODE_FORM = {f"{V2_CONFIG.name}.present": False, **{f"{V2_CONFIG.name}.{a.name}": False for a in V2_CONFIG.members}}
 
 
 def without_fmatrix(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -671,6 +681,22 @@ def v2_nop(v: Any) -> Any:
               And(v.Hk == 0, Not(v.filterH)), And(v.fmatrix.present, Or(v.fmatrix.l1H == 0, v.fmatrix.l1W == 0)))
 
 
+def v2_form_nop(v: Any) -> Any:
+    """A call in the LoadData3DParamsV2 form (defaultConfig given) with a zero the LoadData page makes a NOP: on
+    atlas-350 it moves nothing (spec note load3d.zero-nop-350); the bit-mode form has no such zero (page 002's
+    ranges)."""
+    return And(v["defaultConfig.present"], v2_nop(v))
+
+
+def v2_form_zero(name: str, flag: str | None = None) -> Any:
+    """``when`` of a range rule from 1: not for the zero of ``name`` (without ``flag``) that makes a call in the
+    LoadData3DParamsV2 form a NOP (the LoadData page's ranges from 0; spec note load3d.zero-nop-350)."""
+    def when(v: Values, ctx: Context) -> Any:
+        zero = v[name] == 0 if flag is None else And(v[name] == 0, Not(v[flag]))
+        return Not(And(v["defaultConfig.present"], zero))
+    return when
+
+
 def v2_rules(p: str) -> Iterator[Any]:
     """The LoadData page's restrictions of the V2 load on the A2 family (spec note load3d.products-v2)."""
     v2 = tuple(V2_UNMODELLED)
@@ -694,13 +720,14 @@ def v2_rules(p: str) -> Iterator[Any]:
                           when=lambda v, ctx: And(_fm_ok(v), Not(v2_nop(v)), v.src.size >= src_elems_reached(v, ctx)),
                           notes=("load3d.products-v2", "load3d.fmatrix"), products=v2)
     yield rule(f"{p}.v2.nop", ("kStep", "mStep", "sizeChannel", "Wk", "Hk", "filterW", "filterH", "fmatrix"),
-               lambda v, ctx: Not(v2_nop(v)),
+               lambda v, ctx: Not(v2_nop(v) if ctx.product.id in V2_UNMODELLED else v2_form_nop(v)),
                "{zero}: the call is a NOP, it moves nothing (dst keeps its contents)",
                f"{DOC_L3D}, Table 4 (l1H, l1W, channelSize, kExtension, mExtension = 0: NOP) and Restrictions "
                f"(filterW / filterH = 0 without filterSizeW / H: not executed); {NOTES} (LoadData3DParamsV2)",
-               severity=WARNING, products=tuple(V2_UNMODELLED), notes=("load3d.products-v2",),
+               severity=WARNING, products=(*V2_UNMODELLED, *MODELLED), notes=("load3d.products-v2", "load3d.zero-nop-350"),
                facts=lambda v, ctx: {"zero": ", ".join(v2_nop_fields(v)) or "a zero field"},
-               help="no zero extent, channel count, feature map side or kernel size (0 makes the call a NOP)")
+               help="no zero extent, channel count, feature map side or kernel size (0 makes the call a NOP)",
+               noop=True)
     for name in ("l1H", "l1W"):
         yield field_range(f"{p}.v2.{name}.range", f"fmatrix.{name}", 0, 32767,
                           f"{DOC_L3D}, Table 4 ({name} in [0, 32767]; 0: a NOP); asc-devkit impl/basic_api/"
@@ -770,15 +797,21 @@ def _aicore_channels_text(ctx: Context) -> str:
     return ", ".join([*map(str, small), *(f"N*{c0}" + (f"+{r}" if r else "") for r in rems)]) + " (N >= 1)"
 
 
-def fmatrix_rules(p: str, optional: bool = True, products: tuple[str, ...] | None = None) -> Iterator[Any]:
+def fmatrix_rules(p: str, optional: bool = True, products: tuple[str, ...] | None = None,
+                  v2_zero: bool = False) -> Iterator[Any]:
     """The ranges of the feature map's members (``fmatrix`` struct): a load's, in force when it gives the struct
     (``optional``), and SetFmatrix's own, always (so that strategies draw the members from the ranges). ``products``:
-    where l1H and l1W must be at least 1 (everywhere when None)."""
+    where l1H and l1W must be at least 1 (everywhere when None); ``v2_zero``: not a load's zero in the
+    LoadData3DParamsV2 form, a NOP (`v2_form_zero`)."""
     present = (lambda v, ctx: v.fmatrix.present) if optional else None
     for name in ("l1H", "l1W"):
+        when = present
+        if v2_zero:
+            when = (lambda zero: lambda v, ctx: And(v.fmatrix.present, zero(v, ctx)))(v2_form_zero(f"fmatrix.{name}"))
         yield field_range(f"{p}.fmatrix.{name}.range", f"fmatrix.{name}", 1, 32767,
                           f"{DOC_SETFMATRIX}, Parameters, {name} ([1, 32767]); {NOTES} (SetFmatrix: {name} in "
-                          "[1, 32767])", when=present, notes=("load3d.fmatrix",),
+                          "[1, 32767])", when=when, notes=("load3d.fmatrix",) + (("load3d.zero-nop-350",) if v2_zero
+                                                                                   else ()),
                           products=products)
     yield rule(f"{p}.fmatrix.padValue.range", ("fmatrix", "dtype"), _pad_ok,
                "fmatrix.padValue={value} is outside T's range [{lo}, {hi}]",
@@ -856,6 +889,10 @@ class Load3DBitMode(ApiModel):
                              "int32", "float", *UNLISTED_16)}
     support_source = f"{SEED} Applicability and Table 1 (T)"
     unmodelled = {pid: V2_SOURCE for pid in V2_UNMODELLED}
+    #: the LoadData3DParamsV2 form writes the repeat register's dstStride itself on atlas-350 (`own_repeat`);
+    #: LoadDataWithStride reads the register as SetLoadDataRepeatWithStride left it
+    sets_own_dst_stride: ClassVar[bool] = True
+    construction_constants = BIT_MODE_FORM
     unmodelled_types = V2_UNMODELLED
     default_dtype = "half"
     args = (
@@ -1139,7 +1176,11 @@ class Load3DBitMode(ApiModel):
                  "assembled into one matrix W, repeat r's rows from row r*ceil16(mStep) (mode 0) or its columns from "
                  "column r*ceil_C0(kStep) (mode 1), and W is stored as one output (load3d.output); every window must "
                  "lie in the img2col matrix. In a program the call uses the last SetLoadDataRepeatWithStride's values "
-                 "(warning repeat.differs when it gives others); a single case may give them as repeat = "
+                 "(warning repeat.differs when it gives others) -- on atlas-350 a call in the LoadData3DParamsV2 form "
+                 "after a SetLoadDataRepeat uses that call's fields and writes dstStride = ceil((transpose ? kStep : "
+                 "mStep) / 16) itself (spec note set_load_data_repeat_v2.program; without an earlier SetLoadDataRepeat "
+                 "the warning repeat.v2_unset: the fields it would read were never set, and the call is checked "
+                 "with the register as it stands); a single case may give them as repeat = "
                  "{repeatStride, repeatTime, repeatMode, dstStride}; with neither it is one window stored as a "
                  "contiguous matrix. There is no ordering rule (the page's example sets no repeat). LoadDataWithStride's "
                  "CPU checks (kExtension*sizeof(T) % 32, mExtension % 16, ...) are not this call's.",
@@ -1155,7 +1196,8 @@ class Load3DBitMode(ApiModel):
                  "is silent on all of it.",
                  (f"{SEED} Function Usage", f"{IMPL_3510} (img2colv2_cbuf_to_ca)", f"{IMPL_BASE} (LoadDataImpl)",
                   f"{DOC_SETREPEAT} (restrictions, Ascend 950)", f"{DOC_L3D} (Repeat Mode)", T2_REPEAT, NOTES_REPEAT),
-                 ("load3d.repeat.repeatMode.range", "load3d.repeat.differs", "load3d.window.m_bounds",
+                 ("load3d.repeat.repeatMode.range", "load3d.repeat.differs", "load3d.repeat.v2_unset",
+                  "load3d.window.m_bounds",
                   "load3d.window.k_bounds")),
         SpecNote("load3d.repeat-partial", "Repeats of a partial window",
                  "With two repeats or more, a window that is not whole fractals in the repeat direction (mStep not a "
@@ -1255,20 +1297,22 @@ class Load3DBitMode(ApiModel):
                  (f"{IMPL_BASE} (LoadDataImpl for LoadData3DParamsV2 and for Load3DBitModeParam)", _t("mStep"), _t("mPos")),
                  ("load3d.v2.kStep.multiple_350", "load3d.v2.mStep.multiple_350", "load3d.v2.mPos.multiple_350")),
         SpecNote("load3d.zero-nop-350", "Zero values the LoadData page calls a NOP, on atlas-350",
-                 "On atlas-350 l1H, l1W, sizeChannel (channelSize), kStep (kExtension), mStep (mExtension) and Wk / "
-                 "Hk (filterW / filterH without filterSizeW / H) of 0 are refused by the ranges, in either prototype: "
-                 "the NOP the vendor's LoadData page describes for the LoadData3DParamsV2 load is not modelled there "
-                 "(the window, footprint and output rules and the core need them at least 1). On the V2 products the "
-                 "same zeros are the warning v2.nop (spec note load3d.products-v2).",
+                 "On atlas-350 a call in the LoadData3DParamsV2 form (defaultConfig given: its members or pyasc's "
+                 "keywords) with l1H, l1W, channelSize (sizeChannel), kExtension (kStep) or mExtension (mStep) of 0, "
+                 "or filterW / filterH (Wk / Hk) of 0 without filterSizeW / H, is the warning v2.nop: it reads and "
+                 "stores nothing (run leaves dst as it was); with defaultConfig.isSetFMatrix it still sets the "
+                 "feature map, and after a SetLoadDataRepeat the repeat register (both are written before the "
+                 "instruction). The bit-mode form keeps page 002's ranges from 1 (errors), as LoadDataWithStride "
+                 "keeps its own (spec note load_data_with_stride.inherits).",
                  "The vendor's LoadData page (Table 4, and its Restrictions) gives l1H, l1W in [0, 32767], "
                  "channelSize, kExtension, mExtension in [0, 65535] and calls 0 a NOP, on Ascend 950 too; its debug "
-                 "check only warns. Page 002 (the bit-mode load, the same instruction) gives [1, ...] for all of "
-                 "them. No vendor call on Ascend 950 passes these zeros: a stricter reading that refuses no shipping "
-                 "code, a known difference from the newer page (the documentation census, "
-                 "tests/vendor/census_docs_cube.md G1, keeps it as strict xfails until the NOP is modelled).",
-                 (f"{DOC_L3D}, Table 4", _t("kStep"), _t("mStep"), _t("sizeChannel")),
+                 "check only warns. Page 002 documents the bit-mode load (Load3DBitModeParam), with [1, ...] for all "
+                 "of them and no NOP; the 3510 LoadData3DParamsV2 overload sets the registers, then issues the "
+                 "same img2col instruction. No vendor call on Ascend 950 passes these zeros. Found by the "
+                 "documentation census (tests/vendor/census_docs_cube.md, G1; its five entries pass).",
+                 (f"{DOC_L3D}, Table 4", _t("kStep"), _t("mStep"), _t("sizeChannel"), f"{IMPL_3510} (LoadData3DV2L12L0ACal)"),
                  ("load3d.fmatrix.l1H.range", "load3d.fmatrix.l1W.range", "load3d.sizeChannel.values",
-                  "load3d.kStep.range", "load3d.mStep.range", "load3d.Wk.range", "load3d.Hk.range")),
+                  "load3d.kStep.range", "load3d.mStep.range", "load3d.Wk.range", "load3d.Hk.range", "load3d.v2.nop")),
         SpecNote("load3d.default-config", "defaultConfig: whose feature map a LoadData3DParamsV2 call loads with",
                  "Arguments given as LoadData3DParamsV2's members (or pyasc's keywords) are LoadData<T, defaultConfig>"
                  "(dst, src, LoadData3DParamsV2): args.defaultConfig = {isSetFMatrix, isSetPadding}, both true unless "
@@ -1330,11 +1374,17 @@ class Load3DBitMode(ApiModel):
                    f"{SEED} Function Usage (data paths)", notes=("load3d.path",),
                    facts=lambda v, ctx: {"src_pos": v.src.position_name(), "dst_pos": v.dst.position_name()},
                    help="A1 -> A2 or B1 -> B2")
+        # a zero of kStep, mStep, Wk / Hk (without filterW / H) in the LoadData3DParamsV2 form: the LoadData page's NOP
+        zero_nop = ("load3d.zero-nop-350",)
         for name in ("kStep", "mStep"):
-            yield field_range(f"{p}.{name}.range", name, 1, 65535, f"{_t(name)} ([1, 65535])", products=MODELLED)
+            yield field_range(f"{p}.{name}.range", name, 1, 65535, f"{_t(name)} ([1, 65535])", products=MODELLED,
+                              when=v2_form_zero(name), notes=zero_nop)
         for name in ("strideW", "strideH"):
             yield field_range(f"{p}.{name}.range", name, 1, 63, f"{_t(name)} ([1, 63])", products=MODELLED)
-        for name in ("Wk", "Hk", "dilationW", "dilationH"):
+        for name, flag in (("Wk", "filterW"), ("Hk", "filterH")):
+            yield field_range(f"{p}.{name}.range", name, 1, 255, f"{_t(name)} ([1, 255])", products=MODELLED,
+                              when=v2_form_zero(name, flag), notes=zero_nop)
+        for name in ("dilationW", "dilationH"):
             yield field_range(f"{p}.{name}.range", name, 1, 255, f"{_t(name)} ([1, 255])", products=MODELLED)
         yield rule(f"{p}.mPos.range3d", ("mPos",), lambda v, ctx: v.mPos <= MAX_MPOS_3D,
                    f"mPos={{mPos}} is above {MAX_MPOS_3D}: the vendor's Load3DBitMode page (and the LoadData3D page for "
@@ -1384,7 +1434,8 @@ class Load3DBitMode(ApiModel):
                                      ("sizeChannel.values_unnamed", False, WARNING)):
             yield rule(f"{p}.{rid}", ("sizeChannel", "dtype"),
                        (lambda named: lambda v, ctx: True if (ctx.dtype.name in CHANNEL_NAMED) != named else
-                        Or(And(ctx.product.id in V2_UNMODELLED, v.sizeChannel == 0),  # V2: a NOP (v2.nop)
+                        Or(And(Or(ctx.product.id in V2_UNMODELLED, v["defaultConfig.present"]),  # V2: a NOP (v2.nop)
+                               v.sizeChannel == 0),
                            And(v.sizeChannel >= 4, InSet(Mod(v.sizeChannel, c0_of(ctx)), channel_remainders(ctx)))))(named),
                        "sizeChannel={sizeChannel} is not a channel count the page allows for T={dtype} ({allowed})"
                        if named else
@@ -1436,10 +1487,10 @@ class Load3DBitMode(ApiModel):
                    facts=lambda v, ctx: {"stride": dst_stride(v, ctx), "rb": row_blocks(v, ctx),
                                          "cb": col_blocks(v, ctx)},
                    help="dstStride >= the output's fractal rows, or one fractal column")
-        yield rule(f"{p}.repeat.noop", ("repeat",), lambda v, ctx: moves(v),
+        yield rule(f"{p}.repeat.noop", ("repeat",), lambda v, ctx: repeats_move(v),
                    "repeatTime=0: the call is a NOP, it moves nothing", f"{SEED_REPEAT} 约束说明 (repeatTime=0: NOP)",
                    severity=WARNING, notes=("load3d.nop",), products=MODELLED,
-                   help="repeatTime > 0 (0 makes the call a NOP)")
+                   help="repeatTime > 0 (0 makes the call a NOP)", noop=True)
         yield rule(f"{p}.repeat.partial", ("repeat", "mStep", "kStep"), whole_repeats,
                    "repeatTime={n} repeats of a window that is not whole fractals along the repeat direction "
                    "(mStep={mStep}, kStep={kStep}): where the next repeat starts is not documented",
@@ -1452,7 +1503,7 @@ class Load3DBitMode(ApiModel):
                               params=("fmatrix", "sizeChannel", "repeat"), when=lambda v, ctx: And(moves(v), _fm_ok(v)),
                               notes=("load3d.fmatrix", "load3d.no-fmatrix", "load3d.nop"), products=MODELLED)
         # with the feature map
-        yield from fmatrix_rules(p, products=MODELLED)
+        yield from fmatrix_rules(p, products=MODELLED, v2_zero=True)
         yield rule(f"{p}.window.m_bounds", ("mPos", "mStep", "fmatrix", "strideH", "strideW", "Hk", "Wk", "filterH",
                                             "filterW", "dilationH", "dilationW", "repeat"),
                    lambda v, ctx: last_m_start(v, ctx) + v.mStep <= m_bound(v, ctx),
@@ -1484,6 +1535,14 @@ class Load3DBitMode(ApiModel):
         yield state_rule(f"{p}.fmatrix.differs", "the call's fmatrix differs from the one the last SetFmatrix set",
                          f"{_t('fmatrixCtrl')} (the load reads the feature map SetFmatrix set); {NOTES}",
                          params=("fmatrix",), notes=("load3d.program-fmatrix",))
+        yield state_rule(f"{p}.repeat.v2_unset", "no SetLoadDataRepeat came before this LoadData3DParamsV2 load: "
+                         "on atlas-350 the load writes the repeat register from the fields SetLoadDataRepeat keeps, "
+                         "which nothing in the program set (never set, they hold 0: repeatTime 0 makes the load a "
+                         "NOP); it is checked and run with the register as it stands",
+                         f"{DOC_SETREPEAT}, Restrictions (Ascend 950: LoadData needs it); {DOC_L3D} (Ascend 950: "
+                         f"dstStride must be set with SetLoadDataRepeat); {IMPL_3510} (SetLoadDataRepeatStride); "
+                         f"{NOTES_REPEAT}", params=("repeat",), products=MODELLED,
+                         notes=("load3d.repeat",))
         yield state_rule(f"{p}.repeat.differs", "the call's repeat differs from the one the last "
                          "SetLoadDataRepeatWithStride set", f"{SEED_REPEAT} 功能说明 (it sets the repeat parameters); "
                          f"{NOTES_REPEAT}", params=("repeat",), notes=("load3d.repeat",))
@@ -1525,7 +1584,7 @@ class Load3DBitMode(ApiModel):
     # -- programs: the feature map SetFmatrix set, the repeat register (notes load3d.program-fmatrix, load3d.repeat) --
     # -- and defaultConfig, whose feature map a LoadData3DParamsV2 call loads with (note load3d.default-config) -------
 
-    def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
+    def _with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
         """The call with the registers it reads: the repeat the last SetLoadDataRepeatWithStride set, and the feature
         map the last SetFmatrix set unless defaultConfig.isSetFMatrix (then its own; with isSetPadding its own
         padValue, LoadData3DParamsV2's 0 if it gives none)."""
@@ -1540,6 +1599,30 @@ class Load3DBitMode(ApiModel):
         if env["defaultConfig.isSetPadding"] and got.env["fmatrix.present"]:
             got = got.with_fields(**{"fmatrix.padValue": env["fmatrix.padValue"]})
         return got
+
+    def with_state(self, case: Case, state: Mapping[str, Any]) -> Case:
+        """The call with the registers it reads (`_with_state`); on atlas-350 a LoadData3DParamsV2 call after a
+        SetLoadDataRepeat loads with that call's fields and its own dstStride (spec note set_load_data_repeat_v2.program)."""
+        got = self._with_state(case, state)
+        own = self.own_repeat(case, state)
+        if own is not None:
+            got = got.with_fields(**{"repeat.present": True, **{f"repeat.{k}": x for k, x in own.items()}})
+        return got
+
+    def v2_form_on_350(self, case: Case) -> bool:
+        """The call is the LoadData3DParamsV2 overload on atlas-350, which writes the repeat register itself."""
+        return self.sets_own_dst_stride and case.product == "atlas-350" and bool(case.env["defaultConfig.present"])
+
+    def own_repeat(self, case: Case, state: Mapping[str, Any]) -> dict[str, int] | None:
+        """The repeat register a LoadData3DParamsV2 call writes before it loads on atlas-350: the last SetLoadDataRepeat's
+        fields and dstStride = ceil((transpose ? kStep : mStep) / 16) (dav_3510 SetLoadDataRepeatStride); None for the
+        bit-mode form, another product, LoadDataWithStride or a program without SetLoadDataRepeat."""
+        param = state.get(REPEAT_PARAM_STATE)
+        if param is None or not self.v2_form_on_350(case):
+            return None
+        env = case.env
+        return {**{k: int(param[k]) for k in ("repeatStride", "repeatTime", "repeatMode")},
+                "dstStride": v2_dst_stride(int(env["mStep"]), int(env["kStep"]), bool(env["transpose"]))}
 
     @staticmethod
     def _with_registers(case: Case, state: Mapping[str, Any]) -> Case:
@@ -1579,20 +1662,29 @@ class Load3DBitMode(ApiModel):
                            f"{fmatrix_shown(got['fields'])}; the load reads the latter"
                            + ("'s l1H, l1W and padList, and its own padValue (defaultConfig.isSetPadding)"
                               if own_padding else "")))
-        rep = state.get(REPEAT_STATE)
+        if self.v2_form_on_350(case) and REPEAT_PARAM_STATE not in state:
+            r = self.rule_by_id[f"{self.prefix}.repeat.v2_unset"]
+            out.append((r, r.message))
+        own = self.own_repeat(case, state)
+        rep, setter = (own, "SetLoadDataRepeat (with the dstStride the call computes)") if own is not None else \
+            (state.get(REPEAT_STATE), "SetLoadDataRepeatWithStride")
         if rep is not None and case.env["repeat.present"]:
             given = {k: int(case.env[f"repeat.{k}"]) for k in REPEAT_FIELDS}
             held = {k: int(rep[k]) for k in REPEAT_FIELDS}
             if given != held:
                 r = self.rule_by_id[f"{self.prefix}.repeat.differs"]
-                out.append((r, f"the call's repeat {given} differs from the one the last SetLoadDataRepeatWithStride "
-                               f"set {held}; the load uses the latter"))
+                out.append((r, f"the call's repeat {given} differs from the one the last {setter} set {held}; the "
+                               "load uses the latter"))
         return out
 
     def apply_state(self, case: Case, state: dict[str, Any]) -> None:
         """With defaultConfig.isSetFMatrix the call leaves its own feature map in the register (and with none of its
-        own, l1H = l1W = 0: the feature map is then no longer known here)."""
+        own, l1H = l1W = 0: the feature map is then no longer known here). A LoadData3DParamsV2 call after a
+        SetLoadDataRepeat on atlas-350 leaves the repeat it composed in the register (`own_repeat`)."""
         super().apply_state(case, state)
+        own = self.own_repeat(case, state)
+        if own is not None:
+            state[REPEAT_STATE] = own
         env = case.env
         if not env["defaultConfig.isSetFMatrix"]:
             return
@@ -1613,8 +1705,7 @@ class Load3DBitMode(ApiModel):
         and then a repeat register (its dstStride keeping the output's fractal columns apart). Cases are written in
         the bit-mode form, which has no defaultConfig (note load3d.default-config)."""
         construct_call(draw, ctx, env, repeat_quarters=1)
-        env.update({f"{V2_CONFIG.name}.present": False, **{f"{V2_CONFIG.name}.{a.name}": False
-                                                           for a in V2_CONFIG.members}})
+        env.update(BIT_MODE_FORM)
 
     # -- semantics --------------------------------------------------------------------------------------------
 
@@ -1624,6 +1715,8 @@ class Load3DBitMode(ApiModel):
         dst = case.tensor("dst")
         if case.product in self.unmodelled:
             return {"dst": [(dst.buffer, dst.addr, dst.end)]}
+        if v2_form_nop(case.values()):
+            return {"dst": []}
         out = output_of(case)
         if out.repeats == 0 or out.extent == 0:
             return {"dst": []}
@@ -1640,9 +1733,13 @@ class Load3DBitMode(ApiModel):
                 special[FMATRIX_STATE]["padValue"] = held["padValue"]
         elif env["defaultConfig.isSetPadding"] and FMATRIX_STATE in special:
             special[FMATRIX_STATE] = {**special[FMATRIX_STATE], "padValue": int(env["fmatrix.padValue"])}
+        own = self.own_repeat(case, {REPEAT_PARAM_STATE: special[REPEAT_PARAM_STATE]}) \
+            if REPEAT_PARAM_STATE in special else None
+        if own is not None:  # the V2 overload writes the repeat register before it loads (`own_repeat`)
+            special[REPEAT_STATE] = {**own, "register": pack_repeat_register(own)}
         if case.product in self.unmodelled:
             unmodelled_load(case, trace)
-        else:
+        elif not v2_form_nop(case.values()):  # the LoadData page's NOP: dst keeps its contents
             load_img2col(case, trace)
 
     def input_data(self, case: Case, tensor: str, rng: np.random.Generator) -> np.ndarray | None:

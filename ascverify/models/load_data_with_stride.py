@@ -46,7 +46,8 @@ INHERITED_NOTES = ("load3d.namings", "load3d.omitted", "load3d.bit-widths", "loa
                    "load3d.k-order", "load3d.m-order", "load3d.output", "load3d.dst-size", "load3d.overlap", "load3d.kernel",
                    "load3d.padValue", "load3d.path", "load3d.pyasc", "load3d.types")
 #: Load3DBitMode's notes this API words for itself (its ordering rule), by the id the inherited rules cite
-OWN_NOTES = {"load3d.repeat": "load_data_with_stride.repeat", "load3d.nop": "load_data_with_stride.nop"}
+OWN_NOTES = {"load3d.repeat": "load_data_with_stride.repeat", "load3d.nop": "load_data_with_stride.nop",
+             "load3d.zero-nop-350": "load_data_with_stride.zero-nop"}
 B8 = ("uint8", "int8", "fp8_e4m3fn", "fp8_e5m2", "hifloat8")
 
 # re-exported for the tests and for callers of the previous module layout
@@ -85,6 +86,8 @@ class LoadDataWithStride(Load3DBitMode):
     #: not Load3DBitMode's: page 003 documents LoadDataWithStride on Ascend 950 only (the V2 load of the A2 family
     #: is LoadData, spec note load3d.products-v2)
     unmodelled: dict[str, str] = {}
+    sets_own_dst_stride = False  # it reads the register SetLoadDataRepeatWithStride set
+    construction_constants: dict[str, Any] = {}  # its construction draws its own defaultConfig
     unmodelled_types: dict[str, tuple[str, ...]] = {}
     support_source = (f"{SEED} 产品支持情况 (Ascend 950PR/950DT = atlas-350, HARDWARE_NOTES.md Products); types: "
                       f"{SEED_LOAD3D} Table 1 (T), as Load3DBitMode")
@@ -223,7 +226,9 @@ class LoadDataWithStride(Load3DBitMode):
                  "l1H, l1W, sizeChannel (channelSize), kStep (kExtension), mStep (mExtension) and Wk / Hk (filterW / "
                  "filterH without filterSizeW / H) of 0 are refused by Load3DBitMode's ranges, as are a dilation "
                  "of 0 and strideW / strideH of 0: the NOP the newer page describes is not modelled (the window, "
-                 "footprint and output rules and the core need them at least 1).",
+                 "footprint and output rules and the core need them at least 1). Load3DBitMode in the "
+                 "LoadData3DParamsV2 form reads the same zeros as the NOP (spec note load3d.zero-nop-350); this call "
+                 "does not yet: a known difference between the two.",
                  "The vendor's LoadDataWithStride page (Table 3) gives l1H, l1W in [0, 32767], channelSize, "
                  "kExtension, mExtension in [0, 65535] and says 0 'is treated as a NOP', likewise filterW / filterH = 0 "
                  "with filterSizeW / H false; it gives dilationFilterW / H in [0, 255] and strideW / H in [0, 63]. "

@@ -68,7 +68,8 @@ class SetLoadDataRepeatWithStride(ApiModel):
                  "The page gives no range; HARDWARE_NOTES give the struct's field as uint16 (register bits 32-47).",
                  (_t2("dstStride"), NOTES)),
         SpecNote("set_load_data_repeat.pyasc", "pyasc's set_load_data_repeat",
-                 "pyasc's set_load_data_repeat is not accepted as a name of this call.",
+                 "pyasc's set_load_data_repeat is not accepted as a name of this call: it names SetLoadDataRepeat, "
+                 "modelled on its own (spec note set_load_data_repeat_v2.program).",
                  "pyasc python/asc/language/basic/mm.py: set_load_data_repeat(param: LoadDataRepeatParam) emits "
                  "SetLoadDataRepeat (include/ascir/Dialect/Asc/IR/Basic/OpMm.td), whose LoadDataRepeatParam "
                  "(python/asc/language/core/types.py: repeat_time, repeat_stride, repeat_mode) has no dstStride: "
@@ -92,7 +93,7 @@ class SetLoadDataRepeatWithStride(ApiModel):
         # (set_load_data_repeat.repeatTime.type, .repeatStride.type, same source) check them (`ascverify lint`: vacuous)
         yield rule(f"{p}.repeatTime.noop", ("repeatTime",), lambda v, ctx: v.repeatTime != 0,
                    "repeatTime=0: the next LoadDataWithStride moves nothing (a no-op)", f"{SEED} 约束说明",
-                   severity=WARNING, help="repeatTime = 0 makes the next LoadDataWithStride a no-op")
+                   severity=WARNING, help="repeatTime = 0 makes the next LoadDataWithStride a no-op", noop=True)
 
     def footprint(self, case: Case) -> Mapping[str, list[tuple[str, int, int]]]:
         return {}
