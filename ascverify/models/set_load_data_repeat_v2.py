@@ -69,6 +69,7 @@ class SetLoadDataRepeat(ApiModel):
                       f"{PRODUCTS_NOTE}")
     default_dtype = "uint64"
     typed = False  # as SetLoadDataRepeatWithStride: the prototype has no template type
+    ignored_args = ("dstStride",)  # no member of the vendor's struct: an error or a no-effect warning, never used
     args = (
         Arg("repeatStride", UINT16, f"{T2}, repeatStride; {_same('repeatStride')}",
             "distance between repeats' starts (16 elements along height; 32/sizeof(T) elements along width, "

@@ -90,6 +90,9 @@ class ApiModel:
     tensors: ClassVar[tuple[TensorDecl, ...]] = ()
     notes: ClassVar[tuple[SpecNote, ...]] = ()
     mask_words: ClassVar[int] = MASK_WORDS
+    #: arguments the model reads and that have no effect on the call (a warning says so when a case gives one):
+    #: SetLoadDataRepeat's dstStride on atlas-350. The core's mutants leave them alone (equivalent mutants).
+    ignored_args: ClassVar[tuple[str, ...]] = ()
     #: fields the construction of valid cases (`construct_args`) always sets to these values unless the case's
     #: arguments give them: `strategies.cases` judges arguments held fixed with them (Load3DBitMode: the bit-mode form)
     construction_constants: ClassVar[Mapping[str, Any]] = {}

@@ -299,7 +299,8 @@ def _stride_mutants() -> list[Mutant]:
             out.append(Mutant(
                 f"{name}-ignored", f"{name} ignored (taken as 1)",
                 _with_case(lambda case, n=name: {n: 1} if n in case.env and int(case.env[n]) != 1 else None),
-                applies=lambda model, n=name: n in {a.name for a in model.args}))
+                # an argument the model takes and ignores (`ApiModel.ignored_args`) gives an equivalent mutant
+                applies=lambda model, n=name: n in {a.name for a in model.args} and n not in model.ignored_args))
     return out
 
 
