@@ -97,3 +97,15 @@ def test_a_generic_mutant_untouched_by_the_first_short_run_goes_on(monkeypatch):
     out = mutants_mod.run_job(("byte-mask-ignored", "BlockReduceMin", 60, 0))
     assert out.status == "killed", (out.status, out.cases, out.message)
     assert out.cases > 1
+
+
+def test_stride_mutants_leave_an_ignored_argument_alone():
+    # SetLoadDataRepeat's dstStride is no member of the vendor's struct (spec note set_load_data_repeat_v2.dstStride):
+    # ignoring it changes nothing, so its mutant would survive as an equivalent one; SetLoadDataRepeatWithStride's
+    # dstStride is packed into the register and its mutant is built (and killed)
+    dst_stride = next(m for m in generic_mutants() if m.name == "dstStride-ignored")
+    assert get_api("SetLoadDataRepeat").ignored_args == ("dstStride",)
+    assert not dst_stride.for_api(get_api("SetLoadDataRepeat"))
+    assert dst_stride.for_api(get_api("SetLoadDataRepeatWithStride"))
+    repeat_stride = next(m for m in generic_mutants() if m.name == "repeatStride-ignored")
+    assert repeat_stride.for_api(get_api("SetLoadDataRepeat"))
