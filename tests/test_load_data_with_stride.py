@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ascverify import check_case, get_api, parse_case, run_case
+from ascverify import check_case, get_api, parse_case, read_cases, run_case
 from ascverify.cases.case import Case, fresh
 from ascverify.cases.program import parse_program
 from ascverify.checking.program import check_program
@@ -402,3 +402,33 @@ def test_model_lists_its_notes_and_rules():
     assert model.rule_by_id[f"{P}.repeat.differs"].notes == (f"{P}.repeat",)
     order = model.rule_by_id[f"{P}.order.load_data_repeat"]
     assert order.domain == {"kind": "order", "key": "load_data_repeat"} and "003_6cb328d34acb8cee.txt 约束说明" in order.source
+
+
+@pytest.mark.parametrize("zero", [{"kExtension": 0}, {"mExtension": 0}, {"channelSize": 0}, {"filterW": 0}])
+def test_the_pages_zero_nops_are_a_warning_and_move_nothing(zero):
+    """The vendor's LoadDataWithStride page (Table 3): kExtension, mExtension, channelSize = 0, and filterW = 0 with
+    filterSizeW false, make the call a NOP; strideW has no NOP (its range from 1 stands)."""
+    doc = example()
+    doc["calls"][2]["args"].update(zero)
+    result = check_program(parse_program(doc))
+    assert found(result) == ([], [(2, f"{P}.v2.nop")])
+    run = run_program(parse_program(doc))
+    assert not run.faults and not run.runs[2].trace.stored("L0A").any()
+    doc["calls"][2]["args"].update({**zero, "strideW": 0})
+    assert (2, f"{P}.strideW.range") in found(check_program(parse_program(doc)))[0]
+
+
+def test_a_call_without_default_config_takes_it_in_both_readers(tmp_path):
+    """Every call of this API takes LoadData3DParamsV2 with defaultConfig {true, true} unless given: a case without
+    it reads so line by line and column-wise alike (and its zero extents are the page's NOP either way)."""
+    args = {k: x for k, x in example()["calls"][2]["args"].items() if k != "defaultConfig"}
+    doc = {"api": "LoadDataWithStride", "product": "atlas-350", "dtype": "half", "args": {**args, "kExtension": 0},
+           "tensors": {"dst": {"position": "A2", "addr": 0, "size": 2048},
+                       "src": {"position": "A1", "addr": 0, "size": 512}}}
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(json.dumps(d) for d in (doc, {**doc, "args": {**doc["args"], "kExtension": 64}})) + "\n")
+    read = [item.case if hasattr(item, "case") else item for item in read_cases(str(path))]
+    for case in (parse_case(doc), read[0]):
+        assert case.env["defaultConfig.present"] and case.env["defaultConfig.isSetFMatrix"]
+        assert [w.id for w in check_case(case).warnings] == [f"{P}.v2.nop"]
+    assert read[1].env["defaultConfig.present"] and check_case(read[1]).valid

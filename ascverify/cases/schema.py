@@ -200,8 +200,10 @@ def _form_schema(model: ApiModel, form: ArgumentForm) -> dict[str, Any]:
 
 
 def _required_args(model: ApiModel) -> list[str]:
-    """The arguments a case must give: no default, not optional."""
-    return [a.name for a in model.args if getattr(a, "default", None) is None and not getattr(a, "optional", False)]
+    """The arguments a case must give: no default, not optional (a required struct whose members all have defaults
+    is filled in by the model's `normalize_args`: LoadDataWithStride's defaultConfig)."""
+    return [a.name for a in model.args if getattr(a, "default", None) is None and not getattr(a, "optional", False)
+            and not (isinstance(a, StructArg) and all(m.default is not None for m in a.members))]
 
 
 def _tensors_schema(model: ApiModel) -> dict[str, Any]:

@@ -697,6 +697,20 @@ def v2_form_zero(name: str, flag: str | None = None) -> Any:
     return when
 
 
+def v2_nop_rule(p: str, products: tuple[str, ...], notes: tuple[str, ...]) -> Any:
+    """The warning that a LoadData3DParamsV2 call is the LoadData page's NOP (a zero extent, channel count, feature
+    map side or kernel size): every V2 call on the A2 family, a call in that form on atlas-350."""
+    return rule(f"{p}.v2.nop", ("kStep", "mStep", "sizeChannel", "Wk", "Hk", "filterW", "filterH", "fmatrix"),
+                lambda v, ctx: Not(v2_nop(v) if ctx.product.id in V2_UNMODELLED else v2_form_nop(v)),
+                "{zero}: the call is a NOP, it moves nothing (dst keeps its contents)",
+                f"{DOC_L3D}, Table 4 (l1H, l1W, channelSize, kExtension, mExtension = 0: NOP) and Restrictions "
+                f"(filterW / filterH = 0 without filterSizeW / H: not executed); {NOTES} (LoadData3DParamsV2)",
+                severity=WARNING, products=products, notes=notes,
+                facts=lambda v, ctx: {"zero": ", ".join(v2_nop_fields(v)) or "a zero field"},
+                help="no zero extent, channel count, feature map side or kernel size (0 makes the call a NOP)",
+                noop=True)
+
+
 def v2_rules(p: str) -> Iterator[Any]:
     """The LoadData page's restrictions of the V2 load on the A2 family (spec note load3d.products-v2)."""
     v2 = tuple(V2_UNMODELLED)
@@ -719,15 +733,7 @@ def v2_rules(p: str) -> Iterator[Any]:
                           # and not on a NOP, which reads nothing
                           when=lambda v, ctx: And(_fm_ok(v), Not(v2_nop(v)), v.src.size >= src_elems_reached(v, ctx)),
                           notes=("load3d.products-v2", "load3d.fmatrix"), products=v2)
-    yield rule(f"{p}.v2.nop", ("kStep", "mStep", "sizeChannel", "Wk", "Hk", "filterW", "filterH", "fmatrix"),
-               lambda v, ctx: Not(v2_nop(v) if ctx.product.id in V2_UNMODELLED else v2_form_nop(v)),
-               "{zero}: the call is a NOP, it moves nothing (dst keeps its contents)",
-               f"{DOC_L3D}, Table 4 (l1H, l1W, channelSize, kExtension, mExtension = 0: NOP) and Restrictions "
-               f"(filterW / filterH = 0 without filterSizeW / H: not executed); {NOTES} (LoadData3DParamsV2)",
-               severity=WARNING, products=(*V2_UNMODELLED, *MODELLED), notes=("load3d.products-v2", "load3d.zero-nop-350"),
-               facts=lambda v, ctx: {"zero": ", ".join(v2_nop_fields(v)) or "a zero field"},
-               help="no zero extent, channel count, feature map side or kernel size (0 makes the call a NOP)",
-               noop=True)
+    yield v2_nop_rule(p, (*V2_UNMODELLED, *MODELLED), ("load3d.products-v2", "load3d.zero-nop-350"))
     for name in ("l1H", "l1W"):
         yield field_range(f"{p}.v2.{name}.range", f"fmatrix.{name}", 0, 32767,
                           f"{DOC_L3D}, Table 4 ({name} in [0, 32767]; 0: a NOP); asc-devkit impl/basic_api/"
@@ -1302,8 +1308,9 @@ class Load3DBitMode(ApiModel):
                  "or filterW / filterH (Wk / Hk) of 0 without filterSizeW / H, is the warning v2.nop: it reads and "
                  "stores nothing (run leaves dst as it was); with defaultConfig.isSetFMatrix it still sets the "
                  "feature map, and after a SetLoadDataRepeat the repeat register (both are written before the "
-                 "instruction). The bit-mode form keeps page 002's ranges from 1 (errors), as LoadDataWithStride "
-                 "keeps its own (spec note load_data_with_stride.inherits).",
+                 "instruction). The bit-mode form keeps page 002's ranges from 1 (errors); LoadDataWithStride, whose "
+                 "every call takes LoadData3DParamsV2, reads the same zeros as the NOP (spec note "
+                 "load_data_with_stride.zero-nop).",
                  "The vendor's LoadData page (Table 4, and its Restrictions) gives l1H, l1W in [0, 32767], "
                  "channelSize, kExtension, mExtension in [0, 65535] and calls 0 a NOP, on Ascend 950 too; its debug "
                  "check only warns. Page 002 documents the bit-mode load (Load3DBitModeParam), with [1, ...] for all "

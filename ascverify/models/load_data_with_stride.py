@@ -28,7 +28,7 @@ from .load3d import (DOC_L3D, DOC_LDWS, EX_LDWS, IMPL_BASE, _CODE, Load3DBitMode
                      construct_call, fmatrix_reset_rule, inherited_notes,
                      memory_rules_match_core, no_repeats_write_nothing, normalize_args, other_argument_forms,
                      output_columns_disjoint, page_form, repeats_equal_single_loads, single_loads,
-                     transpose_transposes, window_equals_reference)
+                     transpose_transposes, v2_nop_rule, window_equals_reference)
 from .set_load_data_repeat import STATE_KEY as REPEAT_STATE
 
 SEED = "003_6cb328d34acb8cee.txt"
@@ -65,7 +65,7 @@ CONFIG = StructArg(
          "true (default): the call sets the padding value from its own padValue; false: it reads the register's",
          default=True)),
     source=f"{DOC_LDWS} (Table 1, defaultConfig); {IMPL_BASE} (LoadDataWithStrideImpl)",
-    doc="IsResetLoad3dConfig {isSetFMatrix, isSetPadding}, default {true, true}")
+    doc="IsResetLoad3dConfig {isSetFMatrix, isSetPadding}, default {true, true}", optional=False)
 #: Extra arguments of this call that every argument form passes through (`load3d.normalize_args`).
 EXTRA = ("repeat", CONFIG.name)
 
@@ -88,6 +88,10 @@ class LoadDataWithStride(Load3DBitMode):
     unmodelled: dict[str, str] = {}
     sets_own_dst_stride = False  # it reads the register SetLoadDataRepeatWithStride set
     construction_constants: dict[str, Any] = {}  # its construction draws its own defaultConfig
+    #: `ascverify lint`: every call takes LoadData3DParamsV2, so kExtension / mExtension = 0, the only values below
+    #: the ranges' 1, are the page's NOP (v2.nop) and the ranges never fire: kept for what they say of the types
+    lint_expected = {f"vacuous:load_data_with_stride.{n}.range": "load_data_with_stride.zero-nop"
+                     for n in ("kStep", "mStep")}
     unmodelled_types: dict[str, tuple[str, ...]] = {}
     support_source = (f"{SEED} 产品支持情况 (Ascend 950PR/950DT = atlas-350, HARDWARE_NOTES.md Products); types: "
                       f"{SEED_LOAD3D} Table 1 (T), as Load3DBitMode")
@@ -223,25 +227,24 @@ class LoadDataWithStride(Load3DBitMode):
                  ("load_data_with_stride.fmatrix.reset", "load_data_with_stride.fmatrix.differs",
                   "load_data_with_stride.fmatrix.unset")),
         SpecNote("load_data_with_stride.zero-nop", "Zero values the vendor's page calls a NOP",
-                 "l1H, l1W, sizeChannel (channelSize), kStep (kExtension), mStep (mExtension) and Wk / Hk (filterW / "
-                 "filterH without filterSizeW / H) of 0 are refused by Load3DBitMode's ranges, as are a dilation "
-                 "of 0 and strideW / strideH of 0: the NOP the newer page describes is not modelled (the window, "
-                 "footprint and output rules and the core need them at least 1). Load3DBitMode in the "
-                 "LoadData3DParamsV2 form reads the same zeros as the NOP (spec note load3d.zero-nop-350); this call "
-                 "does not yet: a known difference between the two.",
+                 "l1H, l1W, sizeChannel (channelSize), kStep (kExtension), mStep (mExtension) of 0, and Wk / Hk "
+                 "(filterW / filterH) of 0 without filterSizeW / H, make the call the page's NOP: the warning v2.nop, "
+                 "no byte read or stored (it still sets the feature map with defaultConfig.isSetFMatrix), as "
+                 "Load3DBitMode's LoadData3DParamsV2 form (spec note load3d.zero-nop-350). A dilation of 0 and "
+                 "strideW / strideH of 0 stay errors (Load3DBitMode's ranges from 1). kStep.range and mStep.range "
+                 "thus never fire here (`ascverify lint`: vacuous, expected).",
                  "The vendor's LoadDataWithStride page (Table 3) gives l1H, l1W in [0, 32767], channelSize, "
                  "kExtension, mExtension in [0, 65535] and says 0 'is treated as a NOP', likewise filterW / filterH = 0 "
-                 "with filterSizeW / H false; it gives dilationFilterW / H in [0, 255] and strideW / H in [0, 63]. "
-                 "Page 002 (the same instruction) gives [1, ...] for all of them, and the vendor's "
-                 "implementation asserts strideW / strideH in [1, 63] (kernel_operator_mm_check.h). No vendor call "
-                 "passes any of these zeros: a stricter reading that refuses no shipping code, recorded here as a "
-                 "known difference from the newer page.",
+                 "with filterSizeW / H false; it gives dilationFilterW / H in [0, 255] and strideW / H in [0, 63] "
+                 "without a NOP. Page 002 (the same instruction) gives [1, ...] for all of them, and the vendor's "
+                 "implementation asserts strideW / strideH in [1, 63] (kernel_operator_mm_check.h). Every call of "
+                 "this API takes LoadData3DParamsV2 (its defaultConfig, {true, true} unless given, is always there).",
                  (f"{DOC_LDWS} (Table 3)", f"{SEED_LOAD3D} Tables 4-5", "asc-devkit impl/basic_api/"
                   "kernel_operator_mm_check.h (strideW / strideH in [1, 63])"),
                  tuple(f"load_data_with_stride.{r}" for r in (
                      "fmatrix.l1H.range", "fmatrix.l1W.range", "sizeChannel.values", "kStep.range", "mStep.range",
                      "Wk.range", "Hk.range", "dilationW.range", "dilationH.range", "strideW.range",
-                     "strideH.range"))),
+                     "strideH.range", "v2.nop"))),
         SpecNote("load_data_with_stride.b8-b2", "8-bit types into B2",
                  "An 8-bit T (int8, uint8, fp8_e4m3fn, fp8_e5m2, hifloat8) with dst in B2 draws the warning "
                  "b8.b2, not an error.",
@@ -290,6 +293,7 @@ class LoadDataWithStride(Load3DBitMode):
                    "T={dtype} with dst in B2: the documented B1 -> B2 types are half, bfloat16, int32, uint32, float",
                    f"{DOC_LDWS} (data types); {SEED_LOAD3D} Table 1, T", severity=WARNING,
                    notes=("load_data_with_stride.b8-b2",), help="dst in B2 with a 16- or 32-bit T")
+        yield v2_nop_rule(p, ("atlas-350",), ("load_data_with_stride.zero-nop",))
         yield fmatrix_reset_rule(p, f"{DOC_LDWS} (Table 1, defaultConfig; Table 3, l1H: 'l1H = 0 ... treated as a "
                                  f"NOP'); {IMPL_BASE} (LoadDataWithStrideImpl); {NOTES}",
                                  "load_data_with_stride.default-config")
@@ -301,10 +305,13 @@ class LoadDataWithStride(Load3DBitMode):
     # -- the arguments' forms and the feature map (spec note load_data_with_stride.default-config) -----------------
 
     def normalize_args(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
-        return normalize_args(args, self.name, extra=EXTRA)
+        """Load3DBitMode's forms; defaultConfig, when not given, its default {true, true} (every call of this API
+        is the LoadData3DParamsV2 form: ``defaultConfig.present``, which the LoadData page's zero NOPs go by)."""
+        out = normalize_args(args, self.name, extra=EXTRA)
+        return out if CONFIG.name in out else {**out, CONFIG.name: {}}
 
     def keeps_layout(self, arg_keys: tuple[str, ...], tensor_keys: tuple[str, ...]) -> bool:
-        return page_form(arg_keys, EXTRA)
+        return CONFIG.name in arg_keys and page_form(arg_keys, EXTRA)
 
     # -- construction -------------------------------------------------------------------------------------------
 
