@@ -56,3 +56,21 @@ def test_the_nop_stores_nothing_to_dst_but_still_fills_the_temporary_buffer(mask
     # the same call with every lane: dst is stored (so the check above can fail)
     full = run_case(parse_case(case("atlas-a2", 128)))
     assert full.trace.stored("UB")[DST[0]:DST[1]].any()
+
+
+def test_the_rules_about_dst_stores_do_not_judge_the_nop():
+    """With no lane nothing reaches dst: a dst of 16 elements (one block; the call would store 8 blocks per vertical
+    iteration) and blocks 8 apart with vROffset 128 (iteration 1 on iteration 0's block 1) break dst.size and
+    dst.vertical_overlap under a mask of 128 lanes, not under a mask of none, which the core runs without a fault."""
+    def small(mask):
+        doc = case("atlas-a2", mask)
+        doc["args"]["dstBlkStride"] = 8
+        doc["tensors"] = {**TENSORS, "dst": {"position": "VECOUT", "addr": 0, "size": 16}}
+        return parse_case(doc)
+    full = {v.id for v in check_case(small(128)).violations}
+    assert {"bilinear.dst.size", "bilinear.dst.vertical_overlap"} <= full
+    for mask in (0, [0, 0]):
+        result = check_case(small(mask))
+        assert result.valid and "bilinear.mask.zero" in {w.id for w in result.warnings}
+        run = run_case(small(mask))
+        assert not run.faults and not run.trace.stored("UB")[DST[0]:DST[1]].any()
