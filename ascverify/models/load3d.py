@@ -51,7 +51,7 @@ from .img2col import (
 )
 from .set_load_data_repeat import FIELDS as REPEAT_FIELDS, STATE_KEY as REPEAT_STATE, SetLoadDataRepeatWithStride
 from .set_load_data_repeat import pack as pack_repeat_register
-from .set_load_data_repeat_v2 import STATE_KEY as REPEAT_PARAM_STATE, v2_dst_stride
+from .set_load_data_repeat_v2 import FIELDS as REPEAT_PARAM_FIELDS, STATE_KEY as REPEAT_PARAM_STATE, v2_dst_stride
 
 UNITS = "HARDWARE_NOTES.md Units and alignment"
 PRODUCTS_NOTE = "HARDWARE_NOTES.md Products"
@@ -1622,13 +1622,14 @@ class Load3DBitMode(ApiModel):
 
     def own_repeat(self, case: Case, state: Mapping[str, Any]) -> dict[str, int] | None:
         """The repeat register a LoadData3DParamsV2 call writes before it loads on atlas-350: the last SetLoadDataRepeat's
-        fields and dstStride = ceil((transpose ? kStep : mStep) / 16) (dav_3510 SetLoadDataRepeatStride); None for the
-        bit-mode form, another product, LoadDataWithStride or a program without SetLoadDataRepeat."""
+        fields (``state``: a program's state or the core's special registers, which both keep them) and dstStride =
+        ceil((transpose ? kStep : mStep) / 16) (dav_3510 SetLoadDataRepeatStride); None for the bit-mode form, another
+        product, LoadDataWithStride or a program without SetLoadDataRepeat."""
         param = state.get(REPEAT_PARAM_STATE)
         if param is None or not self.v2_form_on_350(case):
             return None
         env = case.env
-        return {**{k: int(param[k]) for k in ("repeatStride", "repeatTime", "repeatMode")},
+        return {**{k: int(param[k]) for k in REPEAT_PARAM_FIELDS},
                 "dstStride": v2_dst_stride(int(env["mStep"]), int(env["kStep"]), bool(env["transpose"]))}
 
     @staticmethod
@@ -1740,8 +1741,7 @@ class Load3DBitMode(ApiModel):
                 special[FMATRIX_STATE]["padValue"] = held["padValue"]
         elif env["defaultConfig.isSetPadding"] and FMATRIX_STATE in special:
             special[FMATRIX_STATE] = {**special[FMATRIX_STATE], "padValue": int(env["fmatrix.padValue"])}
-        own = self.own_repeat(case, {REPEAT_PARAM_STATE: special[REPEAT_PARAM_STATE]}) \
-            if REPEAT_PARAM_STATE in special else None
+        own = self.own_repeat(case, special)  # the core keeps SetLoadDataRepeat's fields as a program's state does
         if own is not None:  # the V2 overload writes the repeat register before it loads (`own_repeat`)
             special[REPEAT_STATE] = {**own, "register": pack_repeat_register(own)}
         if case.product in self.unmodelled:
