@@ -49,8 +49,8 @@ from ..spec.logic import And, Between, Div, Exists, If, Implies, Mod, Not, Or, i
 from ..spec.model import ApiModel, SpecNote
 from ..spec.params import BOOL, INT32, UINT32, Arg, MaskArg, TensorDecl
 from ..spec.products import BUFFERS, POSITION_BUFFER, PRODUCT_IDS
-from ..spec.rules import (ERROR, POSITION_NAMES, WARNING, Context, Values, field_range, order_rule, rule, state_rule,
-                          tensor_min_size)
+from ..spec.rules import (ERROR, POSITION_NAMES, WARNING, Context, MaskView, Values, field_range, order_rule, rule,
+                          state_rule, tensor_min_size)
 from .mask_mode import MASK_MODE_STATE
 from .vector_common import (BLOCK_BYTES, OVERLAP_PAGE, VECTOR_MASK_STATE, counter_elements, effective_mask,
                             lane_mask, mask_high_word_note, lanes_per_repeat, mask_register_state, mask_rules,
@@ -146,11 +146,9 @@ def src_elems_all_blocks(v: Values, ctx: Context) -> Any:
         * (BLOCK_BYTES // ctx.sizeof("src"))
 
 
-def block_active(v: Values, ctx: Context, b: int) -> Any:
-    """Datablock ``b`` of a repeat has a lane the mask argument enables (contiguous: the count passes its first
-    lane; bitwise: a bit of its lanes is set, mask[0] holding lanes 0-63)."""
-    m = v.mask
-    per = BLOCK_BYTES // ctx.sizeof("src")
+def block_active(m: MaskView, per: int, b: int) -> Any:
+    """Datablock ``b`` of a repeat (``per`` lanes to a datablock) has a lane the mask argument ``m`` enables
+    (contiguous: the count passes its first lane; bitwise: a bit of its lanes is set, mask[0] holding lanes 0-63)."""
     first = b * per
     if first // 64 >= len(m.words):  # a type the family does not take (its 8 datablocks hold over 128 lanes)
         return m.count > first
@@ -161,9 +159,24 @@ def block_active(v: Values, ctx: Context, b: int) -> Any:
 def last_active_block(v: Values, ctx: Context) -> Any:
     """The last datablock of a repeat with an active lane; 7 when the mask is not the call's own (isSetMask=false:
     the register's, unknown here) or enables no lane."""
+    m = v.mask  # read once: each read of a mask makes its view anew (8 datablocks, several reads per case drawn)
+    per = BLOCK_BYTES // ctx.sizeof("src")
     last: Any = BLOCKS_PER_REPEAT - 1
-    for b in range(BLOCKS_PER_REPEAT):
-        last = If(block_active(v, ctx, b), b, last)
+    if all(type(x) in (int, bool) for x in (m.bitwise, m.count, *m.words)):
+        # one case's plain values (the strategies' size search asks this thousands of times per second): the
+        # same arithmetic as below, without building a term per datablock
+        words, span = m.words, 2 ** min(per, 64)
+        for b in range(BLOCKS_PER_REPEAT):
+            first = b * per
+            if m.bitwise and first // 64 < len(words):
+                active = words[first // 64] // 2 ** min(first % 64, 63) % span != 0
+            else:
+                active = m.count > first
+            if active:
+                last = b
+    else:
+        for b in range(BLOCKS_PER_REPEAT):
+            last = If(block_active(m, per, b), b, last)
     return If(And(v.isSetMask, Not(v["mask.placeholder"])), last, BLOCKS_PER_REPEAT - 1)
 
 
@@ -836,6 +849,11 @@ class BlockReduceFamily(ApiModel):
             return np.zeros((n, BLOCKS_PER_REPEAT), dtype=bool)
         esize = case.ctx.dtype.size
         per_block, width = BLOCK_BYTES // esize, BLOCKS_PER_REPEAT * esize
+        dst_rep, src_rep, src_blk = (int(env[k]) for k in ("dstRepStride", "srcRepStride", "srcBlkStride"))
+        if min(dst_rep, src_rep, src_blk) >= 0 and (
+                dst_addr + (n - 1) * dst_rep * width + width <= src_addr
+                or src_addr + ((n - 1) * src_rep + (BLOCKS_PER_REPEAT - 1) * src_blk + 1) * BLOCK_BYTES <= dst_addr):
+            return np.zeros((n, BLOCKS_PER_REPEAT), dtype=bool)  # every result stored below or above every block
         block_lanes = lanes.reshape(BLOCKS_PER_REPEAT, per_block)
         last = int(env.get(COUNTER_LAST, 0) or 0)
         if last and n > 1:
@@ -844,10 +862,9 @@ class BlockReduceFamily(ApiModel):
         read = block_lanes.any(axis=-1)
         stored = read if isinstance(self.masked_fill(case), str) else np.ones_like(read)
         reps = np.arange(n, dtype=np.int64)[:, None]
-        stores = dst_addr + reps * (int(env["dstRepStride"]) * width) + np.arange(BLOCKS_PER_REPEAT) * esize
-        reads = np.asarray(_grid(src_addr, int(env["srcRepStride"]) * BLOCK_BYTES,
-                                 int(env["srcBlkStride"]) * BLOCK_BYTES, n, BLOCKS_PER_REPEAT),
-                           dtype=np.int64).reshape(n, BLOCKS_PER_REPEAT)
+        stores = dst_addr + reps * (dst_rep * width) + np.arange(BLOCKS_PER_REPEAT) * esize
+        reads = (_arange(src_addr, src_rep * BLOCK_BYTES, n)[:, None]
+                 + _arange(0, src_blk * BLOCK_BYTES, BLOCKS_PER_REPEAT))  # as `_grid`, (n, 8)
         return repeat_overlap.clobbered_blocks(stores, esize, stored, reads, read, BLOCK_BYTES)
 
 
