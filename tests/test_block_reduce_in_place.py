@@ -268,3 +268,20 @@ def test_the_message_counts_the_repeats_a_partial_counter_count_runs():
     msgs = [w.message for w in got.warnings if w.id == "block_reduce_sum.dst.src.in_place"]
     assert len(msgs) == 1 and "3 repeat(s)" in msgs[0], msgs
     assert "the results of repeat 0 land on src block 0 of repeat 1, which reads it later" in msgs[0]
+
+
+@pytest.mark.parametrize("stores, reads, want", [
+    # repeat 0 stores bytes 28..31; repeat 1 reads 30..61: the highest store reaches into the lowest block read
+    ([[28], [0]], [[100], [30]], {(1, 0)}),
+    # repeat 0 stores 40..43; repeat 1 reads 20..51: the highest block read reaches into the lowest store
+    ([[40], [200]], [[0], [20]], {(1, 0)}),
+    # the same places one byte apart: no byte is both stored and read
+    ([[26], [0]], [[100], [30]], set()),
+    ([[52], [200]], [[0], [20]], set()),
+])
+def test_clobbered_blocks_at_the_edges_of_the_stores_and_reads(stores, reads, want):
+    """Stores of 4 bytes and reads of one 32-byte block, placed so that the stored and read ranges meet by two bytes
+    at their outer edges (or miss by one): the bytes are counted by hand in each line."""
+    got = clobbered_blocks(np.array(stores, dtype=np.int64), 4, np.array([True]), np.array(reads, dtype=np.int64),
+                           np.array([True]), BLOCK)
+    assert {(int(r), int(b)) for r, b in zip(*np.nonzero(got))} == want

@@ -89,10 +89,14 @@ def clobbered_blocks(stores: np.ndarray, size: int, stored: np.ndarray, reads: n
     n = stores.shape[0]
     out = np.zeros(reads.shape, dtype=bool)
     keep = np.broadcast_to(stored, stores.shape)
-    if n < 2 or not keep.any():
+    taken = np.broadcast_to(read, reads.shape)
+    if n < 2 or not keep.any() or not taken.any():
         return out
+    kept, blocks = stores[keep], reads[taken]
+    if kept.max() + size <= blocks.min() or blocks.max() + block <= kept.min():
+        return out  # every byte stored lies below or above every block read (dst and src apart: the common call)
     reps = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], stores.shape)[keep]
-    addr = (stores[keep][:, None] + np.arange(size, dtype=np.int64)).ravel()
+    addr = (kept[:, None] + np.arange(size, dtype=np.int64)).ravel()
     reps = np.repeat(reps, size)
     order = np.lexsort((reps, addr))                  # by address, the earliest store of an address first
     addr, reps = addr[order], reps[order]
@@ -104,4 +108,4 @@ def clobbered_blocks(stores: np.ndarray, size: int, stored: np.ndarray, reads: n
     idx = lo[..., None] + np.arange(block, dtype=np.int64)   # at most `block` distinct stored bytes in a block
     inside = idx < hi[..., None]
     earliest = np.where(inside, reps[np.minimum(idx, addr.size - 1)], n).min(axis=-1)
-    return (earliest < np.arange(n, dtype=np.int64)[:, None]) & np.broadcast_to(read, reads.shape)
+    return (earliest < np.arange(n, dtype=np.int64)[:, None]) & taken
