@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ascverify import apis, parse_case
 from ascverify.engines.fuzz import coverage
 from ascverify.engines.fuzz.coverage import LEVELS, PROBE_STEPS, _probe, _probe_each, _probe_fields
+from ascverify.spec.rules import rule as make_rule
 from ascverify.strategies import cases
 
 def _relational(case):
@@ -37,17 +38,45 @@ def test_columns_and_plain_values_give_one_distance(api, data):
             assert n <= 2 * len(fields) * sum(k <= limit for k in LEVELS)
 
 
-def test_a_rule_that_needs_plain_values_is_probed_one_by_one(monkeypatch):
-    """A field value numpy cannot hold exactly (a mask word past int64) sends the probe to plain values."""
-    case = parse_case({"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
-                       "args": {"repeatTime": 2, "mask": [2**64 - 1, 2**64 - 1], "dstRepStride": 1,
-                                "srcBlkStride": 1, "srcRepStride": 8},
+def _block_reduce_case(mask):
+    return parse_case({"api": "BlockReduceMin", "product": "atlas-a2", "dtype": "half",
+                       "args": {"repeatTime": 2, "mask": mask, "dstRepStride": 1, "srcBlkStride": 1,
+                                "srcRepStride": 8},
                        "tensors": {"dst": {"position": "VECCALC", "addr": 0, "size": 16},
                                    "src": {"position": "VECCALC", "addr": 256, "size": 256}}})
+
+
+def _counting_fallback(monkeypatch):
+    """The rule ids `_probe` hands to the one-by-one fallback from now on."""
     calls = []
     real = coverage._probe_each
     monkeypatch.setattr(coverage, "_probe_each", lambda *a: calls.append(a[1].id) or real(*a))
-    rule = next(r for r in _relational(case) if _probe_fields(case, r))
-    holds = bool(rule.holds(case.values(), case.ctx))
-    coverage._probe(case, rule, holds, _probe_fields(case, rule), 1)
-    assert calls == [rule.id]
+    return calls
+
+
+def test_mask_words_past_int64_are_probed_on_columns_as_python_ints(monkeypatch):
+    """A mask word past int64 is held as a Python int in an object column (as the column-wise reader holds it): the
+    neighbours are still evaluated together, with the distance the plain values give."""
+    case = _block_reduce_case([2**64 - 1, 2**64 - 1])
+    wanted = []
+    for rule in _relational(case):
+        fields = _probe_fields(case, rule)
+        if any(name.startswith("mask.w") for name, *_ in fields):
+            holds = bool(rule.holds(case.values(), case.ctx))
+            wanted.append((rule, holds, fields, _probe_each(case, rule, holds, fields, PROBE_STEPS)[0]))
+    assert wanted
+    calls = _counting_fallback(monkeypatch)
+    for rule, holds, fields, want in wanted:
+        assert _probe(case, rule, holds, fields, PROBE_STEPS)[0] == want
+    assert calls == []
+
+
+def test_a_rule_that_needs_plain_values_is_probed_one_by_one(monkeypatch):
+    """A predicate that takes int() of a field cannot run on columns: the neighbours are evaluated one by one, and
+    the distance is the steps to the first that flips it (repeatTime 2 -> 10 at 8 steps: 1 and 2 steps do not)."""
+    case = _block_reduce_case(128)
+    plain_only = make_rule("test.plain_only", ("repeatTime",), lambda v, ctx: int(v.repeatTime) < 5,
+                           "repeatTime < 5", "a test")
+    calls = _counting_fallback(monkeypatch)
+    assert _probe(case, plain_only, True, [("repeatTime", 1, 0, 255)], PROBE_STEPS)[0] == 8.0
+    assert calls == ["test.plain_only"]

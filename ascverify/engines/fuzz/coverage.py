@@ -163,14 +163,12 @@ def _flips(case: Case, rule: Rule, holds: bool, probes: list[tuple[int, str, int
     n = len(probes)
     cols: dict[str, Any] = {}
     for key, value in case.env.items():
-        col = np.full(n, value)
-        # int64, bool or float64 columns only: a word past int64 (uint64, object) would not compute as Python's ints
-        if col.dtype not in _EXACT_DTYPES:
-            raise TypeError(key)
-        cols[key] = col
+        cols[key] = _column(value, n, key)
     for i, (_, name, value) in enumerate(probes):
         col = cols[name]
-        if col.dtype != np.int64:
+        if col.dtype == np.int64 and not _INT64_MIN <= value <= _INT64_MAX:
+            col = cols[name] = col.astype(object)
+        elif col.dtype != np.int64 and col.dtype != object:
             raise TypeError(name)
         col[i] = value
     with np.errstate(all="raise"):  # a division by zero raises as on plain values (and falls back to them)
@@ -178,7 +176,24 @@ def _flips(case: Case, rule: Rule, holds: bool, probes: list[tuple[int, str, int
     return (np.broadcast_to(ok, (n,)) != holds).tolist()
 
 
-_EXACT_DTYPES = frozenset((np.dtype(np.int64), np.dtype(np.bool_), np.dtype(np.float64)))
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _column(value: Any, n: int, key: str) -> np.ndarray:
+    """``value`` repeated ``n`` times as the column-wise reader holds a field: int64, or Python ints in an object
+    column past int64 (a mask word), bool, float64; anything else raises."""
+    t = type(value)
+    if t is bool:
+        return np.full(n, value, dtype=bool)
+    if t is int:
+        if _INT64_MIN <= value <= _INT64_MAX:
+            return np.full(n, value, dtype=np.int64)
+        col = np.empty(n, dtype=object)
+        col[:] = value
+        return col
+    if t is float:
+        return np.full(n, value, dtype=np.float64)
+    raise TypeError(key)
 
 
 def _probe_each(case: Case, rule: Rule, holds: bool, fields: list[tuple[str, int, int, int]],
