@@ -80,3 +80,13 @@ def test_a_rule_that_needs_plain_values_is_probed_one_by_one(monkeypatch):
     calls = _counting_fallback(monkeypatch)
     assert _probe(case, plain_only, True, [("repeatTime", 1, 0, 255)], PROBE_STEPS)[0] == 8.0
     assert calls == ["test.plain_only"]
+
+
+def test_probe_columns_are_made_on_first_read_and_answer_membership_as_the_case():
+    cols = coverage._Columns({"a": 3, "b": True, "w": 2**64 - 1}, 4)
+    assert "a" in cols and "w" in cols and "z" not in cols and len(dict.keys(cols)) == 0
+    assert cols.get("a").tolist() == [3, 3, 3, 3] and cols["b"].dtype == bool
+    assert cols["w"].dtype == object and cols["w"][0] == 2**64 - 1
+    assert cols.get("z", 7) == 7
+    with pytest.raises(KeyError):
+        cols["z"]

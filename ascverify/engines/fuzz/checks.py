@@ -144,10 +144,13 @@ BeforeExecute = Callable[[Mapping[str, np.ndarray], Mapping[str, Mapping[int, np
 #: costs milliseconds. At most `REALIZED_BYTES` bytes are kept.
 _REALIZED: OrderedDict[tuple[ValuePlan, str, int], np.ndarray] = OrderedDict()
 REALIZED_BYTES = 32 << 20
+#: the bytes `_REALIZED` holds
+_REALIZED_TOTAL = 0
 
 
 def realized(plan: ValuePlan, dtype: DType, n: int) -> np.ndarray:
     """`realize` of the plan (a read-only array, shared by the callers asking for the same contents)."""
+    global _REALIZED_TOTAL
     key = (plan, dtype.name, int(n))
     got = _REALIZED.get(key)
     if got is not None:
@@ -157,10 +160,10 @@ def realized(plan: ValuePlan, dtype: DType, n: int) -> np.ndarray:
     got.flags.writeable = False
     if got.nbytes <= REALIZED_BYTES // 4:
         _REALIZED[key] = got
-        total = sum(a.nbytes for a in _REALIZED.values())
-        while total > REALIZED_BYTES:
+        _REALIZED_TOTAL += got.nbytes
+        while _REALIZED_TOTAL > REALIZED_BYTES:
             _, old = _REALIZED.popitem(last=False)
-            total -= old.nbytes
+            _REALIZED_TOTAL -= old.nbytes
     return got
 
 

@@ -161,9 +161,7 @@ def _probe(case: Case, rule: Rule, holds: bool, fields: list[tuple[str, int, int
 def _flips(case: Case, rule: Rule, holds: bool, probes: list[tuple[int, str, int]]) -> list[bool]:
     """Per probe (level, field, value): the rule's verdict with that one field moved differs from ``holds``."""
     n = len(probes)
-    cols: dict[str, Any] = {}
-    for key, value in case.env.items():
-        cols[key] = _column(value, n, key)
+    cols = _Columns(case.env, n)
     for i, (_, name, value) in enumerate(probes):
         col = cols[name]
         if col.dtype == np.int64 and not _INT64_MIN <= value <= _INT64_MAX:
@@ -177,6 +175,25 @@ def _flips(case: Case, rule: Rule, holds: bool, probes: list[tuple[int, str, int
 
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class _Columns(dict):
+    """A case's fields as columns of ``n`` rows, each made when a rule first reads it (`_column`): a rule reads a
+    few of a case's dozens of fields."""
+
+    def __init__(self, env: Mapping[str, Any], n: int) -> None:
+        super().__init__()
+        self.env, self.n = env, n
+
+    def __missing__(self, key: str) -> np.ndarray:
+        col = self[key] = _column(self.env[key], self.n, key)
+        return col
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.env
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self.env else default
 
 
 def _column(value: Any, n: int, key: str) -> np.ndarray:
