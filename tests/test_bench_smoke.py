@@ -119,3 +119,19 @@ def test_instruction_figure_without_valgrind(tmp_path: Path, monkeypatch) -> Non
     one = tmp_path / "one.jsonl"
     one.write_text("{}\n")
     assert check_bench._instruction_figure(one, one, 1, tmp_path) is None
+
+
+def test_the_distinct_cases_file_holds_no_two_cases_alike(tmp_path: Path) -> None:
+    """`build_distinct_file`: every line a different case (not only a different name), about half of them valid (the
+    drawn half) and the rest mostly breaking a rule (a valid case mutated once), every line readable."""
+    from ascverify import check_case, parse_case
+
+    check_bench = _bench("check_bench")
+    path = tmp_path / "unique.jsonl"
+    info = check_bench.build_distinct_file(path, 120, seed=3)
+    docs = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(docs) == info["cases"] == 120
+    assert "name" not in docs[0]
+    assert len({json.dumps(d, sort_keys=True) for d in docs}) == 120
+    valid = sum(check_case(parse_case(d)).valid for d in docs)
+    assert 60 <= valid < 120
