@@ -389,7 +389,10 @@ def test_cases_materialized_together_are_those_materialized_one_by_one(api, mode
     for gc, seed in zip(alone, seeds):
         materialize_many([gc], [seed])
     assert len(g.cases) >= 6
-    assert any(gc.breaks for gc in g.cases) == (mode == "negative")  # boundary's first cases: the fields' extremes
+    # negative targets break a rule (or draw a warning); the other modes' cases are legal, but for boundary's targets
+    # just outside a type's range (which of them come first depends on Z3's history in the process: seen under xdist)
+    assert any(gc.breaks for gc in g.cases) or mode != "negative"
+    assert all(gc.expect == "failed" and not gc.problem for gc in g.cases if gc.breaks)
     assert any(gc.golden for gc in g.cases) or mode == "negative"
     for together, one in zip(g.cases, alone):
         assert (together.breaks, together.warns, together.faults, together.not_run, together.problem) == \
