@@ -176,6 +176,7 @@ def build_distinct_file(path: Path, n: int, *, seed: int = 0) -> dict[str, Any]:
     models = {m.name: m for m in load_models()}
     want_valid = n - n // 2
     pool = base_pool(-(-want_valid // max(1, len(models))) + 8, seed)
+    rng.shuffle(pool)  # the valid half taken from every API, not the first ones registered
     lines: dict[bytes, None] = {}
     for doc in pool:
         if len(lines) >= want_valid:
