@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ascverify import get_api
+from ascverify import check_case, get_api, parse_case
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE_UNITS = {"cases/s", "ex/s", "s"}
@@ -124,8 +124,6 @@ def test_instruction_figure_without_valgrind(tmp_path: Path, monkeypatch) -> Non
 def test_the_distinct_cases_file_holds_no_two_cases_alike(tmp_path: Path) -> None:
     """`build_distinct_file`: every line a different case (not only a different name), about half of them valid (the
     drawn half) and the rest mostly breaking a rule (a valid case mutated once), every line readable."""
-    from ascverify import check_case, parse_case
-
     check_bench = _bench("check_bench")
     path = tmp_path / "unique.jsonl"
     info = check_bench.build_distinct_file(path, 120, seed=3)

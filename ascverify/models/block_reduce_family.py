@@ -146,14 +146,17 @@ def src_elems_all_blocks(v: Values, ctx: Context) -> Any:
         * (BLOCK_BYTES // ctx.sizeof("src"))
 
 
-def block_active(m: MaskView, per: int, b: int) -> Any:
+def block_active(m: MaskView, per: int, b: int, plain: bool = False) -> Any:
     """Datablock ``b`` of a repeat (``per`` lanes to a datablock) has a lane the mask argument ``m`` enables
-    (contiguous: the count passes its first lane; bitwise: a bit of its lanes is set, mask[0] holding lanes 0-63)."""
+    (contiguous: the count passes its first lane; bitwise: a bit of its lanes is set, mask[0] holding lanes 0-63).
+    ``plain``: the mask's fields are one case's plain ints and bools, computed on directly (no term built)."""
     first = b * per
     if first // 64 >= len(m.words):  # a type the family does not take (its 8 datablocks hold over 128 lanes)
         return m.count > first
-    word = m.words[first // 64]
-    return If(m.bitwise, Mod(Div(word, 2 ** min(first % 64, 63)), 2 ** min(per, 64)) != 0, m.count > first)
+    word, shift, span = m.words[first // 64], 2 ** min(first % 64, 63), 2 ** min(per, 64)
+    if plain:
+        return word // shift % span != 0 if m.bitwise else m.count > first
+    return If(m.bitwise, Mod(Div(word, shift), span) != 0, m.count > first)
 
 
 def last_active_block(v: Values, ctx: Context) -> Any:
@@ -161,22 +164,12 @@ def last_active_block(v: Values, ctx: Context) -> Any:
     the register's, unknown here) or enables no lane."""
     m = v.mask  # read once: each read of a mask makes its view anew (8 datablocks, several reads per case drawn)
     per = BLOCK_BYTES // ctx.sizeof("src")
+    # one case's plain values (the strategies' size search asks this thousands of times per second): no term built
+    plain = all(type(x) in (int, bool) for x in (m.bitwise, m.count, *m.words))
     last: Any = BLOCKS_PER_REPEAT - 1
-    if all(type(x) in (int, bool) for x in (m.bitwise, m.count, *m.words)):
-        # one case's plain values (the strategies' size search asks this thousands of times per second): the
-        # same arithmetic as below, without building a term per datablock
-        words, span = m.words, 2 ** min(per, 64)
-        for b in range(BLOCKS_PER_REPEAT):
-            first = b * per
-            if m.bitwise and first // 64 < len(words):
-                active = words[first // 64] // 2 ** min(first % 64, 63) % span != 0
-            else:
-                active = m.count > first
-            if active:
-                last = b
-    else:
-        for b in range(BLOCKS_PER_REPEAT):
-            last = If(block_active(m, per, b), b, last)
+    for b in range(BLOCKS_PER_REPEAT):
+        active = block_active(m, per, b, plain)
+        last = (b if active else last) if plain else If(active, b, last)
     return If(And(v.isSetMask, Not(v["mask.placeholder"])), last, BLOCKS_PER_REPEAT - 1)
 
 

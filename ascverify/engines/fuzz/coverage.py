@@ -26,6 +26,7 @@ import numpy as np
 
 from ...cases.case import Case
 from ...spec.domains import field_domains
+from ...spec.params import INT64
 from ...spec.products import POSITION_BUFFER
 from ...spec.registry import get_api
 from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment, domain_value
@@ -174,7 +175,7 @@ def _flips(case: Case, rule: Rule, holds: bool, probes: list[tuple[int, str, int
     return (np.broadcast_to(ok, (n,)) != holds).tolist()
 
 
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT64_MIN, _INT64_MAX = INT64.lo, INT64.hi
 
 
 class _Columns(dict):
