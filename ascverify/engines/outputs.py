@@ -35,7 +35,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -160,6 +159,8 @@ def check_file_path(path: str, field: str, inputs: "Inputs | None" = None, *, pr
                     raise OutputError(f"cannot write: {shown(parent)} is not a folder", where=shown(path), field=field)
                 break
         if probe:
+            import tempfile  # here, not at module level: `check` starts without tempfile, shutil and socket
+
             fd, tmp = tempfile.mkstemp(dir=parent, prefix=".ascverify-probe-")
             os.close(fd)
             os.unlink(tmp)

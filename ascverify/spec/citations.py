@@ -68,9 +68,10 @@ PHRASES: dict[str, str] = {
 _HEADINGS = ("Parameters", "Restrictions", "Corresponding Ascend C prototype", "Product support", "Description",
              "Example", "Prototype")
 
-_SEED = re.compile(r"\b(\d{3}_[0-9a-f]{16}\.txt)")
-_TABLE = re.compile(r"^(?:Table |表)(\d+)(?:,\s*|\s+)?")
-_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+#: Patterns as strings, compiled by `re` on first use (its cache): `check` starts without compiling them.
+_SEED = r"\b(\d{3}_[0-9a-f]{16}\.txt)"
+_TABLE = r"^(?:Table |表)(\d+)(?:,\s*|\s+)?"
+_CJK = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
 
 
 def page_title(seed: str) -> str:
@@ -87,7 +88,7 @@ def _translate(text: str) -> str:
 
 def _section(page: Page, rest: str) -> str:
     """A page's section: ``Table 2, vROffset`` -> ``Parameters: vROffset``; other tables by caption too."""
-    m = _TABLE.match(rest)
+    m = re.match(_TABLE, rest)
     if m and m.group(1) in page.tables:
         caption = page.tables[m.group(1)]
         tail = rest[m.end():]
@@ -109,7 +110,7 @@ def _piece(piece: str, previous: str = "") -> tuple[str, str]:
     """One source rendered, and the page it is on (``previous``: the page of the source before it, not repeated)."""
     piece = piece.strip()
     head = ""
-    m = _SEED.match(piece)
+    m = re.match(_SEED, piece)
     if m:
         page = PAGES.get(m.group(1), Page(m.group(1)))
         rest = _section(page, piece[m.end():].strip())
@@ -120,7 +121,7 @@ def _piece(piece: str, previous: str = "") -> tuple[str, str]:
         head = HARDWARE_NOTES_TITLE
         piece = rest if head == previous and rest else f"{head}, {rest}" if rest else head
     # a page or the notes named inside a remark
-    piece = _SEED.sub(lambda mm: page_title(mm.group(1)), piece)
+    piece = re.sub(_SEED, lambda mm: page_title(mm.group(1)), piece)
     piece = piece.replace("HARDWARE_NOTES.md", "hardware notes")
     return _headed(_translate(piece)), head
 
@@ -148,9 +149,9 @@ def cite(source: str) -> str:
 
 #: ``page 002``, ``Page 000's``, ``page 002 Tables 4-5``, ``pages 000 and 004``: a seed page named by its number in
 #: a note's prose.
-_PAGE_NUMBER = re.compile(r"\b([Pp])age (\d{3})(?![_\d])('s)?((?: Tables? \d+(?:(?:-|, | and )\d+)*)?)")
-_PAGES_NUMBERS = re.compile(r"\b([Pp])ages (\d{3}) and (\d{3})\b")
-_NOTES_NAMED = re.compile(r"(\b[Tt]he )?HARDWARE_NOTES(?:\.md)?")
+_PAGE_NUMBER = r"\b([Pp])age (\d{3})(?![_\d])('s)?((?: Tables? \d+(?:(?:-|, | and )\d+)*)?)"
+_PAGES_NUMBERS = r"\b([Pp])ages (\d{3}) and (\d{3})\b"
+_NOTES_NAMED = r"(\b[Tt]he )?HARDWARE_NOTES(?:\.md)?"
 
 
 def _page_by_number(number: str) -> Page | None:
@@ -163,7 +164,7 @@ def _page_by_number(number: str) -> Page | None:
 def prose(text: str) -> str:
     """A spec note's or a message's prose as users read it: pages named by their number (``page 002``) or file by
     their title, the hardware notes by their name, Chinese headings in English. Citations use `cite`."""
-    text = _SEED.sub(lambda m: f"the {page_title(m.group(1))} page", text)
+    text = re.sub(_SEED, lambda m: f"the {page_title(m.group(1))} page", text)
 
     def pages(m: re.Match) -> str:
         a, b = _page_by_number(m.group(2)), _page_by_number(m.group(3))
@@ -185,9 +186,9 @@ def prose(text: str) -> str:
         before = m.string[:m.start()].rstrip()
         return ("The " if not before or before.endswith(".") else "the ") + "hardware notes"
 
-    text = _PAGES_NUMBERS.sub(pages, text)
-    text = _PAGE_NUMBER.sub(page, text)
-    text = _NOTES_NAMED.sub(notes, text)
+    text = re.sub(_PAGES_NUMBERS, pages, text)
+    text = re.sub(_PAGE_NUMBER, page, text)
+    text = re.sub(_NOTES_NAMED, notes, text)
     return _translate(text)
 
 
@@ -195,5 +196,5 @@ def has_untranslated(text: str) -> bool:
     """``text`` still holds a seed file name, a page by its number (``page 002``), Chinese characters, a path into the
     vendor's Chinese documentation tree (``docs/zh/...``: a page is named by its title) or the hardware notes' file
     name (a citation users cannot follow)."""
-    return bool(_SEED.search(text) or _CJK.search(text) or "HARDWARE_NOTES" in text or "docs/zh" in text
-                or _PAGE_NUMBER.search(text) or _PAGES_NUMBERS.search(text))
+    return bool(re.search(_SEED, text) or re.search(_CJK, text) or "HARDWARE_NOTES" in text or "docs/zh" in text
+                or re.search(_PAGE_NUMBER, text) or re.search(_PAGES_NUMBERS, text))
