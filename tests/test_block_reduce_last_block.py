@@ -48,3 +48,18 @@ def test_plain_columns_and_terms_agree_with_the_lanes(bitwise, count, words, dty
     assert int(np.asarray(last_active_block(Values(cols, ctx, MODEL), ctx)).reshape(-1)[0]) == want
     terms = {k: (z3.BoolVal(v) if type(v) is bool else z3.IntVal(v)) for k, v in env.items()}
     assert z3.simplify(last_active_block(Values(terms, ctx, MODEL), ctx)).as_long() == want
+
+
+def test_every_count_and_every_single_lane_gives_the_block_of_its_last_lane():
+    """Exhaustive at the block edges the random draws rarely hit: each contiguous count (lanes 0..count-1) and each
+    mask of one set bit (lane i), for both element sizes; plain values against the lane-by-lane count."""
+    for dtype in ("half", "float"):
+        ctx = MODEL.context("atlas-a2", dtype)
+        per = 32 // ctx.sizeof("src")
+        for count in range(-2, 8 * per + 3):
+            want = _expected(False, count, (0, 0), per, True)
+            assert last_active_block(Values(_env(False, count, (0, 0), True), ctx, MODEL), ctx) == want, (dtype, count)
+        for lane in range(128):
+            words = (1 << lane if lane < 64 else 0, 1 << (lane - 64) if lane >= 64 else 0)
+            want = _expected(True, 0, words, per, True)
+            assert last_active_block(Values(_env(True, 0, words, True), ctx, MODEL), ctx) == want, (dtype, lane)

@@ -167,10 +167,25 @@ def last_active_block(v: Values, ctx: Context) -> Any:
     # one case's plain values (the strategies' size search asks this thousands of times per second): no term built
     plain = all(type(x) in (int, bool) for x in (m.bitwise, m.count, *m.words))
     last: Any = BLOCKS_PER_REPEAT - 1
-    for b in range(BLOCKS_PER_REPEAT):
-        active = block_active(m, per, b, plain)
-        last = (b if active else last) if plain else If(active, b, last)
+    if plain and BLOCKS_PER_REPEAT * per <= 64 * len(m.words) and min(m.words, default=0) >= 0:
+        last = _last_block_plain(m, per)
+    else:
+        for b in range(BLOCKS_PER_REPEAT):
+            active = block_active(m, per, b, plain)
+            last = (b if active else last) if plain else If(active, b, last)
     return If(And(v.isSetMask, Not(v["mask.placeholder"])), last, BLOCKS_PER_REPEAT - 1)
+
+
+def _last_block_plain(m: MaskView, per: int) -> int:
+    """`last_active_block`'s loop on one case's plain values whose words hold a repeat's lanes (non-negative): from
+    the highest enabled lane of the repeat (bitwise: its highest set bit; contiguous: lane count - 1) at once."""
+    if m.bitwise:
+        lanes = 0
+        for i, word in enumerate(m.words):
+            lanes |= word << (64 * i)
+        lanes &= (1 << (BLOCKS_PER_REPEAT * per)) - 1
+        return (lanes.bit_length() - 1) // per if lanes else BLOCKS_PER_REPEAT - 1
+    return min((m.count - 1) // per, BLOCKS_PER_REPEAT - 1) if m.count > 0 else BLOCKS_PER_REPEAT - 1
 
 
 def count_from_argument(ctx: Context) -> bool:
