@@ -196,6 +196,11 @@ class FrozenValues(Values):
         self.__dict__[name] = got  # found there from now on, without this method
         return got
 
+    def forget(self, name: str) -> None:
+        """Drop parameter ``name``'s view if one was made: its fields changed (a tensor's size just set), and the
+        next read looks them up again."""
+        self.__dict__.pop(name, None)
+
 
 class _FrozenStruct(StructView):
     """A `StructView` of `FrozenValues`: each member looked up once."""

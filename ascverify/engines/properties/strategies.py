@@ -305,14 +305,15 @@ class _Layout:
     def min_sizes(self, env: dict[str, Any]) -> dict[str, int]:
         """Each tensor's minimum size (elements) given the fields in env; fills env's sizes in order."""
         out = {}
+        # one view for every tensor's rules (each parameter looked up once for all of them); a tensor's rules may read
+        # the sizes set for the tensors before it, so its own view is dropped once its size is set
+        v = FrozenValues(env, self.ctx, self.model)
         for t in self.model.tensors:
             need = 0
-            # a view per tensor: its rules may read the sizes set for the tensors before it, and none changes while
-            # they are read (each parameter looked up once for all of them)
-            v = FrozenValues(env, self.ctx, self.model)
             for r in self.min_rules[t.name]:
                 need = max(need, int(r.domain["elems"](v, self.ctx)))
             env[f"{t.name}.size"] = need
+            v.forget(t.name)
             out[t.name] = need
         return out
 
