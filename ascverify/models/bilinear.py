@@ -913,7 +913,10 @@ class BilinearInterpolation(ApiModel):
                        products=TMP_PRODUCTS, notes=("bilinear.tmp", "bilinear.c220-implementation"),
                        facts=lambda v, ctx: {"start": v.sharedTmpBuffer.addr,
                                              "stop": v.sharedTmpBuffer.addr + _tmp_written(v, ctx)},
-                       help=f"the sharedTmpBuffer bytes the implementation writes and {s} disjoint")
+                       help=f"the sharedTmpBuffer bytes the implementation writes and {s} disjoint",
+                       # holds for tensors packed apart: the bytes written lie within sharedTmpBuffer's minimum size
+                       # (bilinear.sharedTmpBuffer.written)
+                       domain={"kind": "custom", "overlap": ("sharedTmpBuffer", s)})
         yield data_rule(f"{p}.src0Offset.values", ("src0Offset",), _offsets_in_src0,
                         "every src0Offset value read must be the byte offset of a 32-byte block inside src0",
                         f"{SEED} Function Usage; {NOTES}", params=("src0", "hRepeat", "vRepeat"),

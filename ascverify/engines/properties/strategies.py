@@ -250,7 +250,8 @@ class _Layout:
             return True
         if "mask" in dom:  # a mask rule, which every mask `_mask_strategy` draws holds
             return self._mask_drawn(dom["mask"], given)
-        if "overlap" in dom:  # a hazard that needs the tensors to overlap, which the packing never lets them
+        if "overlap" in dom:  # a hazard that needs the tensors, at their minimum sizes or more, to overlap, which the
+            # packing never lets them
             return not any(f"{t}.{k}" in self.hook_writes() for t in dom["overlap"] for k in ("addr", "position"))
         name = dom.get("field")
         if kind == "type" and name in given:
