@@ -65,6 +65,41 @@ def test_every_rule_left_unchecked_holds_on_every_constructed_case(model):
     assert built > 0
 
 
+CLAIMING = [m for m in MODELS if m.construction_holds]
+
+
+def test_every_claim_of_a_hook_names_a_rule_of_its_model():
+    assert CLAIMING  # Load3DBitMode and LoadDataWithStride claim the rules of their construction hook
+    for model in CLAIMING:
+        ids = {r.id for r in model.rules}
+        assert [c for c in model.construction_holds if f"{model.prefix}.{c}" not in ids] == [], model.name
+
+
+@pytest.mark.parametrize("model", CLAIMING, ids=[m.name for m in CLAIMING])
+def test_the_rules_a_hook_claims_hold_on_many_constructed_cases(model):
+    """The claims of `ApiModel.construction_holds` are all the safety net of `cases()` has for these APIs: each is
+    evaluated on 6 times as many cases per context as above, in the mode that reaches the extremes most (bias)."""
+    for k, (product, dtype) in enumerate(_contexts(model)):
+        cases = _built(model, product, dtype, True, False, 6 * PER_CONTEXT, 1000 + k)
+        assert cases, (product, dtype)
+        claimed = [r for r in model.rules_for(product)
+                   if r.id.removeprefix(f"{model.prefix}.") in model.construction_holds]
+        assert claimed
+        for case in cases:
+            v = case.values()
+            broken = [r.id for r in claimed if not bool(r.holds(v, case.ctx))]
+            assert not broken, (product, dtype, case.env, broken)
+
+
+def test_a_claimed_rule_stays_checked_when_the_caller_holds_a_field_it_reads():
+    model = get_api("Load3DBitMode")
+    layout = strat._layout(model.name, model.context("atlas-350", "half"))
+    assert "load3d.window.m_bounds" not in {r.id for r in layout.checked_rules(frozenset())}
+    held = {r.id for r in layout.checked_rules(frozenset({"mPos"}))}
+    assert {"load3d.window.m_bounds", "load3d.mPos.range3d", "load3d.mPos.type"} <= held
+    assert "load3d.window.k_bounds" not in held  # reads no mPos
+
+
 def test_the_claims_leave_most_rules_to_the_construction():
     """BlockReduceMin's rules are all made by the construction but the one tying the mask to isSetMask's
     placeholder, which the flag drawn with the mask makes hold too (the figures of bench/RESULTS.md)."""

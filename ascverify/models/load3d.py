@@ -881,6 +881,24 @@ def v2_prototype_rules_350(p: str) -> Iterator[Any]:
                          message="mPos={value} (mStartPt) is not a multiple of 16: " + said + "mStartPt % 16 == 0")
 
 
+#: The rules `construct_call` makes hold by itself (with the tensors packed at their minimum sizes), Load3DBitMode's and
+#: LoadDataWithStride's (`ApiModel.construction_holds`): every geometry field within its type and range, the channel
+#: count from the page's list, the window inside the img2col matrix, the output inside dst's buffer with its fractal
+#: columns apart, the data path, the multiples of each form.
+HELD_BY_CONSTRUCTION = (
+    *(f"{f}.type" for f in ("kStep", "mStep", "kPos", "mPos", "strideW", "strideH", "Wk", "Hk", "dilationW",
+                            "dilationH", "sizeChannel", "fmatrix.l1H", "fmatrix.l1W", "fmatrix.padList0",
+                            "fmatrix.padList1", "fmatrix.padList2", "fmatrix.padList3", "fmatrix.padValue",
+                            "repeat.repeatStride", "repeat.repeatTime", "repeat.repeatMode", "repeat.dstStride")),
+    *(f"{f}.range" for f in ("kStep", "mStep", "strideW", "strideH", "Wk", "Hk", "dilationW", "dilationH",
+                             "fmatrix.l1H", "fmatrix.l1W", "fmatrix.padValue", "repeat.repeatMode")),
+    *(f"{f}.multiple" for f in ("kPos", "kStep", "mPos", "mStep")),
+    *(f"v2.{f}.multiple_350" for f in ("kStep", "mStep", "mPos")),
+    "mPos.range3d", "sizeChannel.values", "dst.position", "path", "fmatrixCtrl.false", "window.m_bounds",
+    "window.k_bounds", "dst.output_bounds", "dstStride.overlap",
+)
+
+
 @register
 class Load3DBitMode(ApiModel):
     name = "Load3DBitMode"
@@ -899,6 +917,7 @@ class Load3DBitMode(ApiModel):
     #: LoadDataWithStride reads the register as SetLoadDataRepeatWithStride left it
     sets_own_dst_stride: ClassVar[bool] = True
     construction_constants = BIT_MODE_FORM
+    construction_holds = HELD_BY_CONSTRUCTION
     unmodelled_types = V2_UNMODELLED
     default_dtype = "half"
     args = (
@@ -2019,16 +2038,17 @@ def construct(draw: Any, ctx: Context, env: dict[str, Any], *, dst_fractals: int
     env["kStep"], env["kPos"] = j * c0, small(0, min(groups - j, 65535 // c0)) * c0
     # M window: rows inside ceil16(Ho*Wo), in whole fractals or ending past the last row (covered)
     m, bound = geo.m_total, ceil_to(geo.m_total, FRACTAL_ROWS)
+    # (mPos at most MAX_MPOS_3D, load3d.mPos.range3d, although its field has 16 bits)
     rows_cap = min(dst_elems // (j * c0) // FRACTAL_ROWS * FRACTAL_ROWS, 65535)
-    end_lo, end_hi = max(m, 1), min(bound, 65535 + rows_cap)  # mPos = end - mStep <= 65535, mStep <= rows_cap
+    end_lo, end_hi = max(m, 1), min(bound, MAX_MPOS_3D + rows_cap)  # mPos = end - mStep, mStep <= rows_cap
     if not whole_fractals and end_lo <= end_hi and draw(_ints(0, 1)):
         end = small(end_lo, end_hi)
-        step = small(max(1, end - 65535), min(end, rows_cap))
+        step = small(max(1, end - MAX_MPOS_3D), min(end, rows_cap))
         env["mStep"], env["mPos"] = step, end - step
     else:
         b = small(1, min(bound, rows_cap) // FRACTAL_ROWS)
         env["mStep"] = b * FRACTAL_ROWS
-        env["mPos"] = small(0, min(bound // FRACTAL_ROWS - b, 65535 // FRACTAL_ROWS)) * FRACTAL_ROWS
+        env["mPos"] = small(0, min(bound // FRACTAL_ROWS - b, MAX_MPOS_3D // FRACTAL_ROWS)) * FRACTAL_ROWS
 
 
 def _channels(draw: Any, ctx: Context, c1: int) -> int:

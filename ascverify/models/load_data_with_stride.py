@@ -24,8 +24,8 @@ from ..spec.registry import register
 from ..spec.rules import WARNING, Context, field_multiple, order_rule, rule
 from .codec import SEED as SEED_LOAD3D
 from .img2col import FRACTAL_ROWS
-from .load3d import (DOC_L3D, DOC_LDWS, EX_LDWS, IMPL_BASE, _CODE, Load3DBitMode, b2_transpose_has_no_effect, c0_of,
-                     construct_call, fmatrix_reset_rule, inherited_notes,
+from .load3d import (DOC_L3D, DOC_LDWS, EX_LDWS, HELD_BY_CONSTRUCTION, IMPL_BASE, _CODE, Load3DBitMode,
+                     b2_transpose_has_no_effect, c0_of, construct_call, fmatrix_reset_rule, inherited_notes,
                      memory_rules_match_core, no_repeats_write_nothing, normalize_args, other_argument_forms,
                      output_columns_disjoint, page_form, repeats_equal_single_loads, single_loads,
                      transpose_transposes, v2_nop_rule, window_equals_reference)
@@ -88,6 +88,7 @@ class LoadDataWithStride(Load3DBitMode):
     unmodelled: dict[str, str] = {}
     sets_own_dst_stride = False  # it reads the register SetLoadDataRepeatWithStride set
     construction_constants: dict[str, Any] = {}  # its construction draws its own defaultConfig
+    construction_holds = tuple(c for c in HELD_BY_CONSTRUCTION if not c.startswith("v2."))  # (no LoadData3DParamsV2)
     #: `ascverify lint`: every call takes LoadData3DParamsV2, so kExtension / mExtension = 0, the only values below
     #: the ranges' 1, are the page's NOP (v2.nop) and the ranges never fire: kept for what they say of the types
     lint_expected = {f"vacuous:load_data_with_stride.{n}.range": "load_data_with_stride.zero-nop"

@@ -96,6 +96,11 @@ class ApiModel:
     #: fields the construction of valid cases (`construct_args`) always sets to these values unless the case's
     #: arguments give them: `strategies.cases` judges arguments held fixed with them (Load3DBitMode: the bit-mode form)
     construction_constants: ClassVar[Mapping[str, Any]] = {}
+    #: the error rules (ids after the model's prefix: ``window.m_bounds``) that `construct_args`, with the strategies'
+    #: packing of the tensors at their minimum sizes, makes hold by itself: `strategies.cases` leaves them out of its
+    #: safety net unless the caller holds a field they read fixed (tests/test_construction_guarantees.py evaluates
+    #: every claim on constructed cases of every context)
+    construction_holds: ClassVar[tuple[str, ...]] = ()
     #: semantic invariants ``f(case, seed)`` that hold on every valid case (AssertionError otherwise)
     invariants: ClassVar[tuple[Callable[..., None], ...]] = ()
     #: other spellings of the argument names: spelling label -> {name in ``args``: name in that spelling};

@@ -227,7 +227,8 @@ class _Layout:
         size and disjointness, which the packing makes hold (an alignment rule only where the packing's alignment is
         a multiple of the rule's); the rules that read no field and hold in this context (product and type
         support); the rules of a mask `_mask_strategy` draws (domain ``mask``); hazards that need two tensors the
-        packing keeps apart to overlap (domain ``overlap``)."""
+        packing keeps apart to overlap (domain ``overlap``); the rules the model's hook claims to make hold
+        (`ApiModel.construction_holds`) when the caller holds none of the fields they read."""
         got = self._checked.get(given)
         if got is None:
             got = self._checked[given] = tuple(r for r in self.model.rules_for(self.ctx.product.id)
@@ -238,6 +239,8 @@ class _Layout:
     def _guaranteed(self, r: Rule, given: frozenset[str]) -> bool:
         dom = r.domain
         kind = dom.get("kind")
+        if r.id.removeprefix(f"{self.model.prefix}.") in self.model.construction_holds and not set(r.params) & given:
+            return True
         if kind in ("fits", "min_size", "disjoint"):
             return True
         if kind == "align":
