@@ -69,7 +69,7 @@ CLAIMING = [m for m in MODELS if m.construction_holds]
 
 
 def test_every_claim_of_a_hook_names_a_rule_of_its_model():
-    assert CLAIMING  # Load3DBitMode and LoadDataWithStride claim the rules of their construction hook
+    assert CLAIMING  # Load3DBitMode, LoadDataWithStride and BilinearInterpolation claim their hook's rules
     for model in CLAIMING:
         ids = {r.id for r in model.rules}
         assert [c for c in model.construction_holds if f"{model.prefix}.{c}" not in ids] == [], model.name

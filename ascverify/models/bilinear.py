@@ -520,6 +520,9 @@ class BilinearInterpolation(ApiModel):
     aliases = ("bilinear_interpolation", "asc.language.basic.bilinear_interpolation")
     prefix = "bilinear"
     seed = SEED
+    #: what `construct_args` (vRepeat lowered) and `size_headroom` (src1 below Brcb's wrap) make hold
+    construction_holds = ("vRepeat.type", "vRepeat.range", "hvRepeat.range", "c220_rep_strides",
+                          "dst.vertical_overlap", "src1.brcb_repeat", "sharedTmpBuffer.required")
     iteration_label = "vertical iteration"
     summary = "dst = sum over hRepeat of src0 blocks (picked by src0Offset) times src1 scalars, per vertical iteration"
     support = {
