@@ -126,6 +126,9 @@ class _Layout:
         self.hooked = type(model).construct_args is not ApiModel.construct_args
         self._reads: tuple[str, ...] | bool | None = None  # False: not known
         self.memo: dict[tuple, int | None] = {}
+        #: per tensor, the env keys its minimum-size rules read (`min_sizes`; False: not known) and its sizes by them
+        self._size_reads: dict[str, tuple[str, ...]] | bool | None = None
+        self._size_memo: dict[str, dict[tuple, int]] = {t.name: {} for t in model.tensors}
 
     def skip(self) -> frozenset[str]:
         """The fields the model's construct_args sets without reading them first: drawing them before it would be
@@ -307,19 +310,51 @@ class _Layout:
         return lcm(buffer_alignment(self.ctx, buffer, m), pack)
 
     def min_sizes(self, env: dict[str, Any]) -> dict[str, int]:
-        """Each tensor's minimum size (elements) given the fields in env; fills env's sizes in order."""
+        """Each tensor's minimum size (elements) given the fields in env; fills env's sizes in order. Remembered per
+        tensor for the values of the env keys its rules read (`_tensor_reads`): the size search varies one field at a
+        time, which leaves the other tensors' sizes as they were."""
         out = {}
+        reads = self._tensor_reads(env)
         # one view for every tensor's rules (each parameter looked up once for all of them); a tensor's rules may read
         # the sizes set for the tensors before it, so its own view is dropped once its size is set
         v = FrozenValues(env, self.ctx, self.model)
         for t in self.model.tensors:
-            need = 0
-            for r in self.min_rules[t.name]:
-                need = max(need, int(r.domain["elems"](v, self.ctx)))
+            key = None
+            if reads:
+                key = tuple([env.get(k) for k in reads[t.name]])
+                need = _remembered(self._size_memo[t.name], key)
+            if key is None or need is None:
+                need = 0
+                for r in self.min_rules[t.name]:
+                    need = max(need, int(r.domain["elems"](v, self.ctx)))
+                if key is not None:
+                    _remember(self._size_memo[t.name], key, need)
             env[f"{t.name}.size"] = need
             v.forget(t.name)
             out[t.name] = need
         return out
+
+    def _tensor_reads(self, env: Mapping[str, Any]) -> dict[str, tuple[str, ...]] | bool:
+        """Per tensor, the env keys its minimum-size rules read (the sizes of the tensors before it included), learned
+        once on a recording env as `memo_key` learns its fields (rules hold no branch on values); False when the
+        rules cannot be evaluated on plain values there (nothing is remembered then)."""
+        if self._size_reads is None:
+            trial = dict(env)
+            reads: dict[str, tuple[str, ...]] = {}
+            try:
+                with np.errstate(all="ignore"):
+                    for t in self.model.tensors:
+                        rec = _Recorder(trial)
+                        v = Values(rec, self.ctx, self.model)
+                        need = 0
+                        for r in self.min_rules[t.name]:
+                            need = max(need, int(r.domain["elems"](v, self.ctx)))
+                        trial[f"{t.name}.size"] = need
+                        reads[t.name] = tuple(sorted(rec.read))
+                self._size_reads = reads
+            except Exception:  # noqa: BLE001 - nothing is remembered then
+                self._size_reads = False
+        return self._size_reads
 
     def fits(self, env: dict[str, Any], positions: Mapping[str, str]) -> bool:
         return self.slack(env, positions) >= 0
@@ -371,6 +406,24 @@ LEARN = 8
 #: `_Layout.slack` when no tensor is present: every value fits.
 NO_TENSOR_SLACK = 2**62
 _UNSET = object()
+
+
+def _remembered(memo: dict[tuple, int], key: tuple) -> int | None:
+    """``memo``'s entry for ``key``; None when there is none or the key holds a value that is not hashable."""
+    try:
+        return memo.get(key)
+    except TypeError:  # a column or a term among the values: not remembered
+        return None
+
+
+def _remember(memo: dict[tuple, int], key: tuple, value: int) -> None:
+    """Store ``value`` under ``key`` (nothing for a key that is not hashable); start over past `MEMO` entries."""
+    if len(memo) >= MEMO:
+        memo.clear()
+    try:
+        memo[key] = value
+    except TypeError:
+        pass
 
 
 class _Recorder(dict):
