@@ -48,8 +48,8 @@ from typing import Any
 
 import orjson
 
-from .common import (Config, Figure, at_least, at_most, collect, interleaved, load_models, note, safe_ratio, skip,
-                     usable_cores)
+from .common import (Config, Figure, at_least, at_most, collect, count_instructions, interleaved, load_models, note,
+                     safe_ratio, skip, usable_cores)
 
 NAME = "check"
 ROOT = Path(__file__).resolve().parents[1]
@@ -369,17 +369,8 @@ def _floor_cmd(path: str) -> list[str]:
 
 
 def _instructions(cmd: list[str]) -> int | None:
-    """Instructions ``cmd`` executes (valgrind's cachegrind, cache simulation off), or None without valgrind."""
-    try:
-        r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                            *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(ROOT), env=_ENV,
-                           timeout=1800)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    for line in r.stderr.decode(errors="replace").splitlines():
-        if "I" in line and "refs:" in line:
-            return int(line.rsplit(":", 1)[1].strip().replace(",", ""))
-    return None
+    """Instructions ``cmd`` executes in the bench's environment, or None without valgrind."""
+    return count_instructions(cmd, cwd=str(ROOT), env=_ENV)
 
 
 def _instruction_figure(path: Path, one: Path, n: int, tmp: Path) -> Figure | None:

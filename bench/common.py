@@ -7,6 +7,7 @@ import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -191,6 +192,21 @@ def collect(strategy: Any, n: int, *, seed: int = 0, budget_s: float | None = No
 
 
 # -- machine ------------------------------------------------------------------------------------------------------
+
+def count_instructions(cmd: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None) -> int | None:
+    """Instructions ``cmd`` executes (valgrind's cachegrind, cache simulation off; a count does not move with the
+    machine's load as a time does), or None without valgrind or when it fails."""
+    try:
+        r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                            *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env,
+                           timeout=1800)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in r.stderr.decode(errors="replace").splitlines():
+        if "I" in line and "refs:" in line:
+            return int(line.rsplit(":", 1)[1].strip().replace(",", ""))
+    return None
+
 
 def machine_info() -> dict[str, Any]:
     cpu = platform.processor() or platform.machine()

@@ -17,19 +17,29 @@ Space construction is not timed. Each generator runs in a fresh process (Z3's sp
 of the process's global context); the solver's generators once (each run lasts seconds), `strategies.cases`
 and its two Hypothesis baselines (one integer per example; as many integers as the strategy makes choices)
 three times in alternation, their medians reported (`_alternated`).
+
+Instructions (full runs, with valgrind installed): for an API whose timed `strategies.cases` rate stays under
+1,000 cases/s, the instructions per example of `strategies.cases` against Hypothesis's one-integer ceiling (each the
+difference of two runs, `COUNTED` examples apart, after the same warm-up), counted by valgrind's cachegrind: a
+reading that does not move with the machine's load, as the timed rates on a shared machine do (20-30% between runs).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any, Sequence
 
 from ascverify.engines import interrupts, solver as solver_module
 
-from .common import Config, Figure, at_least, collect, distinct_key, load_models, per_api, pick_context, safe_ratio
+from .common import (Config, Figure, at_least, collect, count_instructions, distinct_key, load_models, note, per_api,
+                     pick_context, safe_ratio)
 
 NAME = "gen"
 #: The product to generate for when the API supports it (with half when listed), else its first product.
@@ -236,6 +246,75 @@ def _alternated(api: str, n: int, budget: float, rounds: int) -> tuple[dict[str,
     return strat, trivial, same
 
 
+#: Examples between the two counted runs of `instructions_per_example` (`COUNT_BASE` and `COUNT_BASE` + `COUNTED`
+#: examples, each after `COUNT_WARMUP` in a test of their own).
+COUNTED = 250
+COUNT_BASE = 50
+COUNT_WARMUP = 50
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def count_run(kind: str, api: str, n: int) -> None:
+    """What a counted process runs (``python -c``): `COUNT_WARMUP` examples of ``kind`` ("strategies": the API's
+    `strategies.cases` in the bench's context; "trivial": one integer), then ``n`` more in a second @given test."""
+    from hypothesis import strategies as st
+
+    from ascverify.strategies import cases as st_cases
+
+    if kind == "trivial":
+        strategy = st.integers(0, 2**16)
+    else:
+        model = {m.name: m for m in load_models()}[api]
+        product, dtype = pick_context(model, PRODUCT)
+        strategy = st_cases(model, product=product, dtype=dtype)
+    collect(strategy, COUNT_WARMUP, seed=99)
+    if n:
+        collect(strategy, n, seed=2)
+
+
+_TRIVIAL_COUNT: list[float] = []
+
+
+def instructions_per_example(kind: str, api: str) -> float | None:
+    """Instructions per example of ``kind`` (see `count_run`), from two counted runs `COUNTED` examples apart (imports,
+    warm-up and the start of each @given test cancel out); None without valgrind. The trivial count is taken once per
+    run."""
+    if kind == "trivial" and _TRIVIAL_COUNT:
+        return _TRIVIAL_COUNT[0]
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an installed package runs: its bytecode cached (warmed first)
+
+    def cmd(n: int) -> list[str]:
+        return [sys.executable, "-c", f"from bench.gen_bench import count_run; count_run({kind!r}, {api!r}, {n})"]
+
+    subprocess.run(cmd(0), cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # .pyc
+    counts = [count_instructions(cmd(n), cwd=str(ROOT), env=env) for n in (COUNT_BASE, COUNT_BASE + COUNTED)]
+    if None in counts:
+        return None
+    per = (counts[1] - counts[0]) / COUNTED
+    if kind == "trivial":
+        _TRIVIAL_COUNT.append(per)
+    return per
+
+
+def instruction_figure(model: Any, rate_trivial: float) -> Figure | None:
+    """`strategies.cases`' instructions per example against Hypothesis's ceiling's, and the rate that ratio gives at
+    the ceiling timed in this run (target: 1,000 cases/s); None without valgrind."""
+    ours, ceiling = instructions_per_example("strategies", model.name), instructions_per_example("trivial", "")
+    if ours is None or ceiling is None:
+        note(f"gen: {model.name}: no instruction count (valgrind missing or failed)")
+        return None
+    implied = rate_trivial * ceiling / ours
+    return at_least(Figure(
+        NAME, f"{model.name}: strategies.cases instructions per example against Hypothesis's one-integer ceiling",
+        implied, "cases/s at this run's ceiling", "@given drawing one integer, empty body", rate_trivial,
+        "examples/s", safe_ratio(ceiling, ours),
+        detail=f"valgrind cachegrind: {ours / 1e6:.2f} M instructions per example against the ceiling's "
+               f"{ceiling / 1e6:.2f} M ({ours / ceiling:.2f}x; runs {COUNTED} examples apart after {COUNT_WARMUP} "
+               f"of warm-up); the value is the ceiling's timed rate scaled by that ratio; a count does not move "
+               f"with the load"), 1000, on="value")
+
+
 def bench_api(model: Any, cfg: Config) -> list[Figure]:
     product, dtype = pick_context(model, PRODUCT)
     ctx = model.context(product, dtype)
@@ -308,6 +387,10 @@ def bench_api(model: Any, cfg: Config) -> list[Figure]:
         *spread_figures(model, "strategies.cases", d_st, d_enum_st, k_st, len(bounds)),
         *spread_figures(model, "gen --mode random", d_rand, d_enum_r, k_r, len(bounds)),
     ]
+    if not cfg.quick and rate_st < 1000:  # the load-free reading of the figure the timed rate leaves under target
+        counted = instruction_figure(model, rate_trivial)
+        if counted is not None:
+            figures.append(counted)
     return figures
 
 

@@ -121,6 +121,38 @@ def test_instruction_figure_without_valgrind(tmp_path: Path, monkeypatch) -> Non
     assert check_bench._instruction_figure(one, one, 1, tmp_path) is None
 
 
+FAKE_VALGRIND_GEN = """#!{python}
+import re, sys
+# cachegrind's summary line for `count_run(kind, api, n)`: a start-up count and a count per example by kind
+cmd = " ".join(sys.argv[1:])
+kind, n = re.search(r"count_run\\('(\\w+)', '\\w*', (\\d+)\\)", cmd).groups()
+start, per = (800_000_000, 2_500_000) if kind == "trivial" else (1_000_000_000, 5_000_000)
+sys.stderr.write(f"==1== I   refs:      {{start + int(n) * per:,}}\\n")
+"""
+
+
+def test_gen_instruction_figure_takes_the_per_example_counts(tmp_path: Path, monkeypatch) -> None:
+    """gen's instruction figure: per example, the difference of two counted runs over the examples between them
+    (start-up and warm-up cancel), for `strategies.cases` and for Hypothesis's ceiling; the figure's value is the
+    ceiling's timed rate scaled by their ratio, against the 1,000 cases/s target."""
+    fake = tmp_path / "bin" / "valgrind"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_VALGRIND_GEN.format(python=sys.executable))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    gen_bench = _bench("gen_bench")
+    monkeypatch.setattr(gen_bench, "_TRIVIAL_COUNT", [])
+    fig = gen_bench.instruction_figure(get_api("BlockReduceMin"), 1800.0)
+    assert fig is not None
+    # 5 M instructions per example against 2.5 M: half the ceiling's 1,800/s, 900/s, under the target
+    assert math.isclose(fig.ratio, 0.5) and math.isclose(fig.value, 900.0) and fig.met is False
+    assert "5.00 M instructions per example against the ceiling's 2.50 M (2.00x" in fig.detail
+    assert math.isclose(gen_bench.instruction_figure(get_api("BlockReduceMin"), 2400.0).value, 1200.0)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind: no figure
+    monkeypatch.setattr(gen_bench, "_TRIVIAL_COUNT", [])
+    assert gen_bench.instruction_figure(get_api("BlockReduceMin"), 1800.0) is None
+
+
 def test_the_distinct_cases_file_holds_no_two_cases_alike(tmp_path: Path) -> None:
     """`build_distinct_file`: every line a different case (not only a different name), about half of them valid (the
     drawn half) and the rest mostly breaking a rule (a valid case mutated once), every line readable."""
