@@ -8,17 +8,21 @@ Golden values are worked out here from the page: VL = 256 bytes; the UNPACK rows
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis.errors import UnsatisfiedAssumption
 
-from ascverify import check_case, parse_case, run_case
+from ascverify import check_case, get_api, parse_case, run_case
 from ascverify.cases.program import parse_program
 from ascverify.cli import main
 from ascverify.checking.program import check_program
 from ascverify.core.program import run_program
+from ascverify.engines.properties import strategies as strat
+from ascverify.engines.properties.seeded import SeededDraw
 from ascverify.spec.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -354,3 +358,24 @@ def test_another_api_on_the_tensor_does_not_follow_the_pointer():
                        "tensors": {"dst": "z", "src": "x"}}]}
     run = run_program(parse_program(prog))
     assert run.runs[1].tensors["dst"][:8].tolist() == [16.0 * b for b in range(8)]  # blocks of x[0:128]
+
+
+@pytest.mark.parametrize("dtype", ["b64", "int64", "uint64"])
+def test_the_construction_keeps_a_64_bit_post_update_stride_within_its_doubled_int32(dtype):
+    """With a 64-bit T the implementation passes postUpdateStride doubled in an int32_t, so the rule
+    reg_load_align_vreg.postUpdateStride.b64 allows [-2**30, 2**30 - 1]; the construction (with boundary bias: the
+    int32 ends are drawn often) keeps every stride there rather than leaving ~3% of the cases to be rejected."""
+    model = get_api("LoadAlignRegTensor")
+    strides = []
+    for seed in range(300):
+        gen = strat.construction(SeededDraw(random.Random(seed)), model, ["atlas-350"], dtype, None, True, False)
+        try:
+            case = strat.drive(gen)
+        except UnsatisfiedAssumption:
+            continue
+        if case.env.get("postUpdateStride.present"):
+            strides.append(int(case.env["postUpdateStride"]))
+            assert check_case(case).valid, (seed, case.env["postUpdateStride"])
+    assert len(strides) > 30
+    assert all(-2**30 <= s <= 2**30 - 1 for s in strides)
+    assert min(strides) == -2**30  # the lowest end is drawn, not only values inside

@@ -377,7 +377,8 @@ class LoadAlignRegTensor(ApiModel):
 
     def construct_args(self, draw, ctx: Context, env: dict[str, Any]) -> None:
         """dist made to fit the form (DINTLV exactly for the dual load, DIST_NORM for a single b64 load), most often
-        of T's width; the PostUpdate stride and the AddrReg indices multiples of what keeps x sizeof(T) aligned."""
+        of T's width; the PostUpdate stride and the AddrReg indices multiples of what keeps x sizeof(T) aligned, the
+        stride within what a 64-bit T's doubled int32_t holds."""
         sz, is_dual = ctx.sizeof(), bool(env.get("dstReg1.present"))
         dist = DIST.choices[int(env["dist"])]
         if is_dual and dist not in DUAL:
@@ -395,6 +396,8 @@ class LoadAlignRegTensor(ApiModel):
         step = align // gcd(align, sz)  # elements: a multiple of step is a multiple of align bytes
         if env.get("postUpdateStride.present"):
             stride = int(env["postUpdateStride"])
+            if ctx.dtype.bits == 64:  # passed doubled in an int32_t: [-2**30, 2**30 - 1] (postUpdateStride.b64)
+                stride = max(-(1 << 30), min(stride, (1 << 30) - 1))
             env["postUpdateStride"] = stride - stride % step
         if env.get("addrReg.present"):
             draw_aligned_addr_reg(draw, env, align, sz)
