@@ -90,14 +90,19 @@ sys.stderr.write(f"==1== I   refs:      {{count:,}}\\n")
 """
 
 
+def _stand_in_valgrind(tmp_path: Path, monkeypatch: Any, script: str) -> None:
+    """Put a `valgrind` running ``script`` (a template taking the Python interpreter) first on PATH."""
+    fake = tmp_path / "bin" / "valgrind"
+    fake.parent.mkdir()
+    fake.write_text(script.format(python=sys.executable))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+
+
 def test_instruction_figure_reads_cachegrind_and_takes_the_ratio(tmp_path: Path, monkeypatch) -> None:
     """The instruction figure of the check benchmark: the counts as cachegrind prints them, the ratio of the whole
     processes and the per-case counts (startup taken off), with a stand-in valgrind on PATH."""
-    fake = tmp_path / "bin" / "valgrind"
-    fake.parent.mkdir()
-    fake.write_text(FAKE_VALGRIND.format(python=sys.executable))
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    _stand_in_valgrind(tmp_path, monkeypatch, FAKE_VALGRIND)
     check_bench = _bench("check_bench")
     one = tmp_path / "one.jsonl"
     one.write_text("{}\n")
@@ -135,11 +140,7 @@ def test_gen_instruction_figure_takes_the_per_example_counts(tmp_path: Path, mon
     """gen's instruction figure: per example, the difference of two counted runs over the examples between them
     (start-up and warm-up cancel), for `strategies.cases` and for Hypothesis's ceiling; the figure's value is the
     ceiling's timed rate scaled by their ratio, against the 1,000 cases/s target."""
-    fake = tmp_path / "bin" / "valgrind"
-    fake.parent.mkdir()
-    fake.write_text(FAKE_VALGRIND_GEN.format(python=sys.executable))
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    _stand_in_valgrind(tmp_path, monkeypatch, FAKE_VALGRIND_GEN)
     gen_bench = _bench("gen_bench")
     monkeypatch.setattr(gen_bench, "_TRIVIAL_COUNT", [])
     fig = gen_bench.instruction_figure(get_api("BlockReduceMin"), 1800.0)

@@ -324,15 +324,20 @@ class _Layout:
                 key = tuple([env.get(k) for k in reads[t.name]])
                 need = _remembered(self._size_memo[t.name], key)
             if key is None or need is None:
-                need = 0
-                for r in self.min_rules[t.name]:
-                    need = max(need, int(r.domain["elems"](v, self.ctx)))
+                need = self._rules_need(t.name, v)
                 if key is not None:
                     _remember(self._size_memo[t.name], key, need)
             env[f"{t.name}.size"] = need
             v.forget(t.name)
             out[t.name] = need
         return out
+
+    def _rules_need(self, tensor: str, v: Values) -> int:
+        """The largest of ``tensor``'s minimum-size rules on ``v`` (elements; 0 without any)."""
+        need = 0
+        for r in self.min_rules[tensor]:
+            need = max(need, int(r.domain["elems"](v, self.ctx)))
+        return need
 
     def _tensor_reads(self, env: Mapping[str, Any]) -> dict[str, tuple[str, ...]] | bool:
         """Per tensor, the env keys its minimum-size rules read (the sizes of the tensors before it included), learned
@@ -345,11 +350,7 @@ class _Layout:
                 with np.errstate(all="ignore"):
                     for t in self.model.tensors:
                         rec = _Recorder(trial)
-                        v = Values(rec, self.ctx, self.model)
-                        need = 0
-                        for r in self.min_rules[t.name]:
-                            need = max(need, int(r.domain["elems"](v, self.ctx)))
-                        trial[f"{t.name}.size"] = need
+                        trial[f"{t.name}.size"] = self._rules_need(t.name, Values(rec, self.ctx, self.model))
                         reads[t.name] = tuple(sorted(rec.read))
                 self._size_reads = reads
             except Exception:  # noqa: BLE001 - nothing is remembered then
