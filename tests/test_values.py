@@ -71,6 +71,56 @@ def test_specials_are_mixed_in_at_the_plan_rate():
     assert (np.abs(arr.astype(np.float64)) < 6.104e-05).any()  # subnormals (or zeros)
 
 
+@pytest.mark.parametrize("dtype", ["half", "int8", "hifloat8"])
+def test_long_arrays_repeat_their_first_period_elements(dtype):
+    """A tensor longer than PERIOD (a feature map filling L1: 524,288 elements) is its first PERIOD elements over and
+    over; PERIOD is a prime (trial division below), so an element meets its own copy only a multiple of PERIOD away."""
+    from ascverify.engines.properties.values import PERIOD
+
+    assert PERIOD > 2**15 and all(PERIOD % d for d in range(2, int(PERIOD ** 0.5) + 1))
+    plan = ValuePlan("wide", 1 / 8, (), 11)
+    n = 2 * PERIOD + 123
+    arr = realize(plan, dtype, n).view(np.uint8).reshape(n, -1)
+    head = realize(plan, dtype, PERIOD).view(np.uint8).reshape(PERIOD, -1)
+    assert arr.shape[0] == n
+    assert (arr[:PERIOD] == head).all() and (arr[PERIOD:2 * PERIOD] == head).all() and (arr[2 * PERIOD:] == head[:123]).all()
+    assert len(np.unique(head, axis=0)) > 100  # not a constant: the period holds the variety
+
+
+def test_small_values_are_every_quarter_integer_alike_often():
+    """The small plan: each of the 65 quarter-integers in [-8, 8] about 1/65 of the elements (65,521 of them: about
+    1,008 each; a multinomial count stays within +-160 of that with overwhelming odds), the integers' -8..8 alike."""
+    arr = realize(ValuePlan("small", 0.0, (), 5), "half", 65521).astype(np.float64)
+    values, counts = np.unique(arr, return_counts=True)
+    assert values.tolist() == (np.arange(-32, 33) / 4).tolist()
+    assert 1008 - 160 < counts.min() and counts.max() < 1008 + 160
+    ints, counts = np.unique(realize(ValuePlan("small", 0.0, (), 5), "int8", 17000), return_counts=True)
+    assert ints.tolist() == list(range(-8, 9)) and 1000 - 150 < counts.min() and counts.max() < 1000 + 150
+
+
+@pytest.mark.parametrize("dtype", ["half", "float", "bfloat16"])
+def test_wide_values_have_random_significands_at_every_exponent(dtype):
+    """wide: +-(1 + m) * 2**e, e in [-8, 8]: magnitudes in [2**-8, 2**9] (rounding to the type may reach 2**9), both
+    signs, all 17 exponents, and significands that are not a few values."""
+    arr = realize(ValuePlan("wide", 0.0, (), 3), dtype, 20000).astype(np.float64)
+    mag = np.abs(arr)
+    assert mag.min() >= 2.0 ** -8 and mag.max() <= 2.0 ** 9
+    assert (arr > 0).any() and (arr < 0).any()
+    exponents = np.floor(np.log2(mag)).astype(int)
+    assert set(range(-8, 9)) <= set(exponents.tolist())
+    assert len(np.unique(mag / 2.0 ** exponents)) > 100
+
+
+@pytest.mark.parametrize("dtype", ["half", "bfloat16", "fp8_e4m3fn", "fp8_e5m2", "float"])
+def test_huge_values_are_finite_without_specials(dtype):
+    """huge: any finite bit pattern (non-finite ones become the largest finite value): near the top and the bottom
+    of the type's range both."""
+    arr = realize(ValuePlan("huge", 0.0, (), 8), dtype, 30000)
+    fi = ml_dtypes.finfo(arr.dtype)
+    mag = np.abs(arr.astype(np.float64))
+    assert np.isfinite(mag).all() and (mag > float(fi.max) / 4).any() and (mag < 4 * float(fi.smallest_normal)).any()
+
+
 def test_rounding_values_make_half_sums_round_and_cancel():
     arr = realize(ValuePlan("rounding", 0.0, (), 1), "half", 5000).astype(np.float64)
     assert {2048.0, -2048.0, 1.0, -1.0} <= set(arr.tolist())
