@@ -100,8 +100,10 @@ class Geometry:
 def source(geo: Geometry, m: np.ndarray, k: np.ndarray) -> dict[str, np.ndarray]:
     """Where img2col element (m, k) comes from: ``vector`` (pixel-vector index, valid where ``inside``),
     ``lane`` (c0), ``inside`` (inside the feature map, not padding), ``real`` (a channel < sizeChannel) and
-    ``in_matrix`` (m < M and k < K)."""
-    m, k = np.broadcast_arrays(np.asarray(m, dtype=np.int64), np.asarray(k, dtype=np.int64))
+    ``in_matrix`` (m < M and k < K). ``m`` and ``k`` broadcast against each other; ``lane`` and ``real`` depend on k
+    alone and keep its shape (a column of m values and a row of k values give the whole matrix, each division done
+    once per row or column)."""
+    m, k = np.asarray(m, dtype=np.int64), np.asarray(k, dtype=np.int64)
     wo = max(geo.wo, 1)
     ho_i, wo_i = np.divmod(m, wo)
     group, lane = np.divmod(k, geo.c0)
@@ -209,8 +211,15 @@ class Output:
 
     def window_coords(self, o_row: np.ndarray, o_col: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For elements (o_row, o_col) of O: (repeat, row in that repeat's window, column in it, whether the element
-        belongs to a window at all)."""
-        o_row, o_col = np.broadcast_arrays(np.asarray(o_row, dtype=np.int64), np.asarray(o_col, dtype=np.int64))
+        belongs to a window at all), each of the shape o_row and o_col broadcast to."""
+        parts = self.window_parts(o_row, o_col)
+        return tuple(np.broadcast_arrays(*parts))  # type: ignore[return-value]
+
+    def window_parts(self, o_row: np.ndarray, o_col: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """`window_coords` without the broadcast: the repeat, and the window row or column it goes with, depend on one
+        of O's axes only (the window's rows along M, its columns along K), so a column of O's rows and a row of its
+        columns give them as a column or a row (``inside``, of both, as the whole matrix)."""
+        o_row, o_col = np.asarray(o_row, dtype=np.int64), np.asarray(o_col, dtype=np.int64)
         wr, wc = (o_col, o_row) if self.transposed else (o_row, o_col)
         if self.along_m:
             rep, wi = np.divmod(wr, max(self.m_pitch, 1))

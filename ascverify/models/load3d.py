@@ -1821,6 +1821,19 @@ def _fractals_stored(out: Output, cap: int) -> tuple[np.ndarray, np.ndarray]:
     return rb, cb
 
 
+def _every_fractal(out: Output, rb: np.ndarray) -> bool:
+    """`_fractals_stored` kept every fractal of O (all but outputs far larger than the buffer)."""
+    return rb.size == out.row_blocks * out.col_blocks
+
+
+def _by_fractal(matrix: np.ndarray, row_blocks: int, col_blocks: int, c0: int) -> np.ndarray:
+    """O as a (row_blocks * 16) x (col_blocks * C0) matrix -> one row per fractal, in `_fractals_stored`'s order
+    (column block major), each fractal's 16 x C0 elements row-major."""
+    blocks = np.broadcast_to(matrix, (row_blocks * FRACTAL_ROWS, col_blocks * c0)).reshape(
+        row_blocks, FRACTAL_ROWS, col_blocks, c0)
+    return blocks.transpose(2, 0, 1, 3).reshape(row_blocks * col_blocks, FRACTAL_ROWS * c0)
+
+
 def unmodelled_load(case: Case, trace: Any) -> None:
     """A load on a product where it is not modelled (spec note load3d.products-v2): all of dst unspecified, nothing
     read (where the load reads and stores there is not modelled)."""
@@ -1844,27 +1857,38 @@ def load_img2col(case: Case, trace: Any) -> None:
     dst, src = case.tensor("dst"), case.tensor("src")
     cap = case.ctx.product.buffer_size(dst.buffer) // FRACTAL_BYTES + 2
     rb, cb = _fractals_stored(out, cap)
-    ii, jj = np.divmod(np.arange(FRACTAL_ROWS * c0, dtype=np.int64), c0)
-    rep, wi, wj, in_window = out.window_coords(rb[:, None] * FRACTAL_ROWS + ii[None, :], cb[:, None] * c0 + jj[None, :])
+    whole = _every_fractal(out, rb)
+    if whole:  # every fractal: O's rows as a column and its columns as a row (each division once per row or column)
+        o_row = np.arange(out.row_blocks * FRACTAL_ROWS, dtype=np.int64)[:, None]
+        o_col = np.arange(out.col_blocks * c0, dtype=np.int64)[None, :]
+    else:  # the fractals `_fractals_stored` keeps, one per row of (fractal, element within it)
+        ii, jj = np.divmod(np.arange(FRACTAL_ROWS * c0, dtype=np.int64), c0)
+        o_row, o_col = rb[:, None] * FRACTAL_ROWS + ii[None, :], cb[:, None] * c0 + jj[None, :]
+    rep, wi, wj, in_window = out.window_parts(o_row, o_col)
     rep = np.minimum(rep, out.n - 1)
     m_starts, k_starts = repeat_starts(case)
+    # the repeats step along one of M and K only: the other start is the same for every repeat
+    m, k = (m_starts[rep] + wi, k_starts[0] + wj) if out.along_m else (m_starts[0] + wi, k_starts[rep] + wj)
     values = np.zeros(in_window.shape, dtype=t.numpy)
     if not env["fmatrix.present"]:
         poison = np.ones(in_window.shape, dtype=bool)  # the feature map is unknown: where, but not what
     else:
         geo = Geometry.of(env, t.size)
-        s = source(geo, m_starts[rep] + wi, k_starts[rep] + wj)
+        s = source(geo, m, k)
         read = in_window & s["inside"] & s["real"]
+        shape = read.shape
         # each repeat reads each of its pixel vectors once: (repeat, vector) pairs
         span = int(s["vector"].max()) + 1
-        uniq, inverse = np.unique(rep[read] * span + s["vector"][read], return_inverse=True)
+        uniq, inverse = np.unique(np.broadcast_to(rep, shape)[read] * span + s["vector"][read], return_inverse=True)
         its, vec = np.divmod(uniq, span)
         raw = trace.read(src.buffer, src.addr + vec * VECTOR_BYTES, VECTOR_BYTES, its, align=VECTOR_BYTES,
                          what="src pixel vector", tensor="src")
         vectors = np.ascontiguousarray(raw).reshape(-1).view(t.numpy).reshape(uniq.size, c0)
-        values[read] = vectors[inverse.reshape(-1), s["lane"][read]]
+        values[read] = vectors[inverse.reshape(-1), np.broadcast_to(s["lane"], shape)[read]]
         values[in_window & s["in_matrix"] & ~s["inside"]] = pad_value(t, int(env["fmatrix.padValue"]))
         poison = ~(in_window & s["in_matrix"] & s["real"])
+    if whole:  # O's elements in the order they are stored: fractal cb * row_blocks + rb, its 16 x C0 row-major
+        values, poison = (_by_fractal(a, out.row_blocks, out.col_blocks, c0) for a in (values, poison))
     data = np.ascontiguousarray(values).view(np.uint8).reshape(rb.size, FRACTAL_BYTES)
     starts = dst.addr + (cb * out.dst_stride + rb) * FRACTAL_BYTES
     # not tagged tensor="dst": a store past dst's declared size is a warning, not a fault (spec note load3d.dst-size:
