@@ -54,6 +54,27 @@ def _counting_fallback(monkeypatch):
     return calls
 
 
+@pytest.mark.parametrize("api", [m.name for m in apis()])
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_case_s_points_are_the_rules_points_one_by_one(api, data):
+    """`classify` reads the case's parameters through one view per case; each point is the one `classify_rule` gives
+    on the case's own (fresh) values, with the case known valid or not."""
+    model = next(m for m in apis() if m.name == api)
+    case = data.draw(cases(model, bias=True))
+    sampled = coverage._sampled(case)
+    for valid in (False, True):
+        want = {}
+        for r in model.rules_for(case.product):
+            try:
+                p = coverage.classify_rule(case, r, sampled, valid=valid)
+            except Exception:  # noqa: BLE001 - not classified, as classify leaves it
+                continue
+            if p is not None:
+                want[r.id] = p
+        assert coverage.classify(case, valid=valid) == want
+
+
 def test_mask_words_past_int64_are_probed_on_columns_as_python_ints(monkeypatch):
     """A mask word past int64 is held as a Python int in an object column (as the column-wise reader holds it): the
     neighbours are still evaluated together, with the distance the plain values give."""

@@ -29,7 +29,7 @@ from ...spec.domains import field_domains
 from ...spec.params import INT64
 from ...spec.products import POSITION_BUFFER
 from ...spec.registry import get_api
-from ...spec.rules import ERROR, POSITION_NAMES, Context, Rule, Values, buffer_alignment, domain_value
+from ...spec.rules import ERROR, POSITION_NAMES, Context, FrozenValues, Rule, Values, buffer_alignment, domain_value
 
 INTERIOR, BOUNDARY, VIOLATED, NA = "interior", "boundary", "violated", "n/a"
 STATUSES: tuple[str, ...] = (INTERIOR, BOUNDARY, VIOLATED, NA)
@@ -118,16 +118,18 @@ def _sampled(case: Case) -> bool:
     return zlib.crc32(repr(tuple(case.env.values())).encode()) % SAMPLE_EVERY == 0
 
 
-def _relational_point(case: Case, rule: Rule, holds: bool | None = None, sampled: bool | None = None) -> Point | None:
+def _relational_point(case: Case, rule: Rule, holds: bool | None = None, sampled: bool | None = None,
+                      v: Values | None = None) -> Point | None:
     """Fewest steps of one field that flip the rule (1 = on the boundary), probed as `SAMPLE_EVERY` says (None: not
-    classified on this case). ``holds``: the rule's verdict on the case (None: evaluated here, when sampled)."""
+    classified on this case). ``holds``: the rule's verdict on the case (None: evaluated here, when sampled, on ``v``,
+    the case's values)."""
     if sampled is None:
         sampled = _sampled(case)
     if not sampled:
         return None
     fields = _probe_fields(case, rule)
     if holds is None:
-        holds = bool(rule.predicate(case.values(), case.ctx))
+        holds = bool(rule.predicate(case.values() if v is None else v, case.ctx))
     limit = 1 if len(fields) > FEW_FIELDS else PROBE_STEPS
     best, _ = _probe(case, rule, holds, fields, limit)
     if not holds:
@@ -243,14 +245,16 @@ def _probe_each(case: Case, rule: Rule, holds: bool, fields: list[tuple[str, int
     return best, done
 
 
-def classify_rule(case: Case, rule: Rule, sampled: bool | None = True, *, valid: bool = False) -> Point | None:
+def classify_rule(case: Case, rule: Rule, sampled: bool | None = True, *, valid: bool = False,
+                  v: Values | None = None) -> Point | None:
     """The case's point for one rule (None for rules on tensor contents, which are not classified, and for a costly
     relational rule on the cases it skips). ``valid``: the case is known to satisfy every error rule (drawn by
     `ascverify.engines.properties.strategies.cases`), so an error rule in force holds without evaluating it."""
     if rule.predicate is None:
         return None
     ctx, env = case.ctx, case.env
-    v = case.values()
+    if v is None:
+        v = case.values()
     if rule.when is not None and not bool(rule.when(v, ctx)):
         return Point(NA)
     dom = rule.domain
@@ -290,7 +294,7 @@ def classify_rule(case: Case, rule: Rule, sampled: bool | None = True, *, valid:
     known = True if valid and rule.severity == ERROR else None
     if kind in ("align", "multiple", "one_of"):
         return Point(INTERIOR if known or rule.predicate(v, ctx) else VIOLATED)
-    return _relational_point(case, rule, known, sampled)
+    return _relational_point(case, rule, known, sampled, v)
 
 
 def classify(case: Case, *, valid: bool = False) -> dict[str, Point]:
@@ -298,9 +302,10 @@ def classify(case: Case, *, valid: bool = False) -> dict[str, Point]:
     case satisfies every error rule (see `classify_rule`)."""
     out: dict[str, Point] = {}
     sampled = _sampled(case)
+    v = FrozenValues(case.env, case.ctx, case.model)  # the case does not change: each parameter's view made once
     for r in case.model.rules_for(case.product):
         try:
-            p = classify_rule(case, r, sampled, valid=valid)
+            p = classify_rule(case, r, sampled, valid=valid, v=v)
         except Exception:  # noqa: BLE001 - a rule a case cannot be placed against is simply not classified
             continue
         if p is not None:
