@@ -21,6 +21,28 @@ def kinds(trace: Trace) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------ Memory
+def test_buffers_are_allocated_when_first_used_and_every_one_is_listed():
+    """A product's memory lists all its buffers, zeroed and uninitialized, but allocates only the ones a call touches
+    (a case uses one or two of eight); a snapshot is independent of the memory it copies; pickling keeps the bytes."""
+    product = get_product("atlas-a2")
+    m = Memory.for_product(product)
+    names = set(product.physical_buffers())
+    assert set(m.buffers) == names == set(m.state) and len(m.buffers) == len(names) and "UB" in m.buffers
+    assert not m.buffers._arrays and not m.state._arrays  # noqa: SLF001 - nothing allocated yet
+    m.fill("UB", 64, np.arange(8, dtype=np.uint8) + 1)
+    assert set(m.buffers._arrays) == {"UB"} == set(m.state._arrays)  # noqa: SLF001
+    assert m.view("L1", 0, 4).tolist() == [0, 0, 0, 0] and not m.initialized("L1", 0, 4).any()
+    assert m.buffers["L1"].size == product.physical_size("L1")
+    with pytest.raises(KeyError):
+        m.buffers["NOPE"]
+    snap = m.snapshot()
+    m.fill("UB", 64, np.zeros(8, dtype=np.uint8))
+    assert snap.view("UB", 64, 8).tolist() == list(range(1, 9)) and snap.initialized("UB", 64, 8).all()
+    assert set(snap.buffers) == names
+    back = pickle.loads(pickle.dumps(snap))
+    assert back.view("UB", 64, 8).tolist() == list(range(1, 9)) and set(back.buffers) == names
+
+
 def test_fill_view_round_trip():
     m = mem()
     data = np.arange(40, dtype=np.uint8) * 3

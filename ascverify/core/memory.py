@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -67,6 +67,40 @@ def _decode(raw: np.ndarray, dtype: DTypeLike) -> np.ndarray:
     return np.ascontiguousarray(raw).view(dt).copy()
 
 
+class ZeroedBuffers(Mapping[str, np.ndarray]):
+    """Buffer name -> its bytes (uint8, zeroed), each array allocated when first asked for: a call touches one or two
+    of a product's buffers, and allocating all of them (twice, with the state shadow) was most of preparing a case.
+    Iterating and ``in`` see every buffer of ``sizes``; an unknown name is a KeyError."""
+
+    __slots__ = ("sizes", "_arrays")
+
+    def __init__(self, sizes: Mapping[str, int], arrays: dict[str, np.ndarray] | None = None) -> None:
+        self.sizes = sizes
+        self._arrays: dict[str, np.ndarray] = {} if arrays is None else arrays
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        got = self._arrays.get(name)
+        if got is None:
+            got = self._arrays[name] = np.zeros(self.sizes[name], np.uint8)
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.sizes)
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.sizes
+
+    @staticmethod
+    def copy_of(buffers: Mapping[str, np.ndarray]) -> "ZeroedBuffers":
+        """A deep copy (of the arrays allocated so far; the others stay zero)."""
+        if isinstance(buffers, ZeroedBuffers):
+            return ZeroedBuffers(buffers.sizes, {n: a.copy() for n, a in buffers._arrays.items()})
+        return ZeroedBuffers({n: a.size for n, a in buffers.items()}, {n: a.copy() for n, a in buffers.items()})
+
+
 class Memory:
     """Byte-addressed on-chip buffers with a per-byte initialization/poison shadow."""
 
@@ -77,8 +111,8 @@ class Memory:
             if size < 0:
                 raise ValueError(f"buffer {name!r} has negative size {size}")
             self.sizes[name] = size
-        self.buffers: dict[str, np.ndarray] = {n: np.zeros(s, np.uint8) for n, s in self.sizes.items()}
-        self.state: dict[str, np.ndarray] = {n: np.zeros(s, np.uint8) for n, s in self.sizes.items()}
+        self.buffers: Mapping[str, np.ndarray] = ZeroedBuffers(self.sizes)
+        self.state: Mapping[str, np.ndarray] = ZeroedBuffers(self.sizes)
         #: special-purpose registers that configuration calls set and later calls read
         #: (the vector mask, the feature map of SetFmatrix, the LoadDataWithStride repeat); name -> value
         self.special: dict[str, Any] = {}
@@ -151,8 +185,8 @@ class Memory:
         """A deep copy."""
         copy = Memory.__new__(Memory)
         copy.sizes = dict(self.sizes)
-        copy.buffers = {n: a.copy() for n, a in self.buffers.items()}
-        copy.state = {n: a.copy() for n, a in self.state.items()}
+        copy.buffers = ZeroedBuffers.copy_of(self.buffers)
+        copy.state = ZeroedBuffers.copy_of(self.state)
         copy.special = dict(getattr(self, "special", {}))
         regs = getattr(self, "registers", None)
         copy.registers = None if regs is None else regs.snapshot()
