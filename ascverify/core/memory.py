@@ -93,12 +93,9 @@ class ZeroedBuffers(Mapping[str, np.ndarray]):
     def __contains__(self, name: object) -> bool:
         return name in self.sizes
 
-    @staticmethod
-    def copy_of(buffers: Mapping[str, np.ndarray]) -> "ZeroedBuffers":
+    def copy(self) -> "ZeroedBuffers":
         """A deep copy (of the arrays allocated so far; the others stay zero)."""
-        if isinstance(buffers, ZeroedBuffers):
-            return ZeroedBuffers(buffers.sizes, {n: a.copy() for n, a in buffers._arrays.items()})
-        return ZeroedBuffers({n: a.size for n, a in buffers.items()}, {n: a.copy() for n, a in buffers.items()})
+        return ZeroedBuffers(self.sizes, {n: a.copy() for n, a in self._arrays.items()})
 
 
 class Memory:
@@ -111,8 +108,8 @@ class Memory:
             if size < 0:
                 raise ValueError(f"buffer {name!r} has negative size {size}")
             self.sizes[name] = size
-        self.buffers: Mapping[str, np.ndarray] = ZeroedBuffers(self.sizes)
-        self.state: Mapping[str, np.ndarray] = ZeroedBuffers(self.sizes)
+        self.buffers = ZeroedBuffers(self.sizes)
+        self.state = ZeroedBuffers(self.sizes)
         #: special-purpose registers that configuration calls set and later calls read
         #: (the vector mask, the feature map of SetFmatrix, the LoadDataWithStride repeat); name -> value
         self.special: dict[str, Any] = {}
@@ -185,8 +182,8 @@ class Memory:
         """A deep copy."""
         copy = Memory.__new__(Memory)
         copy.sizes = dict(self.sizes)
-        copy.buffers = ZeroedBuffers.copy_of(self.buffers)
-        copy.state = ZeroedBuffers.copy_of(self.state)
+        copy.buffers = self.buffers.copy()
+        copy.state = self.state.copy()
         copy.special = dict(getattr(self, "special", {}))
         regs = getattr(self, "registers", None)
         copy.registers = None if regs is None else regs.snapshot()

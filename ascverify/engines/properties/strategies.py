@@ -164,9 +164,7 @@ class _Layout:
     def remember(self, env: Mapping[str, Any], name: str, positions: Mapping[str, str], top: int | None) -> None:
         key = self.memo_key(env, name, positions)
         if key is not None:
-            if len(self.memo) >= MEMO:
-                self.memo.clear()
-            self.memo[key] = top
+            _remember(self.memo, key, top)
 
     def hook_writes(self) -> frozenset[str]:
         """The fields the model's construct_args has set: those it wrote in the probe calls (`skip`) and those it
@@ -417,7 +415,7 @@ def _remembered(memo: dict[tuple, int], key: tuple) -> int | None:
         return None
 
 
-def _remember(memo: dict[tuple, int], key: tuple, value: int) -> None:
+def _remember(memo: dict[tuple, Any], key: tuple, value: Any) -> None:
     """Store ``value`` under ``key`` (nothing for a key that is not hashable); start over past `MEMO` entries."""
     if len(memo) >= MEMO:
         memo.clear()
