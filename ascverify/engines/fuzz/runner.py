@@ -28,6 +28,7 @@ from ..outputs import OutputError
 from ..properties.strategies import cases, invalid_cases
 from ..properties.values import ValuePlan, value_plans
 from . import signals
+from .allocator import keep_freed_memory
 from .signals import TimeUp
 from .checks import Differential, Failure, Unspecified, core_outputs, run_invariants, run_negative
 from .coverage import Coverage, Point, classify, emit, field_events
@@ -187,6 +188,7 @@ class ItemRunner:
     """Runs one item; ``target`` is the live target of this process for differential items."""
 
     def __init__(self, unit: Unit, opts: RunOptions, sink: Sink, target: Target | None = None) -> None:
+        keep_freed_memory()  # a case's large arrays reuse the last case's memory (no page faults per case)
         self.unit = unit
         self.opts = opts
         self.sink = sink

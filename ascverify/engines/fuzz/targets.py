@@ -54,6 +54,7 @@ from ...cases.jsonread import too_deep
 from ...cases.safe_names import confined, plain_name_problem, shown
 from ...spec.errors import InputError, one_line
 from . import procs, signals
+from .allocator import keep_freed_memory
 
 #: Default seconds a target may take for one case.
 DEFAULT_TIMEOUT = 10.0
@@ -350,6 +351,7 @@ def _child_main(conn: Any, spec: str, cwd: str, parent_pid: int | None = None,
         pass
     if token:
         os.environ[procs.TOKEN_VAR] = token  # inherited by what the target starts (found and killed by it)
+    keep_freed_memory()  # the arrays of each call reuse the last call's memory (no page faults per call)
     capture = _Capture()
     try:
         os.chdir(cwd)
