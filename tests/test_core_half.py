@@ -70,10 +70,17 @@ def reference_sum(terms16: np.ndarray, axis: int) -> np.ndarray:
     return np.take(out, -1, axis=axis)
 
 
+# a running sum over at most `half.FLOAT16_COLUMNS` columns adds in float16, a wider one rounds float32 sums on the
+# bits: both are tested, each against numpy's float16 additions
+NARROW, WIDE = 16, 128
+assert 6 * NARROW <= half.FLOAT16_COLUMNS < 6 * WIDE
+
+
+@pytest.mark.parametrize("lanes", [NARROW, WIDE])
 @pytest.mark.parametrize("scale", [0.25, 1.0, 3000.0, 1e-6])
-def test_running_sum_matches_numpy_float16_additions(scale):
+def test_running_sum_matches_numpy_float16_additions(scale, lanes):
     rng = np.random.default_rng(3)
-    t = (rng.standard_normal((6, 300, 16)) * scale).astype(np.float16)
+    t = (rng.standard_normal((6, 300, lanes)) * scale).astype(np.float16)
     if scale == 0.25:
         t = (rng.integers(-8, 9, t.shape) / 4).astype(np.float16)   # every partial sum exact
     with np.errstate(all="ignore"):
@@ -81,11 +88,13 @@ def test_running_sum_matches_numpy_float16_additions(scale):
     assert np.array_equal(bits32(got), bits32(reference_sum(t, 1).astype(np.float32)))
 
 
-def test_running_sum_of_every_half_matches_numpy_float16_additions():
+@pytest.mark.parametrize("lanes", [4 * NARROW, 4 * WIDE])
+def test_running_sum_of_every_half_matches_numpy_float16_additions(lanes):
     # inf, NaN (payloads, signs: which NaN survives two NaNs is numpy's choice), -0, subnormals, overflow
     rng = np.random.default_rng(7)
-    t = ALL_HALVES[rng.integers(0, ALL_HALVES.size, (3, 40, 64))]
-    t[:, :, :32] = FINITE[rng.integers(0, FINITE.size, (3, 40, 32))]   # half the lanes finite: overflow, -0 + +0
+    t = ALL_HALVES[rng.integers(0, ALL_HALVES.size, (3, 40, lanes))]
+    half_lanes = lanes // 2                                              # half the lanes finite: overflow, -0 + +0
+    t[:, :, :half_lanes] = FINITE[rng.integers(0, FINITE.size, (3, 40, half_lanes))]
     with np.errstate(all="ignore"):
         got = half.running_sum(t.astype(np.float32), axis=1)
         from_first = half.running_sum(t.astype(np.float32), axis=1, start_zero=False)
