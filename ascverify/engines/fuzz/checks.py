@@ -224,6 +224,12 @@ def core_outputs(case: Case, seed: int, values: ValuePlan | None = None, *,
     return CoreRun(inputs, outputs, defined, written, registers_in, registers_out, list(trace.faults), ticket)
 
 
+#: `written_elements` marks a write's bytes one by one when they are at most 1/SPARSE_WRITES of the tensor's bytes
+#: (an index per byte costs about as much as a few passes over the tensor's difference array); longer ones as
+#: intervals
+SPARSE_WRITES = 16
+
+
 def written_elements(trace: Trace, buffer: str, start: int, stop: int, itemsize: int) -> np.ndarray:
     """Per element of the tensor at bytes [start, stop) of ``buffer``: some byte of it was stored by the call (a
     write's byte mask applied). Reads only the trace's records that reach the tensor (`Trace.stored` covers the
@@ -241,7 +247,11 @@ def written_elements(trace: Trace, buffer: str, start: int, stop: int, itemsize:
         starts = np.asarray(r.starts, dtype=np.int64).reshape(-1) - start
         if not starts.size or not r.length:
             continue
-        if r.byte_mask is None:
+        if r.byte_mask is None and starts.size * int(r.length) <= n // SPARSE_WRITES:
+            # few bytes stored over a large tensor (an element per block): the bytes themselves, not an n-long sweep
+            addrs = (starts[:, None] + np.arange(int(r.length))).reshape(-1)
+            out[addrs[(addrs >= 0) & (addrs < n)]] = True
+        elif r.byte_mask is None:
             lo = np.clip(starts, 0, n)
             hi = np.clip(starts + int(r.length), 0, n)
             keep = hi > lo
