@@ -170,15 +170,15 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
     expected = expected.reshape(-1)
     mask = np.ones(expected.size, dtype=bool) if defined is None else np.asarray(defined, dtype=bool).reshape(-1)
     wrote = mask if written is None else (np.asarray(written, dtype=bool).reshape(-1) & mask)
-    kept = mask & ~wrote
-    n, nw = int(mask.sum()), int(wrote.sum())
+    n, nw = int(np.count_nonzero(mask)), int(np.count_nonzero(wrote))
     differ = _bits(actual) != _bits(expected)
-    kept_bad = differ & kept
     is_float = dtype.kind == "float" and dtype.name != "hifloat8"
     mode = "bit-exact" if tol is None else f"rtol={tol.rtol:g} atol={tol.atol:g}, allowed share {tol.error_ratio:g}"
-    if not (differ & mask).any():  # every defined element bit for bit (the usual answer): nothing to measure
+    if not np.logical_and(differ, mask, out=differ).any():  # every defined element bit for bit (the usual answer)
         return Diff(name, True, "ok", f"{name}: {n} elements match", n, 0, written=nw, mode=mode,
                     max_ulp=0 if is_float and nw else None)
+    kept = mask & ~wrote
+    kept_bad = differ & kept
     special = np.zeros(expected.size, dtype=bool)
     if tol is None:
         bad_w = differ & wrote
@@ -198,10 +198,10 @@ def compare_tensor(name: str, dtype: DType, expected: np.ndarray, actual: Any, d
                 special |= (a64 == 0) & (e64 == 0) & (np.signbit(a64) != np.signbit(e64)) & wrote
         bad_w = (~close | special) & wrote
     bad = bad_w | kept_bad
-    count = int(bad_w.sum())
+    count = int(np.count_nonzero(bad_w))
     diff = Diff(name, True, "ok", f"{name}: {n} elements match", n, count, written=nw,
-                kept_differ=int(kept_bad.sum()), special_differ=int(special.sum()), mode=mode)
-    diff.excused = int((differ & wrote & ~bad_w).sum())
+                kept_differ=int(np.count_nonzero(kept_bad)), special_differ=int(np.count_nonzero(special)), mode=mode)
+    diff.excused = int(np.count_nonzero(differ & wrote & ~bad_w))
     if is_float and nw:
         ulp = ulp_distance(expected[wrote], actual[wrote])
         finite = ulp >= 0
