@@ -3,7 +3,7 @@
 A differential case allocates and frees arrays of up to a few MiB (a feature map filling L1, the core's buffers, the
 copies a target's pipe makes). glibc serves such sizes with fresh memory mappings (or trims them off the heap when
 freed), so every case touches new pages and pays a page fault per 4 KiB: on this project's 2-core machine (a virtual
-machine) about 470 faults and 0.7 ms of a Load3DBitMode target call's 1.5-2.4 ms (bench/RESULTS.md). With a fixed
+machine) about 470 faults and 0.7 ms of a Load3DBitMode target call's 1.7-2.4 ms (bench/RESULTS.md). With a fixed
 mapping threshold and a trim threshold above a case's working set, freed blocks stay in the heap and are reused.
 
 Applied once per process, in the processes that run campaign items and in a Python target's process; a no-op where
