@@ -144,7 +144,7 @@ def _sum_rows(terms: np.ndarray, start_zero: bool) -> np.ndarray:
         if acc.size <= FLOAT16_COLUMNS:
             acc = _sum_rows_float16(terms, acc)
         else:
-            acc = _sum_rows_bits(terms, acc, count)
+            acc = _sum_rows_bits(terms, acc)
     bits = acc.view(np.uint32)
     if nan is not None:
         last = np.zeros(acc.shape, np.uint32)      # each column's last NaN term
@@ -171,9 +171,10 @@ def _sum_rows_float16(terms: np.ndarray, acc: np.ndarray) -> np.ndarray:
     return acc16.astype(np.float32)
 
 
-def _sum_rows_bits(terms: np.ndarray, acc: np.ndarray, count: int) -> np.ndarray:
+def _sum_rows_bits(terms: np.ndarray, acc: np.ndarray) -> np.ndarray:
     """The additions of `_sum_rows` after its first row (``acc``, updated in place) in float32, each rounded to
     half on the bits."""
+    count = terms.shape[0]
     bound = float(np.abs(terms).sum(axis=0, dtype=np.float64).max(initial=0.0))
     safe = bound * (1.0 + 2.0 ** -11) ** count * (1.0 + 1e-3) < 65504.0   # False with an inf
     bits = acc.view(np.uint32)

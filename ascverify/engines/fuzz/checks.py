@@ -247,20 +247,20 @@ def written_elements(trace: Trace, buffer: str, start: int, stop: int, itemsize:
         starts = np.asarray(r.starts, dtype=np.int64).reshape(-1) - start
         if not starts.size or not r.length:
             continue
-        if r.byte_mask is None and starts.size * int(r.length) <= n // SPARSE_WRITES:
+        if r.byte_mask is not None:  # the bytes the mask lets through
+            rows, cols = np.nonzero(np.asarray(r.byte_mask).reshape(starts.size, -1))
+            addrs = starts[rows] + cols
+        elif starts.size * int(r.length) <= n // SPARSE_WRITES:
             # few bytes stored over a large tensor (an element per block): the bytes themselves, not an n-long sweep
             addrs = (starts[:, None] + np.arange(int(r.length))).reshape(-1)
-            out[addrs[(addrs >= 0) & (addrs < n)]] = True
-        elif r.byte_mask is None:
+        else:
             lo = np.clip(starts, 0, n)
             hi = np.clip(starts + int(r.length), 0, n)
             keep = hi > lo
             los.append(lo[keep])
             his.append(hi[keep])
-        else:
-            rows, cols = np.nonzero(np.asarray(r.byte_mask).reshape(starts.size, -1))
-            addrs = starts[rows] + cols
-            out[addrs[(addrs >= 0) & (addrs < n)]] = True
+            continue
+        out[addrs[(addrs >= 0) & (addrs < n)]] = True
     if los:
         lo, hi = np.concatenate(los), np.concatenate(his)
         if lo.size <= 64:  # a few intervals: slices

@@ -138,6 +138,11 @@ def _indices(rng: np.random.Generator, k: int, n: int) -> np.ndarray:
     return idx
 
 
+def _picked(rng: np.random.Generator, table: np.ndarray, n: int) -> np.ndarray:
+    """``n`` elements of ``table`` drawn uniformly (`_indices`)."""
+    return table.take(_indices(rng, table.size, n))
+
+
 def _random_bits(rng: np.random.Generator, u: np.dtype, n: int) -> np.ndarray:
     """``n`` uniformly random elements of the unsigned type ``u`` (a writable array), from the generator's raw 64-bit
     outputs (a third of the time of ``rng.bytes``)."""
@@ -205,13 +210,11 @@ def _realize(plan: ValuePlan, dtype: DType, n: int) -> np.ndarray:
         palette = np.array(plan.palette, dtype=np.uint64)
         if not arithmetic(dtype):
             palette = palette & np.uint64((1 << dtype.bits) - 1)
-        bits = palette.astype(u).take(_indices(rng, palette.size, n))
+        bits = _picked(rng, palette.astype(u), n)
     elif kind == "small":
-        table = _small_bits(dtype.name)
-        bits = table.take(_indices(rng, table.size, n))
+        bits = _picked(rng, _small_bits(dtype.name), n)
     elif kind == "rounding" and arithmetic(dtype):
-        table = _rounding_bits(dtype.name)
-        bits = table.take(_indices(rng, table.size, n))
+        bits = _picked(rng, _rounding_bits(dtype.name), n)
     elif kind == "wide" and dtype.kind == "float" and arithmetic(dtype):
         bits = _wide_floats(rng, dtype, n).view(u)
     else:  # any bit pattern: raw types' other plans, integers' wide and huge, floats' huge (finite only)
@@ -230,7 +233,7 @@ def _realize(plan: ValuePlan, dtype: DType, n: int) -> np.ndarray:
         k = int(rng.binomial(n, plan.rate))
         if k:
             specials = np.array(special_bits(dtype.name), dtype=np.uint64).astype(u)
-            bits[_indices(rng, n, k)] = specials.take(_indices(rng, specials.size, k))
+            bits[_indices(rng, n, k)] = _picked(rng, specials, k)
     return bits.view(t) if arithmetic(dtype) else bits  # raw types (and int4b's packed nibbles) as bytes
 
 
