@@ -17,6 +17,16 @@ def bits32(x: np.ndarray) -> np.ndarray:
     return np.asarray(x, dtype=np.float32).view(np.uint32)
 
 
+# core.half converts and rounds small arrays with numpy's casts (and sums few products without looking for an exact
+# path), larger ones on the bits: every test here runs once with each path forced, whatever its arrays' sizes
+@pytest.fixture(autouse=True, params=["bits", "casts"])
+def path(request, monkeypatch):
+    limit = 0 if request.param == "bits" else 1 << 40
+    for name in ("CAST_WIDEN_ELEMENTS", "CAST_ROUND_ELEMENTS", "SMALL_PRODUCTS"):
+        monkeypatch.setattr(half, name, limit)
+    return request.param
+
+
 def test_widen_is_exact_for_every_half():
     assert np.array_equal(bits32(half.widen(ALL_HALVES)), bits32(ALL_HALVES.astype(np.float32)))
     assert np.array_equal(bits32(half.widen(FINITE)), bits32(FINITE.astype(np.float32)))
@@ -133,6 +143,18 @@ def test_sum_of_products_matches_multiply_then_add(kind):
         products = (x.astype(np.float32) * y.astype(np.float32)).astype(np.float16)
         got = half.sum_of_products(x, y, axis=1, chunk_elements=5000)
     assert np.array_equal(bits32(got), bits32(reference_sum(products, 1).astype(np.float32)))
+
+
+def test_sum_of_products_of_negative_zeros_is_positive_zero():
+    # each column's products are -0 (-0 * 3, 2 * -0, -0 * -0 is +0 in one column): a sum from +0 is +0; one product
+    # alone, -0, summed from +0 is +0 as well; a NaN product (inf * 0) makes its column NaN
+    x = np.array([[-0.0, 2.0, -0.0, 5.0], [-0.0, 2.0, -0.0, np.inf]], np.float16)
+    y = np.array([[3.0, -0.0, -0.0, 1.0], [3.0, -0.0, 1.0, 0.0]], np.float16)
+    with np.errstate(all="ignore"):
+        got = half.sum_of_products(x, y, axis=0)
+        one = half.sum_of_products(x[:1], y[:1], axis=0)
+    assert got[:3].tolist() == [0.0, 0.0, 0.0] and not np.signbit(got[:3]).any() and np.isnan(got[3])
+    assert one.tolist() == [0.0, 0.0, 0.0, 5.0] and not np.signbit(one).any()
 
 
 def reference_extreme(x: np.ndarray, active: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:

@@ -25,6 +25,17 @@ def reference(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
     return np.take(sums, -1, axis=axis).astype(np.float32)
 
 
+# the exact path is what is tested here: no sum is too small to look for it; widening and rounding run once with
+# numpy's casts and once on the bits (core.half picks by size)
+@pytest.fixture(autouse=True, params=["bits", "casts"])
+def path(request, monkeypatch):
+    monkeypatch.setattr(half, "SMALL_PRODUCTS", 0)
+    limit = 0 if request.param == "bits" else 1 << 40
+    for name in ("CAST_WIDEN_ELEMENTS", "CAST_ROUND_ELEMENTS"):
+        monkeypatch.setattr(half, name, limit)
+    return request.param
+
+
 def sop(x: np.ndarray, y: np.ndarray, axis: int, **kw) -> np.ndarray:
     with np.errstate(all="ignore"):
         return half.sum_of_products(x, y, axis, **kw)
