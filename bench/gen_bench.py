@@ -64,13 +64,24 @@ def ends(model: Any, ctx: Any) -> dict[str, tuple[int, int]]:
     return out
 
 
+def present_values(envs: Sequence[dict], model: Any, name: str) -> list[Any]:
+    """Field ``name``'s values over the cases where its parameter is given: an optional parameter left out (its
+    ``.present`` flag false) has no value, whatever placeholder the case holds for it (a generator that varies the
+    placeholder spreads nothing)."""
+    param = next((f.param for f in model.fields if f.name == name), name)
+    flag = f"{param}.present"
+    if name == flag:
+        return [e[name] for e in envs]
+    return [e[name] for e in envs if e.get(flag, True)]
+
+
 def diversity(envs: Sequence[dict], model: Any, bounds: dict[str, tuple[int, int]]) -> dict[str, Any]:
     fields = arg_fields(model)
-    per_field = {f: len({e[f] for e in envs}) for f in fields}
+    per_field = {f: len(set(present_values(envs, model, f))) for f in fields}
     hits = 0
     missed = []
     for f, (lo, hi) in bounds.items():
-        seen = {int(e[f]) for e in envs}
+        seen = {int(x) for x in present_values(envs, model, f)}
         for end, x in (("lo", lo), ("hi", hi)):
             if x in seen:
                 hits += 1

@@ -166,3 +166,22 @@ def test_the_distinct_cases_file_holds_no_two_cases_alike(tmp_path: Path) -> Non
     assert len({json.dumps(d, sort_keys=True) for d in docs}) == 120
     valid = sum(check_case(parse_case(d)).valid for d in docs)
     assert 60 <= valid < 120
+
+
+def test_spread_counts_an_optional_argument_only_where_it_is_given() -> None:
+    """gen's spread (distinct values per argument field, domain ends hit): an optional argument left out has no
+    value, so the placeholder a case holds for it counts for nothing, however it varies; where it is given, each value
+    counts. SetLoadDataRepeat's dstStride is optional (its ``dstStride.present`` flag)."""
+    gen_bench = _bench("gen_bench")
+    model = get_api("SetLoadDataRepeat")
+    base = {"repeatStride": 1, "repeatTime": 1, "repeatMode": 0}
+    absent = [dict(base, dstStride=k, **{"dstStride.present": False}) for k in range(5)]   # 5 placeholders
+    given = [dict(base, dstStride=k, **{"dstStride.present": True}) for k in (7, 9, 9)]     # 2 values given
+    bounds = {"dstStride": (0, 65535)}
+    assert gen_bench.diversity(absent, model, bounds)["per_field"]["dstStride"] == 0
+    got = gen_bench.diversity(absent + given, model, bounds)
+    assert got["per_field"]["dstStride"] == 2 and got["per_field"]["dstStride.present"] == 2
+    assert got["per_field"]["repeatStride"] == 1
+    assert sorted(got["missed"]) == ["dstStride.hi", "dstStride.lo"]   # 0 only as a placeholder: not a hit
+    assert gen_bench.diversity([dict(base, dstStride=0, **{"dstStride.present": True})], model, bounds)["missed"] \
+        == ["dstStride.hi"]
